@@ -1,0 +1,135 @@
+/// A typed, stored property of an ``Entity``: one column.
+///
+/// ```swift
+/// Attribute("name", .string, nullable: false)
+/// Attribute("avatarSm", .string, jsonKey: "avatar_sm")
+/// Attribute("active", .bool, default: .bool(true))
+/// ```
+public struct Attribute: Sendable, Hashable {
+    public static func == (lhs: Attribute, rhs: Attribute) -> Bool {
+        lhs.name == rhs.name && lhs.type == rhs.type && lhs.isNullable == rhs.isNullable
+            && lhs.defaultValue == rhs.defaultValue && lhs.jsonKey == rhs.jsonKey && lhs.transform == rhs.transform
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(type)
+        hasher.combine(isNullable)
+    }
+
+    /// The attribute name; also its column name.
+    public var name: String
+    /// The value type.
+    public var type: AttributeType
+    /// Whether the value may be null. Primary keys never are.
+    public var isNullable: Bool
+    /// `true` when nullability was not given: the entity then makes its primary key non-null.
+    var nullabilityIsImplicit: Bool
+    /// The value stored when an inserted object lacks this attribute, or `nil` for null.
+    public var defaultValue: AttributeValue?
+    /// An explicit JSON key (or dot-separated key path) overriding the key convention, or `nil`.
+    public var jsonKey: String?
+    /// The name of a transform applied to the JSON value (`percentage`, a date format name, a custom one), or `nil`.
+    public var transform: String?
+
+    /// Creates an attribute.
+    ///
+    /// - Parameters:
+    ///   - name: The attribute name.
+    ///   - type: The value type.
+    ///   - nullable: Whether null is allowed; when `nil`, every attribute but the primary key is nullable.
+    ///   - default: The value used when an inserted object lacks it.
+    ///   - jsonKey: An explicit JSON key or key path.
+    ///   - transform: A named transform.
+    public init(
+        _ name: String,
+        _ type: AttributeType,
+        nullable: Bool? = nil,
+        default defaultValue: AttributeValue? = nil,
+        jsonKey: String? = nil,
+        transform: String? = nil
+    ) {
+        self.name = name
+        self.type = type
+        self.isNullable = nullable ?? true
+        self.nullabilityIsImplicit = nullable == nil
+        self.defaultValue = defaultValue
+        self.jsonKey = jsonKey
+        self.transform = transform
+    }
+}
+
+/// A link from one entity to another.
+///
+/// A to-one relationship is stored in a foreign-key attribute of its own
+/// entity; a to-many relationship is the inverse of a to-one on the other side.
+///
+/// ```swift
+/// Relationship.toOne("author", "User", foreignKey: "userID")
+/// Relationship.toMany("posts", "Post", inverse: "author")
+/// ```
+public struct Relationship: Sendable, Hashable {
+    /// To-one or to-many.
+    public enum Kind: String, Sendable, Hashable {
+        case toOne
+        case toMany
+    }
+
+    /// The relationship name; also the JSON key of nested objects (through the key convention).
+    public var name: String
+    /// To-one or to-many.
+    public var kind: Kind
+    /// The related entity's name.
+    public var destination: String
+    /// For to-one: the attribute of this entity holding the destination's primary key.
+    public var foreignKey: String?
+    /// For to-many: the to-one relationship of the destination that points back here.
+    public var inverse: String?
+    /// An explicit JSON key for nested objects, or `nil`.
+    public var jsonKey: String?
+
+    /// A to-one relationship stored in `foreignKey`.
+    public static func toOne(_ name: String, _ destination: String, foreignKey: String, jsonKey: String? = nil) -> Relationship {
+        Relationship(name: name, kind: .toOne, destination: destination, foreignKey: foreignKey, inverse: nil, jsonKey: jsonKey)
+    }
+
+    /// A to-many relationship, the inverse of the destination's to-one `inverse`.
+    public static func toMany(_ name: String, _ destination: String, inverse: String, jsonKey: String? = nil) -> Relationship {
+        Relationship(name: name, kind: .toMany, destination: destination, foreignKey: nil, inverse: inverse, jsonKey: jsonKey)
+    }
+
+    public init(name: String, kind: Kind, destination: String, foreignKey: String?, inverse: String?, jsonKey: String? = nil) {
+        self.name = name
+        self.kind = kind
+        self.destination = destination
+        self.foreignKey = foreignKey
+        self.inverse = inverse
+        self.jsonKey = jsonKey
+    }
+}
+
+/// A secondary index on one or more attributes.
+///
+/// ```swift
+/// Index(["userID", "createdAt"])
+/// Index(["email"], unique: true)
+/// ```
+public struct Index: Sendable, Hashable {
+    /// The index name in SQLite; derived from the table and attributes when not given.
+    public var name: String?
+    /// The indexed attributes, in order.
+    public var attributes: [String]
+    /// Whether the combination of values must be unique.
+    public var isUnique: Bool
+
+    public init(_ attributes: [String], unique: Bool = false, name: String? = nil) {
+        self.name = name
+        self.attributes = attributes
+        self.isUnique = unique
+    }
+
+    /// The SQLite name of this index on `table`.
+    public func sqlName(table: String) -> String {
+        name ?? "\(table)_\(attributes.joined(separator: "_"))_\(isUnique ? "unique" : "index")"
+    }
+}

@@ -1,0 +1,57 @@
+/// English word forms used to derive table names and collection namespaces.
+enum Inflection {
+    private static let irregular: [String: String] = [
+        "person": "people", "child": "children", "man": "men", "woman": "women",
+        "mouse": "mice", "goose": "geese", "foot": "feet", "tooth": "teeth", "ox": "oxen",
+    ]
+    private static let uncountable: Set<String> = ["data", "info", "information", "news", "series", "species", "equipment", "metadata"]
+
+    /// `User` → `users`, `Person` → `people`, `BlogPost` → `blog_posts`, `Category` → `categories`.
+    static func tableName(for entityName: String) -> String {
+        plural(snakeCase(entityName))
+    }
+
+    /// The plural of the last word of a snake_case or camelCase name.
+    static func plural(_ word: String) -> String {
+        guard !word.isEmpty else { return word }
+        // Split off the last word so that `blog_person` → `blog_people`.
+        var prefix = ""
+        var last = word
+        if let underscore = word.lastIndex(of: "_") {
+            prefix = String(word[...underscore])
+            last = String(word[word.index(after: underscore)...])
+        }
+        let lower = last.lowercased()
+        if uncountable.contains(lower) { return word }
+        if let plural = irregular[lower] {
+            return prefix + (last.first?.isUppercase == true ? plural.prefix(1).uppercased() + plural.dropFirst() : plural)
+        }
+        let vowels: Set<Character> = ["a", "e", "i", "o", "u"]
+        if lower.hasSuffix("y"), lower.count > 1, !vowels.contains(lower[lower.index(lower.endIndex, offsetBy: -2)]) {
+            return prefix + last.dropLast() + "ies"
+        }
+        if ["s", "x", "z", "ch", "sh"].contains(where: { lower.hasSuffix($0) }) {
+            return prefix + last + "es"
+        }
+        return prefix + last + "s"
+    }
+
+    /// `BlogPost` → `blog_post`, `URLRequest` → `url_request`, `userID` → `user_id`.
+    static func snakeCase(_ name: String) -> String {
+        let characters = Array(name)
+        var result = ""
+        for (index, character) in characters.enumerated() {
+            if character.isUppercase {
+                let previous = index > 0 ? characters[index - 1] : nil
+                let next = index + 1 < characters.count ? characters[index + 1] : nil
+                let startsWord = previous.map { $0.isLowercase || $0.isNumber } ?? false
+                let endsAcronym = (previous?.isUppercase ?? false) && (next?.isLowercase ?? false)
+                if (startsWord || endsAcronym) && !result.isEmpty && !result.hasSuffix("_") { result += "_" }
+                result += character.lowercased()
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,290 @@
+import Foundation
+
+extension Schema {
+    /// Loads and validates a schema file.
+    ///
+    /// ```swift
+    /// let schema = try Schema(contentsOf: URL(fileURLWithPath: "Schemas/blog.json"))
+    /// ```
+    ///
+    /// - Parameter url: The schema file (the format is described by `Schemas/schema.schema.json`).
+    /// - Throws: ``SchemaError`` naming the file, the JSON pointer of the offending value and what is wrong.
+    public init(contentsOf url: URL) throws {
+        let name = url.isFileURL ? url.relativePath : url.absoluteString
+        let bytes: Data
+        do {
+            bytes = try Data(contentsOf: url)
+        } catch {
+            throw SchemaError(.unreadableFile, "cannot read schema file: \(error.localizedDescription)", file: name)
+        }
+        try self.init(json: bytes, file: name)
+    }
+
+    /// Loads and validates a schema from the bytes of a schema file.
+    ///
+    /// ```swift
+    /// let schema = try Schema(json: Data(#"{"name": "t", "entities": {}}"#.utf8))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - json: The UTF-8 JSON text of a schema file.
+    ///   - file: The file name used in error messages.
+    /// - Throws: ``SchemaError``.
+    public init(json: Data, file: String? = nil) throws {
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: json)
+        } catch {
+            throw SchemaError(.invalidJSON, "invalid JSON: \(error)", file: file)
+        }
+        try self.init(jsonValue: value, file: file)
+    }
+
+    /// Loads and validates a schema from a parsed schema file.
+    ///
+    /// - Throws: ``SchemaError``.
+    public init(jsonValue: JSONValue, file: String? = nil) throws {
+        let reader = SchemaFileReader(file: file)
+        self = try reader.schema(from: jsonValue)
+        try SchemaValidator(file: file).validate(&self)
+    }
+}
+
+/// Reads the schema-file format strictly: every key is known, every value has its type.
+struct SchemaFileReader {
+    let file: String?
+
+    func fail(_ code: SchemaError.Code, _ message: String, at pointer: JSONPointer) -> SchemaError {
+        SchemaError(code, message, file: file, pointer: pointer)
+    }
+
+    func object(_ value: JSONValue, at pointer: JSONPointer, allowed: Set<String>) throws -> JSONObject {
+        guard case .object(let object) = value else {
+            throw fail(.invalidValue, "expected an object, found \(value.typeName)", at: pointer)
+        }
+        for key in object.keys where !allowed.contains(key) {
+            let expected = allowed.sorted().joined(separator: ", ")
+            throw fail(.unknownKey, "unknown key '\(key)' (expected one of: \(expected))", at: pointer / key)
+        }
+        return object
+    }
+
+    func string(_ value: JSONValue?, at pointer: JSONPointer) throws -> String? {
+        guard let value, !value.isNull else { return nil }
+        guard case .string(let string) = value else {
+            throw fail(.invalidValue, "expected a string, found \(value.typeName)", at: pointer)
+        }
+        return string
+    }
+
+    func requiredString(_ object: JSONObject, _ key: String, at pointer: JSONPointer) throws -> String {
+        guard let value = try string(object[key], at: pointer / key) else {
+            throw fail(.missingKey, "missing required key '\(key)'", at: pointer)
+        }
+        return value
+    }
+
+    func bool(_ value: JSONValue?, at pointer: JSONPointer) throws -> Bool? {
+        guard let value, !value.isNull else { return nil }
+        guard case .bool(let bool) = value else {
+            throw fail(.invalidValue, "expected true or false, found \(value.typeName)", at: pointer)
+        }
+        return bool
+    }
+
+    func schema(from value: JSONValue) throws -> Schema {
+        let root = JSONPointer.root
+        let object = try self.object(value, at: root, allowed: ["$schema", "name", "version", "description",
+                                                                "keyConvention", "envelope", "entities", "routes"])
+        let name = try requiredString(object, "name", at: root)
+        var version = 1
+        if let raw = object["version"] {
+            guard let number = raw.int64Value, let int = Int(exactly: number) else {
+                throw fail(.invalidValue, "version must be an integer, found \(raw.typeName)", at: root / "version")
+            }
+            version = int
+        }
+        var convention = KeyConvention.snakeCase
+        if let raw = try string(object["keyConvention"], at: root / "keyConvention") {
+            guard let parsed = KeyConvention(schemaName: raw) else {
+                throw fail(.invalidValue, "unknown key convention '\(raw)' (expected snake_case, camelCase or asIs)",
+                           at: root / "keyConvention")
+            }
+            convention = parsed
+        }
+        let envelope = try string(object["envelope"], at: root / "envelope")
+        guard let entitiesValue = object["entities"] else {
+            throw fail(.missingKey, "missing required key 'entities'", at: root)
+        }
+        guard case .object(let entitiesObject) = entitiesValue else {
+            throw fail(.invalidValue, "expected an object of entities keyed by name, found \(entitiesValue.typeName)",
+                       at: root / "entities")
+        }
+        let entities = try entitiesObject.map { try entity(named: $0.key, from: $0.value, at: root / "entities" / $0.key) }
+        var routes: [Route] = []
+        if let routesValue = object["routes"], !routesValue.isNull {
+            guard case .array(let array) = routesValue else {
+                throw fail(.invalidValue, "expected an array of routes, found \(routesValue.typeName)", at: root / "routes")
+            }
+            routes = try array.enumerated().map { try route(from: $0.element, at: root / "routes" / $0.offset) }
+        }
+        return Schema(unchecked: name, version: version, keyConvention: convention, envelope: envelope,
+                      entities: entities, routes: routes)
+    }
+
+    func entity(named name: String, from value: JSONValue, at pointer: JSONPointer) throws -> Entity {
+        let object = try self.object(value, at: pointer, allowed: [
+            "description", "table", "primaryKey", "jsonIdKey", "namespace", "collectionNamespace",
+            "attributes", "relationships", "indexes",
+        ])
+        guard let attributesValue = object["attributes"] else {
+            throw fail(.missingKey, "missing required key 'attributes'", at: pointer)
+        }
+        guard case .object(let attributesObject) = attributesValue else {
+            throw fail(.invalidValue, "expected an object of attributes keyed by name, found \(attributesValue.typeName)",
+                       at: pointer / "attributes")
+        }
+        let attributes = try attributesObject.map {
+            try attribute(named: $0.key, from: $0.value, at: pointer / "attributes" / $0.key)
+        }
+        var relationships: [Relationship] = []
+        if let value = object["relationships"] {
+            guard case .object(let relObject) = value else {
+                throw fail(.invalidValue, "expected an object of relationships keyed by name, found \(value.typeName)",
+                           at: pointer / "relationships")
+            }
+            relationships = try relObject.map {
+                try relationship(named: $0.key, from: $0.value, at: pointer / "relationships" / $0.key)
+            }
+        }
+        var indexes: [Index] = []
+        if let value = object["indexes"] {
+            guard case .array(let array) = value else {
+                throw fail(.invalidValue, "expected an array of indexes, found \(value.typeName)", at: pointer / "indexes")
+            }
+            indexes = try array.enumerated().map { try index(from: $0.element, at: pointer / "indexes" / $0.offset) }
+        }
+        let primaryKey = try string(object["primaryKey"], at: pointer / "primaryKey") ?? "id"
+        return Entity(
+            name,
+            tableName: try string(object["table"], at: pointer / "table"),
+            primaryKey: primaryKey,
+            jsonIDKey: try string(object["jsonIdKey"], at: pointer / "jsonIdKey"),
+            namespace: try string(object["namespace"], at: pointer / "namespace"),
+            collectionNamespace: try string(object["collectionNamespace"], at: pointer / "collectionNamespace")
+        ) {
+            for attribute in attributes { attribute }
+            for relationship in relationships { relationship }
+            for index in indexes { index }
+        }
+    }
+
+    func attributeType(_ value: JSONValue, at pointer: JSONPointer) throws -> AttributeType {
+        guard case .string(let raw) = value else {
+            throw fail(.invalidValue, "expected a type name, found \(value.typeName)", at: pointer)
+        }
+        guard let type = AttributeType(rawValue: raw) else {
+            let known = AttributeType.allCases.map(\.rawValue).joined(separator: ", ")
+            throw fail(.unknownType, "unknown type '\(raw)' (expected one of: \(known))", at: pointer)
+        }
+        return type
+    }
+
+    func attribute(named name: String, from value: JSONValue, at pointer: JSONPointer) throws -> Attribute {
+        if case .string = value {
+            return Attribute(name, try attributeType(value, at: pointer))
+        }
+        let object = try self.object(value, at: pointer, allowed: ["description", "type", "nullable", "default",
+                                                                    "jsonKey", "transform"])
+        guard let typeValue = object["type"] else { throw fail(.missingKey, "missing required key 'type'", at: pointer) }
+        let type = try attributeType(typeValue, at: pointer / "type")
+        var defaultValue: AttributeValue?
+        if let raw = object["default"] {
+            defaultValue = try AttributeValue(defaultJSON: raw, type: type, at: pointer / "default", file: file)
+        }
+        return Attribute(
+            name, type,
+            nullable: try bool(object["nullable"], at: pointer / "nullable"),
+            default: defaultValue,
+            jsonKey: try string(object["jsonKey"], at: pointer / "jsonKey"),
+            transform: try string(object["transform"], at: pointer / "transform")
+        )
+    }
+
+    func relationship(named name: String, from value: JSONValue, at pointer: JSONPointer) throws -> Relationship {
+        let object = try self.object(value, at: pointer, allowed: ["description", "toOne", "toMany", "foreignKey",
+                                                                    "inverse", "jsonKey"])
+        let jsonKey = try string(object["jsonKey"], at: pointer / "jsonKey")
+        switch (object["toOne"], object["toMany"]) {
+        case (.some(let destination), nil):
+            guard let destinationName = try string(destination, at: pointer / "toOne") else {
+                throw fail(.invalidValue, "expected an entity name", at: pointer / "toOne")
+            }
+            if object["inverse"] != nil {
+                throw fail(.invalidRelationship, "a to-one relationship has a foreignKey, not an inverse", at: pointer / "inverse")
+            }
+            let foreignKey = try requiredString(object, "foreignKey", at: pointer)
+            return .toOne(name, destinationName, foreignKey: foreignKey, jsonKey: jsonKey)
+        case (nil, .some(let destination)):
+            guard let destinationName = try string(destination, at: pointer / "toMany") else {
+                throw fail(.invalidValue, "expected an entity name", at: pointer / "toMany")
+            }
+            if object["foreignKey"] != nil {
+                throw fail(.invalidRelationship, "a to-many relationship has an inverse, not a foreignKey",
+                           at: pointer / "foreignKey")
+            }
+            let inverse = try requiredString(object, "inverse", at: pointer)
+            return .toMany(name, destinationName, inverse: inverse, jsonKey: jsonKey)
+        default:
+            throw fail(.invalidRelationship, "a relationship needs exactly one of 'toOne' or 'toMany'", at: pointer)
+        }
+    }
+
+    func index(from value: JSONValue, at pointer: JSONPointer) throws -> Index {
+        let object = try self.object(value, at: pointer, allowed: ["name", "attributes", "unique"])
+        guard let attributesValue = object["attributes"] else {
+            throw fail(.missingKey, "missing required key 'attributes'", at: pointer)
+        }
+        guard case .array(let array) = attributesValue else {
+            throw fail(.invalidValue, "expected an array of attribute names, found \(attributesValue.typeName)",
+                       at: pointer / "attributes")
+        }
+        let names = try array.enumerated().map { item -> String in
+            guard case .string(let name) = item.element else {
+                throw fail(.invalidValue, "expected an attribute name, found \(item.element.typeName)",
+                           at: pointer / "attributes" / item.offset)
+            }
+            return name
+        }
+        return Index(names, unique: try bool(object["unique"], at: pointer / "unique") ?? false,
+                     name: try string(object["name"], at: pointer / "name"))
+    }
+
+    func route(from value: JSONValue, at pointer: JSONPointer) throws -> Route {
+        let object = try self.object(value, at: pointer, allowed: ["description", "method", "path", "target", "stale", "envelope"])
+        let path = try requiredString(object, "path", at: pointer)
+        var method = HTTPMethod.get
+        if let raw = try string(object["method"], at: pointer / "method") {
+            guard let parsed = HTTPMethod(rawValue: raw.uppercased()) else {
+                throw fail(.invalidRoute, "unknown HTTP method '\(raw)'", at: pointer / "method")
+            }
+            method = parsed
+        }
+        let targetName = try requiredString(object, "target", at: pointer)
+        let target: RouteTarget
+        switch targetName {
+        case "DATA": target = .data
+        case "MANY": target = .many
+        default: target = .entity(targetName)
+        }
+        var stale = StalePolicy.keep
+        if let raw = try string(object["stale"], at: pointer / "stale") {
+            guard let parsed = StalePolicy(rawValue: raw) else {
+                throw fail(.invalidValue, "unknown stale policy '\(raw)' (expected delete or keep)", at: pointer / "stale")
+            }
+            stale = parsed
+        }
+        return Route(method, path, target: target, stale: stale,
+                     envelope: try string(object["envelope"], at: pointer / "envelope"))
+    }
+}

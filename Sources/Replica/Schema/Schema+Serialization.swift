@@ -1,0 +1,105 @@
+extension Schema {
+    /// The schema in the schema-file format; `Schema(jsonValue:)` reads it back to an equal schema.
+    ///
+    /// ```swift
+    /// let text = schema.fileJSON.serialized(pretty: true)
+    /// ```
+    public var fileJSON: JSONValue {
+        var object = JSONObject()
+        object["name"] = .string(name)
+        object["version"] = .int(Int64(version))
+        object["keyConvention"] = .string(keyConvention.schemaName)
+        if let envelope { object["envelope"] = .string(envelope) }
+        var entitiesObject = JSONObject()
+        for entity in entities { entitiesObject[entity.name] = entity.fileJSON }
+        object["entities"] = .object(entitiesObject)
+        if !routes.isEmpty { object["routes"] = .array(routes.map(\.fileJSON)) }
+        return .object(object)
+    }
+}
+
+extension Entity {
+    var fileJSON: JSONValue {
+        var object = JSONObject()
+        object["table"] = .string(tableName)
+        object["primaryKey"] = .string(primaryKey)
+        object["jsonIdKey"] = .string(jsonIDKey)
+        if let namespace { object["namespace"] = .string(namespace) }
+        if let collectionNamespace { object["collectionNamespace"] = .string(collectionNamespace) }
+        var attributesObject = JSONObject()
+        for attribute in attributes {
+            var a = JSONObject()
+            a["type"] = .string(attribute.type.rawValue)
+            a["nullable"] = .bool(attribute.isNullable)
+            if let value = attribute.defaultValue {
+                switch value {
+                case .date(let date): a["default"] = .double(date.timeIntervalSince1970)
+                default: a["default"] = value.jsonValue
+                }
+            }
+            if let jsonKey = attribute.jsonKey { a["jsonKey"] = .string(jsonKey) }
+            if let transform = attribute.transform { a["transform"] = .string(transform) }
+            attributesObject[attribute.name] = .object(a)
+        }
+        object["attributes"] = .object(attributesObject)
+        if !relationships.isEmpty {
+            var relationshipsObject = JSONObject()
+            for relationship in relationships {
+                var r = JSONObject()
+                r[relationship.kind.rawValue] = .string(relationship.destination)
+                if let foreignKey = relationship.foreignKey { r["foreignKey"] = .string(foreignKey) }
+                if let inverse = relationship.inverse { r["inverse"] = .string(inverse) }
+                if let jsonKey = relationship.jsonKey { r["jsonKey"] = .string(jsonKey) }
+                relationshipsObject[relationship.name] = .object(r)
+            }
+            object["relationships"] = .object(relationshipsObject)
+        }
+        if !indexes.isEmpty {
+            object["indexes"] = .array(indexes.map { index in
+                var i = JSONObject()
+                if let name = index.name { i["name"] = .string(name) }
+                i["attributes"] = .array(index.attributes.map { .string($0) })
+                if index.isUnique { i["unique"] = .bool(true) }
+                return .object(i)
+            })
+        }
+        return .object(object)
+    }
+}
+
+extension Route {
+    var fileJSON: JSONValue {
+        var object = JSONObject()
+        object["method"] = .string(method.rawValue)
+        object["path"] = .string(path)
+        switch target {
+        case .entity(let name): object["target"] = .string(name)
+        case .data: object["target"] = "DATA"
+        case .many: object["target"] = "MANY"
+        }
+        object["stale"] = .string(stalePolicy.rawValue)
+        if let envelope { object["envelope"] = .string(envelope) }
+        return .object(object)
+    }
+}
+
+extension KeyConvention {
+    /// The name used in schema files: `snake_case`, `camelCase` or `asIs`.
+    public var schemaName: String {
+        switch self {
+        case .snakeCase: return "snake_case"
+        case .camelCase: return "camelCase"
+        case .asIs: return "asIs"
+        }
+    }
+
+    /// The convention named `name` in a schema file.
+    public init?(schemaName name: String) {
+        switch name {
+        case "snake_case": self = .snakeCase
+        case "camelCase": self = .camelCase
+        case "asIs": self = .asIs
+        default: return nil
+        }
+    }
+}

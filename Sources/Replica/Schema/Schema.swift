@@ -1,0 +1,78 @@
+/// A description of the data Replica stores and how it looks as JSON.
+///
+/// A schema is written either as a JSON schema file (see `Schemas/`) or with
+/// the Swift builder; both produce equal values.
+///
+/// ```swift
+/// let schema = try Schema(name: "blog", version: 1) {
+///     Entity("User", primaryKey: "userID", jsonIDKey: "user_id") {
+///         Attribute("userID", .integer)
+///         Attribute("name", .string, nullable: false)
+///     }
+/// }
+/// ```
+public struct Schema: Sendable, Hashable {
+    /// The schema's name, e.g. `blog`.
+    public var name: String
+    /// The schema version. Opening a store with a higher version migrates it additively.
+    public var version: Int
+    /// How JSON keys are derived from attribute names.
+    public var keyConvention: KeyConvention
+    /// A dot-separated path that wraps every response (`data`, `data.result`), or `nil`.
+    public var envelope: String?
+    /// The entities, in declaration order.
+    public var entities: [Entity]
+    /// The routes: what each API path means.
+    public var routes: [Route]
+
+    /// Creates a schema from its parts, checking that it is consistent.
+    ///
+    /// - Throws: ``SchemaError`` when an entity, attribute, relationship or route is invalid.
+    public init(
+        name: String,
+        version: Int = 1,
+        keyConvention: KeyConvention = .snakeCase,
+        envelope: String? = nil,
+        entities: [Entity],
+        routes: [Route] = []
+    ) throws {
+        self.name = name
+        self.version = version
+        self.keyConvention = keyConvention
+        self.envelope = envelope
+        self.entities = entities
+        self.routes = routes
+        try SchemaValidator(file: nil).validate(&self)
+    }
+
+    /// Creates a schema without validating it. Only the validator and loader use this.
+    init(unchecked name: String, version: Int, keyConvention: KeyConvention, envelope: String?,
+         entities: [Entity], routes: [Route]) {
+        self.name = name
+        self.version = version
+        self.keyConvention = keyConvention
+        self.envelope = envelope
+        self.entities = entities
+        self.routes = routes
+    }
+
+    /// The entity named `name` (the entity name, or its table name), or `nil`.
+    ///
+    /// ```swift
+    /// schema.entity(named: "User")?.tableName   // "users"
+    /// ```
+    public func entity(named name: String) -> Entity? {
+        entities.first { $0.name == name } ?? entities.first { $0.tableName == name }
+    }
+
+    /// The entity named `name`, or an error naming it.
+    ///
+    /// - Throws: ``SchemaError/Code/unknownEntity``.
+    public func requireEntity(_ name: String) throws -> Entity {
+        guard let entity = entity(named: name) else {
+            let known = entities.map(\.name).joined(separator: ", ")
+            throw SchemaError(.unknownEntity, "unknown entity '\(name)' (schema '\(self.name)' has \(known))")
+        }
+        return entity
+    }
+}

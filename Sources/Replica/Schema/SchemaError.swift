@@ -1,0 +1,68 @@
+/// An invalid schema: what is wrong, and where (file and JSON pointer).
+///
+/// ```swift
+/// do {
+///     _ = try Schema(contentsOf: url)
+/// } catch let error as SchemaError where error.code == .unknownType {
+///     print(error)   // blog.json: /entities/User/attributes/name/type: unknown type 'strng' ...
+/// }
+/// ```
+public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of problem.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        let rawValue: String
+        public var description: String { rawValue }
+
+        /// The file could not be read.
+        public static let unreadableFile = Code(rawValue: "unreadableFile")
+        /// The file is not valid JSON.
+        public static let invalidJSON = Code(rawValue: "invalidJSON")
+        /// A value has the wrong JSON type or an invalid value.
+        public static let invalidValue = Code(rawValue: "invalidValue")
+        /// A required key is missing.
+        public static let missingKey = Code(rawValue: "missingKey")
+        /// A key the format does not know (usually a typo).
+        public static let unknownKey = Code(rawValue: "unknownKey")
+        /// An attribute type that does not exist.
+        public static let unknownType = Code(rawValue: "unknownType")
+        /// A reference to an entity the schema does not define.
+        public static let unknownEntity = Code(rawValue: "unknownEntity")
+        /// A reference to an attribute the entity does not define.
+        public static let unknownAttribute = Code(rawValue: "unknownAttribute")
+        /// Two things share a name that must be unique.
+        public static let duplicateName = Code(rawValue: "duplicateName")
+        /// Two entities share a table name.
+        public static let duplicateTable = Code(rawValue: "duplicateTable")
+        /// The primary key attribute is missing, nullable or of a type that cannot be a key.
+        public static let invalidPrimaryKey = Code(rawValue: "invalidPrimaryKey")
+        /// A relationship is inconsistent (foreign key type, inverse).
+        public static let invalidRelationship = Code(rawValue: "invalidRelationship")
+        /// A route is invalid.
+        public static let invalidRoute = Code(rawValue: "invalidRoute")
+    }
+
+    /// The kind of problem.
+    public var code: Code
+    /// What is wrong, in words.
+    public var message: String
+    /// The schema file, when the schema came from one.
+    public var file: String?
+    /// Where in the schema file format the bad value is.
+    public var pointer: JSONPointer?
+
+    public init(_ code: Code, _ message: String, file: String? = nil, pointer: JSONPointer? = nil) {
+        self.code = code
+        self.message = message
+        self.file = file
+        self.pointer = pointer
+    }
+
+    /// `file: /pointer: message`, leaving out what is unknown.
+    public var description: String {
+        var parts: [String] = []
+        if let file { parts.append(file) }
+        if let pointer { parts.append(pointer.components.isEmpty ? "/" : pointer.description) }
+        parts.append(message)
+        return parts.joined(separator: ": ")
+    }
+}

@@ -1,0 +1,155 @@
+/// Checks a schema for consistency and reports the first problem with its pointer
+/// in the schema-file format (`/entities/User/attributes/name`).
+struct SchemaValidator {
+    /// The file the schema came from, for error messages.
+    let file: String?
+
+    /// Attribute types that can be primary keys.
+    static let keyTypes: Set<AttributeType> = [.integer, .string]
+    /// Route targets reserved by RSAPI's route modes.
+    static let reservedEntityNames: Set<String> = ["DATA", "MANY"]
+
+    func fail(_ code: SchemaError.Code, _ message: String, at pointer: JSONPointer) -> SchemaError {
+        SchemaError(code, message, file: file, pointer: pointer)
+    }
+
+    func validate(_ schema: inout Schema) throws {
+        guard !schema.name.isEmpty else { throw fail(.invalidValue, "schema name is empty", at: .root / "name") }
+        guard schema.version >= 1 else {
+            throw fail(.invalidValue, "version must be 1 or more, not \(schema.version)", at: .root / "version")
+        }
+        var entityNames: [String: String] = [:]
+        var tableNames: [String: String] = [:]
+        for entity in schema.entities {
+            let pointer = JSONPointer.root / "entities" / entity.name
+            guard !entity.name.isEmpty else { throw fail(.invalidValue, "entity name is empty", at: pointer) }
+            if Self.reservedEntityNames.contains(entity.name) {
+                throw fail(.invalidValue, "entity name '\(entity.name)' is reserved for route targets", at: pointer)
+            }
+            if let other = entityNames[entity.name.lowercased()] {
+                throw fail(.duplicateName, "entity '\(entity.name)' is defined twice (also '\(other)')", at: pointer)
+            }
+            entityNames[entity.name.lowercased()] = entity.name
+            let table = entity.tableName.lowercased()
+            guard !table.isEmpty else { throw fail(.invalidValue, "table name is empty", at: pointer / "table") }
+            if table.hasPrefix("sqlite_") || table.hasPrefix("replica_") {
+                throw fail(.invalidValue, "table name '\(entity.tableName)' is reserved (sqlite_ and replica_ prefixes)",
+                           at: pointer / "table")
+            }
+            if let other = tableNames[table] {
+                throw fail(.duplicateTable, "entities '\(other)' and '\(entity.name)' both use table '\(entity.tableName)'",
+                           at: pointer / "table")
+            }
+            tableNames[table] = entity.name
+            try validateAttributes(of: entity, at: pointer)
+        }
+        for entity in schema.entities {
+            try validateRelationships(of: entity, in: schema, at: JSONPointer.root / "entities" / entity.name)
+            try validateIndexes(of: entity, at: JSONPointer.root / "entities" / entity.name / "indexes")
+        }
+        for (index, route) in schema.routes.enumerated() {
+            let pointer = JSONPointer.root / "routes" / index
+            guard route.path.hasPrefix("/") else {
+                throw fail(.invalidRoute, "route path '\(route.path)' must start with '/'", at: pointer / "path")
+            }
+            if case .entity(let name) = route.target, schema.entity(named: name) == nil {
+                throw fail(.unknownEntity, "route \(route.method) \(route.path) targets unknown entity '\(name)'",
+                           at: pointer / "target")
+            }
+        }
+    }
+
+    private func validateAttributes(of entity: Entity, at pointer: JSONPointer) throws {
+        var seen: Set<String> = []
+        for attribute in entity.attributes {
+            let attributePointer = pointer / "attributes" / attribute.name
+            guard !attribute.name.isEmpty else { throw fail(.invalidValue, "attribute name is empty", at: attributePointer) }
+            guard seen.insert(attribute.name.lowercased()).inserted else {
+                throw fail(.duplicateName, "attribute '\(attribute.name)' of entity '\(entity.name)' is defined twice "
+                           + "(column names are case-insensitive)", at: attributePointer)
+            }
+            if let value = attribute.defaultValue {
+                if value.isNull {
+                    if !attribute.isNullable {
+                        throw fail(.invalidValue, "default of non-null attribute '\(attribute.name)' is null",
+                                   at: attributePointer / "default")
+                    }
+                } else if value.type != attribute.type {
+                    throw fail(.invalidValue, "default of attribute '\(attribute.name)' is a \(value.type?.rawValue ?? "null"), "
+                               + "not a \(attribute.type)", at: attributePointer / "default")
+                }
+            }
+        }
+        guard let key = entity.attribute(named: entity.primaryKey) else {
+            throw fail(.invalidPrimaryKey, "primary key '\(entity.primaryKey)' of entity '\(entity.name)' is not one of its attributes",
+                       at: pointer / "primaryKey")
+        }
+        guard Self.keyTypes.contains(key.type) else {
+            throw fail(.invalidPrimaryKey, "primary key '\(key.name)' of entity '\(entity.name)' is a \(key.type); "
+                       + "keys are integer or string", at: pointer / "attributes" / key.name / "type")
+        }
+        guard !key.isNullable else {
+            throw fail(.invalidPrimaryKey, "primary key '\(key.name)' of entity '\(entity.name)' cannot be nullable",
+                       at: pointer / "attributes" / key.name / "nullable")
+        }
+    }
+
+    private func validateRelationships(of entity: Entity, in schema: Schema, at pointer: JSONPointer) throws {
+        var seen = Set(entity.attributes.map { $0.name.lowercased() })
+        for relationship in entity.relationships {
+            let relPointer = pointer / "relationships" / relationship.name
+            guard seen.insert(relationship.name.lowercased()).inserted else {
+                throw fail(.duplicateName, "relationship '\(relationship.name)' of entity '\(entity.name)' has the name of "
+                           + "another attribute or relationship", at: relPointer)
+            }
+            guard let destination = schema.entities.first(where: { $0.name == relationship.destination }) else {
+                throw fail(.unknownEntity, "relationship '\(relationship.name)' of entity '\(entity.name)' points to "
+                           + "missing entity '\(relationship.destination)'", at: relPointer / relationship.kind.rawValue)
+            }
+            switch relationship.kind {
+            case .toOne:
+                guard let foreignKey = relationship.foreignKey, let attribute = entity.attribute(named: foreignKey) else {
+                    throw fail(.unknownAttribute, "foreign key '\(relationship.foreignKey ?? "")' of relationship "
+                               + "'\(relationship.name)' is not an attribute of entity '\(entity.name)'",
+                               at: relPointer / "foreignKey")
+                }
+                let keyType = destination.primaryKeyAttribute.type
+                guard attribute.type == keyType else {
+                    throw fail(.invalidRelationship, "foreign key '\(foreignKey)' of entity '\(entity.name)' is a "
+                               + "\(attribute.type) but the primary key of '\(destination.name)' is a \(keyType)",
+                               at: relPointer / "foreignKey")
+                }
+            case .toMany:
+                guard let inverseName = relationship.inverse,
+                      let inverse = destination.relationship(named: inverseName)
+                else {
+                    throw fail(.invalidRelationship, "inverse '\(relationship.inverse ?? "")' of relationship "
+                               + "'\(relationship.name)' is not a relationship of entity '\(destination.name)'",
+                               at: relPointer / "inverse")
+                }
+                guard inverse.kind == .toOne, inverse.destination == entity.name else {
+                    throw fail(.invalidRelationship, "inverse '\(inverseName)' of relationship '\(relationship.name)' must be "
+                               + "a to-one relationship of '\(destination.name)' pointing to '\(entity.name)'",
+                               at: relPointer / "inverse")
+                }
+            }
+        }
+    }
+
+    private func validateIndexes(of entity: Entity, at pointer: JSONPointer) throws {
+        var names: Set<String> = []
+        for (position, index) in entity.indexes.enumerated() {
+            guard !index.attributes.isEmpty else {
+                throw fail(.invalidValue, "index of entity '\(entity.name)' names no attribute", at: pointer / position / "attributes")
+            }
+            for (i, name) in index.attributes.enumerated() where entity.attribute(named: name) == nil {
+                throw fail(.unknownAttribute, "index of entity '\(entity.name)' names unknown attribute '\(name)'",
+                           at: pointer / position / "attributes" / i)
+            }
+            guard names.insert(index.sqlName(table: entity.tableName).lowercased()).inserted else {
+                throw fail(.duplicateName, "index '\(index.sqlName(table: entity.tableName))' is defined twice",
+                           at: pointer / position)
+            }
+        }
+    }
+}

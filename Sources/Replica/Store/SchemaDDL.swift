@@ -1,0 +1,63 @@
+import Foundation
+import GRDB
+
+/// SQL text for tables, columns and indexes of a schema. Every identifier is quoted.
+enum SchemaDDL {
+    static func createTable(_ entity: Entity) -> String {
+        let columns = entity.attributes.map { column($0, isPrimaryKey: $0.name == entity.primaryKey) }
+        return "CREATE TABLE \(entity.tableName.quotedDatabaseIdentifier) (\(columns.joined(separator: ", ")))"
+    }
+
+    static func column(_ attribute: Attribute, isPrimaryKey: Bool) -> String {
+        var sql = "\(attribute.name.quotedDatabaseIdentifier) \(attribute.type.sqlType)"
+        if !attribute.isNullable { sql += " NOT NULL" }
+        if isPrimaryKey { sql += " PRIMARY KEY" }
+        if let value = attribute.defaultValue, !value.isNull { sql += " DEFAULT \(literal(value))" }
+        return sql
+    }
+
+    static func addColumn(_ attribute: Attribute, to entity: Entity) -> String {
+        "ALTER TABLE \(entity.tableName.quotedDatabaseIdentifier) ADD COLUMN \(column(attribute, isPrimaryKey: false))"
+    }
+
+    /// The indexes a table gets: the declared ones plus one per to-one foreign key
+    /// (scoped queries and stale-row deletion filter on it).
+    static func indexes(of entity: Entity) -> [Index] {
+        var result = entity.indexes
+        for relationship in entity.relationships where relationship.kind == .toOne {
+            guard let foreignKey = relationship.foreignKey,
+                  !result.contains(where: { $0.attributes.first == foreignKey })
+            else { continue }
+            result.append(Index([foreignKey]))
+        }
+        return result
+    }
+
+    static func createIndex(_ index: Index, on entity: Entity) -> String {
+        let columns = index.attributes.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        return "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(index.sqlName(table: entity.tableName).quotedDatabaseIdentifier) "
+            + "ON \(entity.tableName.quotedDatabaseIdentifier) (\(columns))"
+    }
+
+    static func dropIndex(_ index: Index, on entity: Entity) -> String {
+        "DROP INDEX IF EXISTS \(index.sqlName(table: entity.tableName).quotedDatabaseIdentifier)"
+    }
+
+    /// A SQL literal for a default value.
+    static func literal(_ value: AttributeValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .string(let s): return quote(s)
+        case .integer(let i): return String(i)
+        case .double(let d): return d.isFinite ? "\(d)" : "NULL"
+        case .bool(let b): return b ? "1" : "0"
+        case .date(let d): return "\(d.timeIntervalSince1970)"
+        case .data(let bytes): return "X'" + bytes.map { String(format: "%02X", $0) }.joined() + "'"
+        case .json(let json): return quote(json.serialized())
+        }
+    }
+
+    static func quote(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import GRDB
+
+/// A query on one entity: where-clause, arguments, order, limit.
+///
+/// The where-clause is SQL over the entity's attribute names, with `?` placeholders bound to
+/// `arguments`; the order always ends with the primary key, so it is total.
+///
+/// ```swift
+/// let query = RowQuery("Post", where: "userID = ? AND published", arguments: [.integer(3)],
+///                      sort: [.descending("createdAt")], limit: 20)
+/// let posts = try store.rows(query)
+/// ```
+public struct RowQuery: Sendable, Hashable {
+    public var entity: String
+    public var predicate: String?
+    public var arguments: [AttributeValue]
+    public var sort: [SortKey]
+    public var limit: Int?
+    public var offset: Int?
+
+    public init(_ entity: String, where predicate: String? = nil, arguments: [AttributeValue] = [],
+                sort: [SortKey] = [], limit: Int? = nil, offset: Int? = nil) {
+        self.entity = entity
+        self.predicate = predicate
+        self.arguments = arguments
+        self.sort = sort
+        self.limit = limit
+        self.offset = offset
+    }
+}
+
+extension Store {
+    /// The rows of `entity` matching a where-clause, in order.
+    ///
+    /// ```swift
+    /// let rows = try store.rows("User", where: "email LIKE ?", arguments: [.string("%@example.com")],
+    ///                           sort: [.ascending("name")], limit: 10)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - entity: The entity (or table) name.
+    ///   - predicate: An SQL where-clause over attribute names, or `nil` for all rows.
+    ///   - arguments: Values for the `?` placeholders.
+    ///   - sort: The order; the primary key breaks ties.
+    ///   - limit: The most rows to return.
+    /// - Returns: The rows, as values.
+    /// - Throws: ``StoreError`` for an unknown entity or attribute, or SQL that SQLite refuses.
+    public func rows(_ entity: String, where predicate: String? = nil, arguments: [AttributeValue] = [],
+                     sort: [SortKey] = [], limit: Int? = nil, offset: Int? = nil) throws -> [EntityRow] {
+        try rows(RowQuery(entity, where: predicate, arguments: arguments, sort: sort, limit: limit, offset: offset))
+    }
+
+    /// The rows a ``RowQuery`` selects.
+    ///
+    /// - Throws: ``StoreError``.
+    public func rows(_ query: RowQuery) throws -> [EntityRow] {
+        let (entity, sql) = try selectSQL(query)
+        return try read { db in try Self.fetchRows(db, entity: entity, sql: sql, arguments: query.arguments) }
+    }
+
+    /// The rows a ``RowQuery`` selects, read without blocking the caller's thread.
+    ///
+    /// - Throws: ``StoreError``.
+    public func rows(_ query: RowQuery) async throws -> [EntityRow] {
+        let (entity, sql) = try selectSQL(query)
+        do {
+            return try await database.read { db in
+                try Self.fetchRows(db, entity: entity, sql: sql, arguments: query.arguments)
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.sqlite, "query on '\(entity.name)' failed: \(Store.describe(error))", path: path)
+        }
+    }
+
+    /// The number of rows of `entity` matching a where-clause.
+    ///
+    /// ```swift
+    /// let count = try store.count("Post", where: "userID = ?", arguments: [.integer(3)])
+    /// ```
+    ///
+    /// - Throws: ``StoreError``.
+    public func count(_ entity: String, where predicate: String? = nil, arguments: [AttributeValue] = []) throws -> Int {
+        let entity = try requireEntity(entity)
+        var sql = "SELECT COUNT(*) FROM \(entity.tableName.quotedDatabaseIdentifier)"
+        if let predicate, !predicate.isEmpty { sql += " WHERE \(predicate)" }
+        return try read { db in
+            try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue))) ?? 0
+        }
+    }
+
+    /// The rows of `entity`, decoded into a `Decodable` type whose coding keys are attribute names.
+    ///
+    /// ```swift
+    /// struct User: Decodable { var userID: Int; var name: String; var email: String? }
+    /// let users = try store.fetch(User.self, from: "User", sort: [.ascending("name")])
+    /// ```
+    ///
+    /// - Throws: ``StoreError`` (`decoding` names the entity, row and attribute that did not fit).
+    public func fetch<T: Decodable>(_ type: T.Type, from entity: String, where predicate: String? = nil,
+                                    arguments: [AttributeValue] = [], sort: [SortKey] = [],
+                                    limit: Int? = nil) throws -> [T] {
+        try rows(entity, where: predicate, arguments: arguments, sort: sort, limit: limit).map { row in
+            do {
+                return try T(from: EntityRowDecoder(row: row))
+            } catch {
+                throw StoreError(.decoding, "cannot decode \(T.self) from \(row.entity) \(row.primaryKey): \(error)", path: path)
+            }
+        }
+    }
+
+    /// The entity named `name`, or a ``StoreError``.
+    public func requireEntity(_ name: String) throws -> Entity {
+        guard let entity = schema.entity(named: name) else {
+            let known = schema.entities.map(\.name).joined(separator: ", ")
+            throw StoreError(.unknownEntity, "unknown entity '\(name)' (the schema has: \(known))", path: path)
+        }
+        return entity
+    }
+
+    func selectSQL(_ query: RowQuery) throws -> (Entity, String) {
+        let entity = try requireEntity(query.entity)
+        let columns = entity.attributes.map(\.name.quotedDatabaseIdentifier).joined(separator: ", ")
+        var sql = "SELECT \(columns) FROM \(entity.tableName.quotedDatabaseIdentifier)"
+        if let predicate = query.predicate, !predicate.isEmpty { sql += " WHERE \(predicate)" }
+        sql += " ORDER BY " + (try orderBy(query.sort, for: entity))
+        if let limit = query.limit { sql += " LIMIT \(max(0, limit))" }
+        if let offset = query.offset {
+            if query.limit == nil { sql += " LIMIT -1" }
+            sql += " OFFSET \(max(0, offset))"
+        }
+        return (entity, sql)
+    }
+
+    /// `ORDER BY` terms for `sort`, ending with the primary key.
+    func orderBy(_ sort: [SortKey], for entity: Entity) throws -> String {
+        var terms: [String] = []
+        for key in sort {
+            guard entity.attribute(named: key.attribute) != nil else {
+                let known = entity.attributes.map(\.name).joined(separator: ", ")
+                throw StoreError(.unknownAttribute, "cannot sort by '\(key.attribute)': entity '\(entity.name)' has \(known)",
+                                 path: path)
+            }
+            terms.append("\(key.attribute.quotedDatabaseIdentifier) \(key.ascending ? "ASC" : "DESC")")
+        }
+        if !sort.contains(where: { $0.attribute == entity.primaryKey }) {
+            terms.append("\(entity.primaryKey.quotedDatabaseIdentifier) ASC")
+        }
+        return terms.joined(separator: ", ")
+    }
+
+    static func fetchRows(_ db: Database, entity: Entity, sql: String, arguments: [AttributeValue]) throws -> [EntityRow] {
+        let names = entity.attributes.map(\.name)
+        let types = entity.attributes.map(\.type)
+        let keyIndex = names.firstIndex(of: entity.primaryKey) ?? 0
+        let statement = try db.makeStatement(sql: sql)
+        try statement.setArguments(StatementArguments(arguments.map(\.databaseValue)))
+        var result: [EntityRow] = []
+        let cursor = try Row.fetchCursor(statement)
+        while let row = try cursor.next() {
+            var values: [AttributeValue] = []
+            values.reserveCapacity(types.count)
+            for (index, type) in types.enumerated() {
+                values.append(AttributeValue(databaseValue: row[index], type: type))
+            }
+            result.append(EntityRow(entity: entity.name, names: names, values: values, primaryKeyIndex: keyIndex))
+        }
+        return result
+    }
+
+    /// Runs a read, turning GRDB errors into ``StoreError``.
+    func read<T>(_ block: (Database) throws -> T) throws -> T {
+        do {
+            return try database.read(block)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.sqlite, Store.describe(error), path: path)
+        }
+    }
+}

@@ -1,0 +1,49 @@
+/// A store that cannot be opened, migrated or read as asked: what and where.
+///
+/// ```swift
+/// do {
+///     _ = try Store(path: "blog.sqlite", schema: newSchema)
+/// } catch let error as StoreError where error.code == .incompatibleSchema {
+///     print(error)   // blog.sqlite: entity 'User', attribute 'age': type changed from integer to string ...
+/// }
+/// ```
+public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of problem.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        let rawValue: String
+        public var description: String { rawValue }
+
+        /// The database records no schema and none was given.
+        public static let missingSchema = Code(rawValue: "missingSchema")
+        /// The given schema cannot be applied to the recorded one safely; nothing was changed.
+        public static let incompatibleSchema = Code(rawValue: "incompatibleSchema")
+        /// The recorded schema could not be read.
+        public static let corruptMetadata = Code(rawValue: "corruptMetadata")
+        /// A query named an entity the schema does not define.
+        public static let unknownEntity = Code(rawValue: "unknownEntity")
+        /// A query named an attribute the entity does not define.
+        public static let unknownAttribute = Code(rawValue: "unknownAttribute")
+        /// SQLite refused a statement (bad where-clause, wrong argument count, I/O error).
+        public static let sqlite = Code(rawValue: "sqlite")
+        /// A row could not be decoded into the requested type.
+        public static let decoding = Code(rawValue: "decoding")
+    }
+
+    /// The kind of problem.
+    public var code: Code
+    /// What is wrong, in words.
+    public var message: String
+    /// The database file, `nil` for an in-memory store.
+    public var path: String?
+
+    public init(_ code: Code, _ message: String, path: String? = nil) {
+        self.code = code
+        self.message = message
+        self.path = path
+    }
+
+    public var description: String {
+        if let path { return "\(path): \(message)" }
+        return message
+    }
+}

@@ -1,0 +1,5 @@
+// ReplicaHTTP: the `Transport` of the Replica client over AsyncHTTPClient.
+//
+// The HTTP client issue fills this module; it re-exports the core so that
+// `import ReplicaHTTP` is enough for an app that syncs over HTTP.
+@_exported import Replica

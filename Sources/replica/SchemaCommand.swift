@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import Replica
+
+struct SchemaCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schema",
+        abstract: "Work with schema files.",
+        subcommands: [Check.self]
+    )
+
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Validate schema files and print their entities.",
+            discussion: "Each file is checked; errors name the file and the JSON pointer of the bad value."
+        )
+
+        @Argument(help: "Schema files to check.")
+        var files: [String]
+
+        @Flag(name: .shortAndLong, help: "Print only errors.")
+        var quiet = false
+
+        func validate() throws {
+            if files.isEmpty { throw ValidationError("give at least one schema file") }
+        }
+
+        func run() async throws {
+            var failures = 0
+            for file in files {
+                do {
+                    let schema = try Schema(contentsOf: URL(fileURLWithPath: file))
+                    if !quiet { print(Self.describe(schema, file: file)) }
+                } catch {
+                    failures += 1
+                    printError("\(error)")
+                }
+            }
+            if failures > 0 {
+                throw ExitCode.failure
+            }
+        }
+
+        static func describe(_ schema: Schema, file: String) -> String {
+            var lines = ["\(file): schema '\(schema.name)' version \(schema.version), "
+                + "\(schema.entities.count) \(schema.entities.count == 1 ? "entity" : "entities"), "
+                + "\(schema.routes.count) \(schema.routes.count == 1 ? "route" : "routes"), keys \(schema.keyConvention.schemaName)"]
+            for entity in schema.entities {
+                lines.append("  \(entity.name) (table \(entity.tableName), primary key \(entity.primaryKey), JSON id \(entity.jsonIDKey))")
+                let width = entity.attributes.map(\.name.count).max() ?? 0
+                for attribute in entity.attributes {
+                    var line = "    " + attribute.name.padding(toLength: width, withPad: " ", startingAt: 0)
+                    line += "  " + attribute.type.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
+                    line += attribute.isNullable ? "  null" : "  not null"
+                    if let value = attribute.defaultValue { line += "  default \(value)" }
+                    if let key = attribute.jsonKey { line += "  json \(key)" }
+                    if let transform = attribute.transform { line += "  transform \(transform)" }
+                    lines.append(line)
+                }
+                for relationship in entity.relationships {
+                    switch relationship.kind {
+                    case .toOne:
+                        lines.append("    \(relationship.name) -> \(relationship.destination) (to-one via \(relationship.foreignKey ?? "?"))")
+                    case .toMany:
+                        lines.append("    \(relationship.name) ->> \(relationship.destination) (to-many, inverse \(relationship.inverse ?? "?"))")
+                    }
+                }
+            }
+            for route in schema.routes {
+                lines.append("  route \(route.method) \(route.path) -> \(route.target)"
+                    + (route.stalePolicy == .delete ? " (stale rows deleted)" : ""))
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+}
+
+/// Writes one line to standard error.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data(("error: " + message + "\n").utf8))
+}
