@@ -51,12 +51,15 @@ let package = Package(
         .testTarget(
             name: "ReplicaTests",
             dependencies: ["Replica"],
-            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "ReplicaCLITests",
-            dependencies: ["replica"],
+            dependencies: [
+                "replica",
+                "Replica",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
     ],

@@ -77,5 +77,5 @@ struct SchemaCommand: AsyncParsableCommand {
 
 /// Writes one line to standard error.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data(("error: " + message + "\n").utf8))
+    FileHandle.standardError.write(Data(("Error: " + message + "\n").utf8))
 }

@@ -115,8 +115,8 @@ struct SchemaValidator {
                 }
                 let keyType = destination.primaryKeyAttribute.type
                 guard attribute.type == keyType else {
-                    throw fail(.invalidRelationship, "foreign key '\(foreignKey)' of entity '\(entity.name)' is a "
-                               + "\(attribute.type) but the primary key of '\(destination.name)' is a \(keyType)",
+                    throw fail(.invalidRelationship, "foreign key '\(foreignKey)' of entity '\(entity.name)' has type "
+                               + "\(attribute.type) but the primary key of '\(destination.name)' has type \(keyType)",
                                at: relPointer / "foreignKey")
                 }
             case .toMany:

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+/// Runs the built `replica` executable, as swift-argument-parser's examples are tested.
+enum ReplicaTool {
+    /// The directory holding the built products (the test bundle sits next to `replica`).
+    static let productsDirectory: URL = {
+        var candidates: [URL] = []
+        if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            candidates.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        candidates.append(packageRoot.appendingPathComponent(".build/debug"))
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("replica").path) }
+            ?? packageRoot.appendingPathComponent(".build/debug")
+    }()
+
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs `replica` with `arguments` in the package root and waits for it.
+    static func run(_ arguments: [String], stdin: Data? = nil) throws -> Output {
+        let process = Process()
+        process.executableURL = productsDirectory.appendingPathComponent("replica")
+        process.arguments = arguments
+        process.currentDirectoryURL = packageRoot
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let input = Pipe()
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        // Read stderr on another thread so that a full pipe never blocks the child.
+        let errBox = DataBox()
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { errBox.data = err.fileHandleForReading.readDataToEndOfFile() }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errBox.data, as: UTF8.self))
+    }
+}
+
+/// Written by one reader thread, read after `DispatchGroup.wait()`, which orders the accesses.
+final class DataBox: @unchecked Sendable {
+    var data = Data()
+}
+
+@Suite("replica schema check")
+struct SchemaCheckCommandTests {
+    @Test("the example schemas pass and their entities are listed")
+    func examplesPass() throws {
+        let output = try ReplicaTool.run(["schema", "check", "Schemas/blog.json", "Schemas/people.json"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr == "")
+        #expect(output.stdout.contains("Schemas/blog.json: schema 'blog' version 1, 3 entities, 8 routes, keys snake_case"))
+        #expect(output.stdout.contains("  User (table users, primary key userID, JSON id user_id)"))
+        #expect(output.stdout.contains("    userID     integer  not null"))
+        #expect(output.stdout.contains("    friends    json     null"))
+        #expect(output.stdout.contains("  route GET /bootstrap -> MANY"))
+        #expect(output.stdout.contains("Schemas/people.json: schema 'people' version 1, 2 entities, 5 routes, keys camelCase"))
+    }
+
+    @Test("a wrong type exits non-zero with one line naming the JSON pointer")
+    func wrongType() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("bad.json")
+        try Data(#"{"name": "t", "entities": {"User": {"attributes": {"id": "integer", "name": {"type": "strng"}}}}}"#.utf8)
+            .write(to: file)
+        let output = try ReplicaTool.run(["schema", "check", file.path])
+        #expect(output.status != 0)
+        #expect(output.stdout == "")
+        #expect(output.stderr == "Error: \(file.path): /entities/User/attributes/name/type: unknown type 'strng' "
+                + "(expected one of: string, integer, double, bool, date, data, json)\n")
+    }
+
+    @Test("every subcommand has --help", arguments: [["--help"], ["schema", "--help"], ["schema", "check", "--help"], ["query", "--help"]])
+    func help(arguments: [String]) throws {
+        let output = try ReplicaTool.run(arguments)
+        #expect(output.status == 0)
+        #expect(output.stdout.contains("USAGE:"))
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import GRDB
+import Replica
+import Testing
+
+@Suite("replica query")
+struct QueryCommandTests {
+    /// A blog store with three users, in a temporary directory.
+    static func makeStore() throws -> (directory: URL, path: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("blog.sqlite").path
+        let schema = try Schema(contentsOf: ReplicaTool.packageRoot.appendingPathComponent("Schemas/blog.json"))
+        let store = try Store(path: path, schema: schema)
+        try store.database.write { db in
+            try db.execute(sql: """
+                INSERT INTO users (userID, name, email, friends, createdAt) VALUES
+                  (1, 'Ann', 'ann@example.com', '[2,3]', 1714566896),
+                  (2, 'Bob', NULL, NULL, NULL),
+                  (3, 'Cleo', 'cleo@example.com', '[]', 1714566896.5)
+                """)
+        }
+        return (directory, path)
+    }
+
+    @Test("prints an aligned table")
+    func table() throws {
+        let (directory, path) = try Self.makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = try ReplicaTool.run(["query", "--db", path, "User", "--where", "userID >= ?", "--arg", "2",
+                                          "--sort", "-name"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout == """
+            userID  name  email             avatarSm  friends  createdAt
+            ------  ----  ----------------  --------  -------  ------------------------
+            3       Cleo  cleo@example.com  null      []       2024-05-01T12:34:56.500Z
+            2       Bob   null              null      null     null
+            (2 rows)
+
+            """)
+    }
+
+    @Test("prints JSON for scripts")
+    func json() throws {
+        let (directory, path) = try Self.makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = try ReplicaTool.run(["query", "--db", path, "users", "--sort", "name", "--limit", "2", "--format", "json"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout == """
+            [{"userID":1,"name":"Ann","email":"ann@example.com","avatarSm":null,"friends":[2,3],"createdAt":"2024-05-01T12:34:56Z"},
+            {"userID":2,"name":"Bob","email":null,"avatarSm":null,"friends":null,"createdAt":null}]
+
+            """)
+    }
+
+    @Test("user errors exit non-zero with one line on stderr",
+          arguments: [
+            (["User", "--sort", "nmae"], "cannot sort by 'nmae'"),
+            (["Users"], "unknown entity 'Users'"),
+            (["User", "--where", "name = = ?"], "SQLite error"),
+          ])
+    func userErrors(arguments: [String], fragment: String) throws {
+        let (directory, path) = try Self.makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = try ReplicaTool.run(["query", "--db", path] + arguments)
+        #expect(output.status == 1)
+        #expect(output.stdout == "")
+        #expect(output.stderr.hasPrefix("Error: \(path): "), "\(output.stderr)")
+        #expect(output.stderr.contains(fragment), "\(output.stderr)")
+        #expect(output.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test("a missing database file is an error, not a new empty file")
+    func missingDatabase() throws {
+        let output = try ReplicaTool.run(["query", "--db", "/nonexistent/blog.sqlite", "User"])
+        #expect(output.status == 1)
+        #expect(output.stderr == "Error: /nonexistent/blog.sqlite: no such database file\n")
+        #expect(!FileManager.default.fileExists(atPath: "/nonexistent/blog.sqlite"))
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+@testable import Replica
+
+@Suite("Schema files")
+struct SchemaFileTests {
+    @Test("blog.json loads with RSAPI's User example")
+    func blogLoads() throws {
+        let schema = try Schema(contentsOf: TestSupport.schemaFile("blog.json"))
+        #expect(schema.name == "blog")
+        #expect(schema.keyConvention == .snakeCase)
+        #expect(schema.entities.map(\.name) == ["User", "Post", "Comment"])
+        let user = try schema.requireEntity("User")
+        #expect(user.tableName == "users")
+        #expect(user.primaryKey == "userID")
+        #expect(user.jsonIDKey == "user_id")
+        #expect(user.attributes.map(\.name) == ["userID", "name", "email", "avatarSm", "friends", "createdAt"])
+        #expect(user.attribute(named: "friends")?.type == .json)
+        #expect(user.attribute(named: "userID")?.isNullable == false)
+        #expect(user.attribute(named: "email")?.isNullable == true)
+        let post = try schema.requireEntity("posts")
+        #expect(post.name == "Post")
+        #expect(post.namespace == "post")
+        #expect(post.collectionNamespace == "posts")
+        #expect(post.attribute(named: "published")?.defaultValue == .bool(false))
+        #expect(post.relationship(named: "author") == .toOne("author", "User", foreignKey: "userID"))
+        #expect(schema.routes.map(\.target) == [.entity("User"), .entity("User"), .entity("Post"), .entity("Post"),
+                                                .entity("Post"), .entity("Comment"), .many, .data])
+        #expect(schema.routes[4].method == .post)
+        #expect(schema.routes[0].stalePolicy == .delete)
+    }
+
+    @Test("the builder and people.json produce equal schemas")
+    func builderEqualsFile() throws {
+        let built = try Schema(name: "people", version: 1, keyConvention: .camelCase, routes: [
+            Route(.get, "/people", target: .entity("Person"), stale: .delete),
+            Route(.get, "/people/:id", target: .entity("Person")),
+            Route(.get, "/people/:personID/cars", target: .entity("Car"), stale: .delete),
+            Route(.get, "/cars", target: .entity("Car"), stale: .delete),
+            Route(.get, "/cars/:id", target: .entity("Car")),
+        ]) {
+            Entity("Person") {
+                Attribute("id", .integer)
+                Attribute("name", .string)
+                Attribute("numberOfKids", .integer)
+                Attribute("kilometersWalked", .double)
+                Attribute("avatar", .data)
+            }
+            Entity("Car") {
+                Attribute("id", .integer)
+                Attribute("name", .string)
+                Attribute("color", .string)
+                Attribute("personID", .integer, jsonKey: "person_id")
+                Relationship.toOne("person", "Person", foreignKey: "personID")
+            }
+        }
+        let loaded = try Schema(contentsOf: TestSupport.schemaFile("people.json"))
+        #expect(built == loaded)
+        #expect(built.entity(named: "Person")?.tableName == "people")
+        #expect(built.entity(named: "Car")?.tableName == "cars")
+    }
+
+    @Test("the file form reads back to an equal schema", arguments: ["blog.json", "people.json"])
+    func fileFormRoundTrip(file: String) throws {
+        let schema = try Schema(contentsOf: TestSupport.schemaFile(file))
+        let again = try Schema(jsonValue: schema.fileJSON)
+        #expect(again == schema)
+        #expect(again.fileJSON == schema.fileJSON)
+    }
+
+    struct BadCase: Sendable, CustomTestStringConvertible {
+        let name: String
+        let json: String
+        let code: SchemaError.Code
+        let pointer: String
+        let fragment: String
+        var testDescription: String { name }
+    }
+
+    static let badCases: [BadCase] = [
+        BadCase(name: "unknown type", json: """
+            {"name": "t", "entities": {"User": {"attributes": {"id": "integer", "name": {"type": "strng"}}}}}
+            """, code: .unknownType, pointer: "/entities/User/attributes/name/type", fragment: "unknown type 'strng'"),
+        BadCase(name: "unknown shorthand type", json: """
+            {"name": "t", "entities": {"User": {"attributes": {"id": "int"}}}}
+            """, code: .unknownType, pointer: "/entities/User/attributes/id", fragment: "unknown type 'int'"),
+        BadCase(name: "relationship to a missing entity", json: """
+            {"name": "t", "entities": {"Post": {"attributes": {"id": "integer", "userID": "integer"},
+             "relationships": {"author": {"toOne": "User", "foreignKey": "userID"}}}}}
+            """, code: .unknownEntity, pointer: "/entities/Post/relationships/author/toOne", fragment: "missing entity 'User'"),
+        BadCase(name: "duplicate table names", json: """
+            {"name": "t", "entities": {"A": {"table": "things", "attributes": {"id": "integer"}},
+             "B": {"table": "Things", "attributes": {"id": "integer"}}}}
+            """, code: .duplicateTable, pointer: "/entities/B/table", fragment: "'A' and 'B' both use table"),
+        BadCase(name: "primary key missing", json: """
+            {"name": "t", "entities": {"User": {"attributes": {"name": "string"}}}}
+            """, code: .invalidPrimaryKey, pointer: "/entities/User/primaryKey", fragment: "primary key 'id'"),
+        BadCase(name: "primary key nullable", json: """
+            {"name": "t", "entities": {"User": {"attributes": {"id": {"type": "integer", "nullable": true}}}}}
+            """, code: .invalidPrimaryKey, pointer: "/entities/User/attributes/id/nullable", fragment: "cannot be nullable"),
+        BadCase(name: "primary key of a type that cannot be a key", json: """
+            {"name": "t", "entities": {"User": {"attributes": {"id": "double"}}}}
+            """, code: .invalidPrimaryKey, pointer: "/entities/User/attributes/id/type", fragment: "integer or string"),
+        BadCase(name: "misspelled key", json: """
+            {"name": "t", "entities": {"User": {"attributes": {"id": {"type": "integer", "nulable": false}}}}}
+            """, code: .unknownKey, pointer: "/entities/User/attributes/id/nulable", fragment: "unknown key 'nulable'"),
+        BadCase(name: "missing entities", json: #"{"name": "t"}"#,
+                code: .missingKey, pointer: "/", fragment: "'entities'"),
+        BadCase(name: "entities as an array", json: #"{"name": "t", "entities": []}"#,
+                code: .invalidValue, pointer: "/entities", fragment: "found array"),
+        BadCase(name: "foreign key of the wrong type", json: """
+            {"name": "t", "entities": {"User": {"attributes": {"id": "string"}},
+             "Post": {"attributes": {"id": "integer", "userID": "integer"},
+                      "relationships": {"author": {"toOne": "User", "foreignKey": "userID"}}}}}
+            """, code: .invalidRelationship, pointer: "/entities/Post/relationships/author/foreignKey", fragment: "has type integer but"),
+        BadCase(name: "to-many without a matching inverse", json: """
+            {"name": "t", "entities": {"User": {"attributes": {"id": "integer"},
+                      "relationships": {"posts": {"toMany": "Post", "inverse": "writer"}}},
+             "Post": {"attributes": {"id": "integer", "userID": "integer"},
+                      "relationships": {"author": {"toOne": "User", "foreignKey": "userID"}}}}}
+            """, code: .invalidRelationship, pointer: "/entities/User/relationships/posts/inverse", fragment: "'writer'"),
+        BadCase(name: "default of the wrong type", json: """
+            {"name": "t", "entities": {"User": {"attributes": {"id": "integer", "age": {"type": "integer", "default": "ten"}}}}}
+            """, code: .invalidValue, pointer: "/entities/User/attributes/age/default", fragment: "an integer"),
+        BadCase(name: "index on an unknown attribute", json: """
+            {"name": "t", "entities": {"User": {"attributes": {"id": "integer", "name": "string"},
+             "indexes": [{"attributes": ["name", "nmae"]}]}}}
+            """, code: .unknownAttribute, pointer: "/entities/User/indexes/0/attributes/1", fragment: "'nmae'"),
+        BadCase(name: "route to an unknown entity", json: """
+            {"name": "t", "entities": {"User": {"attributes": {"id": "integer"}}},
+             "routes": [{"path": "/users", "target": "Users"}]}
+            """, code: .unknownEntity, pointer: "/routes/0/target", fragment: "unknown entity 'Users'"),
+        BadCase(name: "duplicate attribute names differing in case", json: """
+            {"name": "t", "entities": {"User": {"attributes": {"id": "integer", "name": "string", "Name": "string"}}}}
+            """, code: .duplicateName, pointer: "/entities/User/attributes/Name", fragment: "defined twice"),
+        BadCase(name: "reserved table name", json: """
+            {"name": "t", "entities": {"User": {"table": "sqlite_users", "attributes": {"id": "integer"}}}}
+            """, code: .invalidValue, pointer: "/entities/User/table", fragment: "reserved"),
+    ]
+
+    @Test("a bad schema file names the file, the JSON pointer and the problem", arguments: badCases)
+    func badSchemaFile(_ bad: BadCase) throws {
+        let error = #expect(throws: SchemaError.self) {
+            try Schema(json: Data(bad.json.utf8), file: "bad.json")
+        }
+        #expect(error?.code == bad.code)
+        #expect(error?.pointer?.description ?? "" == (bad.pointer == "/" ? "" : bad.pointer))
+        #expect(error?.file == "bad.json")
+        let text = error.map { String(describing: $0) } ?? ""
+        #expect(text.hasPrefix("bad.json: \(bad.pointer): "), "\(text)")
+        #expect(text.contains(bad.fragment), "\(text)")
+    }
+
+    @Test("malformed JSON in a schema file is an error, not a crash")
+    func malformedJSON() throws {
+        let error = #expect(throws: SchemaError.self) {
+            try Schema(json: Data(#"{"name": "t", "entities": {,}}"#.utf8), file: "broken.json")
+        }
+        #expect(error?.code == .invalidJSON)
+        #expect(String(describing: error.map { $0 } as Any).contains("broken.json"))
+    }
+
+    @Test("a missing file is an error naming it")
+    func missingFile() throws {
+        let error = #expect(throws: SchemaError.self) {
+            try Schema(contentsOf: URL(fileURLWithPath: "/nonexistent/schema.json"))
+        }
+        #expect(error?.code == .unreadableFile)
+        #expect(error?.file == "/nonexistent/schema.json")
+    }
+
+    @Test("table names are derived from entity names")
+    func derivedTableNames() {
+        #expect(Entity("User").tableName == "users")
+        #expect(Entity("Person").tableName == "people")
+        #expect(Entity("BlogPost").tableName == "blog_posts")
+        #expect(Entity("Category").tableName == "categories")
+        #expect(Entity("Address").tableName == "addresses")
+        #expect(Entity("Day").tableName == "days")
+        #expect(Entity("URLRequest").tableName == "url_requests")
+    }
+}

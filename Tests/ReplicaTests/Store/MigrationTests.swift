@@ -1,0 +1,174 @@
+import Foundation
+import GRDB
+import Testing
+@testable import Replica
+
+@Suite("Store migrations")
+struct MigrationTests {
+    static func version1() throws -> Schema {
+        try Schema(name: "app", version: 1) {
+            Entity("User") {
+                Attribute("id", .integer)
+                Attribute("name", .string, nullable: false)
+                Attribute("age", .integer)
+            }
+        }
+    }
+
+    /// The bytes of the database file and the recorded schema text, to prove nothing changed.
+    static func fingerprint(_ path: String) throws -> (Data, String?) {
+        let queue = try DatabaseQueue(path: path)
+        let recorded = try queue.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM replica_meta WHERE key = 'schema'")
+        }
+        try queue.close()
+        return (try Data(contentsOf: URL(fileURLWithPath: path)), recorded)
+    }
+
+    @Test("a new entity gets a table, a new attribute a column with its default, a new index is created")
+    func additiveMigration() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        let path = directory.path("app.sqlite")
+        do {
+            let store = try Store(path: path, schema: try Self.version1())
+            try StoreTests.insert(store, "User", ["id": .integer(1), "name": .string("Ann"), "age": .integer(30)])
+        }
+        let version2 = try Schema(name: "app", version: 2) {
+            Entity("User") {
+                Attribute("id", .integer)
+                Attribute("name", .string, nullable: false)
+                Attribute("age", .integer)
+                Attribute("active", .bool, nullable: false, default: .bool(true))
+                Attribute("nickname", .string)
+                Index(["name"])
+            }
+            Entity("Team") {
+                Attribute("id", .string)
+                Attribute("title", .string)
+            }
+        }
+        let store = try Store(path: path, schema: version2)
+        let users = try store.rows("User")
+        #expect(users.count == 1)
+        #expect(users[0]["active"] == .bool(true))
+        #expect(users[0]["nickname"] == .null)
+        #expect(users[0]["name"] == .string("Ann"))
+        try StoreTests.insert(store, "Team", ["id": .string("t1"), "title": .string("Core")])
+        #expect(try store.count("Team") == 1)
+        let indexes = try store.database.read { db in try db.indexes(on: "users").map(\.name) }
+        #expect(indexes.contains("users_name_index"))
+        // Reopening without a schema uses the recorded version 2.
+        let reopened = try Store(path: path)
+        #expect(reopened.schema == version2)
+        #expect(reopened.schema.version == 2)
+    }
+
+    @Test("a changed attribute type is refused, naming entity and attribute, and the file is left untouched")
+    func refusedTypeChange() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        let path = directory.path("app.sqlite")
+        do {
+            let store = try Store(path: path, schema: try Self.version1())
+            try StoreTests.insert(store, "User", ["id": .integer(1), "name": .string("Ann"), "age": .integer(30)])
+        }
+        let before = try Self.fingerprint(path)
+        let changed = try Schema(name: "app", version: 2) {
+            Entity("User") {
+                Attribute("id", .integer)
+                Attribute("name", .string, nullable: false)
+                Attribute("age", .string)
+            }
+            Entity("Team") { Attribute("id", .integer) }
+        }
+        let error = #expect(throws: StoreError.self) { try Store(path: path, schema: changed) }
+        #expect(error?.code == .incompatibleSchema)
+        #expect(error?.message.contains("entity 'User', attribute 'age': type changed from integer to string") == true)
+        #expect(error?.path == path)
+        let after = try Self.fingerprint(path)
+        #expect(after.0 == before.0)
+        #expect(after.1 == before.1)
+        // The new entity of the refused schema was not created either.
+        let store = try Store(path: path)
+        #expect(store.schema == (try Self.version1()))
+        #expect(throws: StoreError.self) { try store.rows("Team") }
+    }
+
+    @Test("changes that cannot be applied safely are refused",
+          arguments: [
+            ("primary key", "primary key changed from 'id' to 'name'"),
+            ("nullability", "attribute 'age': changed from nullable to non-null"),
+            ("non-null without default", "attribute 'score': a non-null attribute added to an existing entity needs a default"),
+            ("same version", "differs from the one recorded at version 1"),
+            ("older version", "newer than the given version"),
+            ("other schema", "holds schema 'app', not 'other'"),
+          ])
+    func refusedChanges(change: String, message: String) throws {
+        let directory = try TestSupport.temporaryDirectory()
+        let path = directory.path("app.sqlite")
+        _ = try Store(path: path, schema: try Self.version1())
+        let schema: Schema
+        switch change {
+        case "primary key":
+            schema = try Schema(name: "app", version: 2) {
+                Entity("User", primaryKey: "name") {
+                    Attribute("id", .integer, nullable: false)
+                    Attribute("name", .string, nullable: false)
+                    Attribute("age", .integer)
+                }
+            }
+        case "nullability":
+            schema = try Schema(name: "app", version: 2) {
+                Entity("User") {
+                    Attribute("id", .integer)
+                    Attribute("name", .string, nullable: false)
+                    Attribute("age", .integer, nullable: false)
+                }
+            }
+        case "non-null without default":
+            schema = try Schema(name: "app", version: 2) {
+                Entity("User") {
+                    Attribute("id", .integer)
+                    Attribute("name", .string, nullable: false)
+                    Attribute("age", .integer)
+                    Attribute("score", .double, nullable: false)
+                }
+            }
+        case "same version":
+            schema = try Schema(name: "app", version: 1) {
+                Entity("User") {
+                    Attribute("id", .integer)
+                    Attribute("name", .string, nullable: false)
+                    Attribute("age", .integer)
+                    Attribute("email", .string)
+                }
+            }
+        case "older version":
+            _ = try Store(path: path, schema: try Schema(name: "app", version: 3, entities: try Self.version1().entities))
+            schema = try Schema(name: "app", version: 2, entities: try Self.version1().entities)
+        default:
+            schema = try Schema(name: "other", version: 2, entities: try Self.version1().entities)
+        }
+        let before = try Self.fingerprint(path)
+        let error = #expect(throws: StoreError.self) { try Store(path: path, schema: schema) }
+        #expect(error?.code == .incompatibleSchema)
+        #expect(error?.message.contains(message) == true, "\(error.map(String.init(describing:)) ?? "")")
+        #expect(try Self.fingerprint(path).1 == before.1)
+    }
+
+    @Test("a database without a recorded schema needs one")
+    func missingSchema() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        let error = #expect(throws: StoreError.self) { try Store(path: directory.path("empty.sqlite")) }
+        #expect(error?.code == .missingSchema)
+    }
+
+    @Test("opening with the same schema again changes nothing")
+    func sameSchema() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        let path = directory.path("app.sqlite")
+        _ = try Store(path: path, schema: try Self.version1())
+        let before = try Self.fingerprint(path)
+        _ = try Store(path: path, schema: try Self.version1())
+        #expect(try Self.fingerprint(path).1 == before.1)
+    }
+}
