@@ -27,10 +27,10 @@ struct QueryCommand: AsyncParsableCommand {
     @Option(name: .customLong("where"), help: "An SQL where-clause over attribute names.")
     var predicate: String?
 
-    @Option(name: .customLong("arg"), help: "A value for the next ? in --where.")
+    @Option(name: .customLong("arg"), parsing: .unconditionalSingleValue, help: "A value for the next ? in --where (may start with '-').")
     var arguments: [String] = []
 
-    @Option(help: "Comma-separated attributes; '-' means descending (name,-age).")
+    @Option(parsing: .unconditional, help: "Comma-separated attributes; '-' means descending (-createdAt,name).")
     var sort: String?
 
     @Option(help: "The most rows to print.")

@@ -34,7 +34,7 @@ public struct Entity: Sendable, Hashable {
     ///   - name: The entity name.
     ///   - tableName: The table; derived from `name` when `nil`.
     ///   - primaryKey: The primary key attribute.
-    ///   - jsonIDKey: The JSON key of the id; `nil` means the primary key's JSON key.
+    ///   - jsonIDKey: The JSON key of the id (default `id`).
     ///   - namespace: The JSON namespace of one object.
     ///   - collectionNamespace: The JSON namespace of a collection.
     ///   - members: Attributes, relationships and indexes.

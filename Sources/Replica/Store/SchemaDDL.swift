@@ -5,11 +5,11 @@ import GRDB
 enum SchemaDDL {
     static func createTable(_ entity: Entity) -> String {
         let columns = entity.attributes.map { column($0, isPrimaryKey: $0.name == entity.primaryKey) }
-        return "CREATE TABLE \(entity.tableName.quotedDatabaseIdentifier) (\(columns.joined(separator: ", ")))"
+        return "CREATE TABLE \(entity.tableName.quotedIdentifier) (\(columns.joined(separator: ", ")))"
     }
 
     static func column(_ attribute: Attribute, isPrimaryKey: Bool) -> String {
-        var sql = "\(attribute.name.quotedDatabaseIdentifier) \(attribute.type.sqlType)"
+        var sql = "\(attribute.name.quotedIdentifier) \(attribute.type.sqlType)"
         if !attribute.isNullable { sql += " NOT NULL" }
         if isPrimaryKey { sql += " PRIMARY KEY" }
         if let value = attribute.defaultValue, !value.isNull { sql += " DEFAULT \(literal(value))" }
@@ -17,7 +17,7 @@ enum SchemaDDL {
     }
 
     static func addColumn(_ attribute: Attribute, to entity: Entity) -> String {
-        "ALTER TABLE \(entity.tableName.quotedDatabaseIdentifier) ADD COLUMN \(column(attribute, isPrimaryKey: false))"
+        "ALTER TABLE \(entity.tableName.quotedIdentifier) ADD COLUMN \(column(attribute, isPrimaryKey: false))"
     }
 
     /// The indexes a table gets: the declared ones plus one per to-one foreign key
@@ -34,13 +34,13 @@ enum SchemaDDL {
     }
 
     static func createIndex(_ index: Index, on entity: Entity) -> String {
-        let columns = index.attributes.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-        return "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(index.sqlName(table: entity.tableName).quotedDatabaseIdentifier) "
-            + "ON \(entity.tableName.quotedDatabaseIdentifier) (\(columns))"
+        let columns = index.attributes.map(\.quotedIdentifier).joined(separator: ", ")
+        return "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(index.sqlName(table: entity.tableName).quotedIdentifier) "
+            + "ON \(entity.tableName.quotedIdentifier) (\(columns))"
     }
 
     static func dropIndex(_ index: Index, on entity: Entity) -> String {
-        "DROP INDEX IF EXISTS \(index.sqlName(table: entity.tableName).quotedDatabaseIdentifier)"
+        "DROP INDEX IF EXISTS \(index.sqlName(table: entity.tableName).quotedIdentifier)"
     }
 
     /// A SQL literal for a default value.

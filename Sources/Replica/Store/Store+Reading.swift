@@ -84,7 +84,7 @@ extension Store {
     /// - Throws: ``StoreError``.
     public func count(_ entity: String, where predicate: String? = nil, arguments: [AttributeValue] = []) throws -> Int {
         let entity = try requireEntity(entity)
-        var sql = "SELECT COUNT(*) FROM \(entity.tableName.quotedDatabaseIdentifier)"
+        var sql = "SELECT COUNT(*) FROM \(entity.tableName.quotedIdentifier)"
         if let predicate, !predicate.isEmpty { sql += " WHERE \(predicate)" }
         return try read { db in
             try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue))) ?? 0
@@ -122,8 +122,8 @@ extension Store {
 
     func selectSQL(_ query: RowQuery) throws -> (Entity, String) {
         let entity = try requireEntity(query.entity)
-        let columns = entity.attributes.map(\.name.quotedDatabaseIdentifier).joined(separator: ", ")
-        var sql = "SELECT \(columns) FROM \(entity.tableName.quotedDatabaseIdentifier)"
+        let columns = entity.attributes.map(\.name.quotedIdentifier).joined(separator: ", ")
+        var sql = "SELECT \(columns) FROM \(entity.tableName.quotedIdentifier)"
         if let predicate = query.predicate, !predicate.isEmpty { sql += " WHERE \(predicate)" }
         sql += " ORDER BY " + (try orderBy(query.sort, for: entity))
         if let limit = query.limit { sql += " LIMIT \(max(0, limit))" }
@@ -143,10 +143,10 @@ extension Store {
                 throw StoreError(.unknownAttribute, "cannot sort by '\(key.attribute)': entity '\(entity.name)' has \(known)",
                                  path: path)
             }
-            terms.append("\(key.attribute.quotedDatabaseIdentifier) \(key.ascending ? "ASC" : "DESC")")
+            terms.append("\(key.attribute.quotedIdentifier) \(key.ascending ? "ASC" : "DESC")")
         }
         if !sort.contains(where: { $0.attribute == entity.primaryKey }) {
-            terms.append("\(entity.primaryKey.quotedDatabaseIdentifier) ASC")
+            terms.append("\(entity.primaryKey.quotedIdentifier) ASC")
         }
         return terms.joined(separator: ", ")
     }

@@ -42,9 +42,9 @@ struct StoreMigrator {
     }
 
     func recordedSchema(_ db: Database) throws -> Schema? {
-        guard try db.tableExists(Self.metaTable) else { return nil }
+        guard try db.replicaTableExists(Self.metaTable) else { return nil }
         guard let text = try String.fetchOne(
-            db, sql: "SELECT value FROM \(Self.metaTable.quotedDatabaseIdentifier) WHERE key = 'schema'")
+            db, sql: "SELECT value FROM \(Self.metaTable.quotedIdentifier) WHERE key = 'schema'")
         else { return nil }
         do {
             return try Schema(json: Data(text.utf8), file: "\(path ?? ":memory:") (recorded schema)")
@@ -55,10 +55,10 @@ struct StoreMigrator {
 
     func record(_ db: Database, schema: Schema) throws {
         try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS \(Self.metaTable.quotedDatabaseIdentifier) (
+            CREATE TABLE IF NOT EXISTS \(Self.metaTable.quotedIdentifier) (
                 key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL)
             """)
-        let upsert = "INSERT INTO \(Self.metaTable.quotedDatabaseIdentifier) (key, value) VALUES (?, ?) "
+        let upsert = "INSERT INTO \(Self.metaTable.quotedIdentifier) (key, value) VALUES (?, ?) "
             + "ON CONFLICT(key) DO UPDATE SET value = excluded.value"
         try db.execute(sql: upsert, arguments: ["schema", schema.fileJSON.serialized(pretty: true, sortedKeys: false)])
         try db.execute(sql: upsert, arguments: ["schema_version", String(schema.version)])
@@ -66,7 +66,7 @@ struct StoreMigrator {
 
     func create(_ db: Database, schema: Schema) throws {
         for entity in schema.entities {
-            if try db.tableExists(entity.tableName) {
+            if try db.replicaTableExists(entity.tableName) {
                 throw fail("table '\(entity.tableName)' of entity '\(entity.name)' already exists in a database "
                            + "that records no Replica schema")
             }
@@ -83,7 +83,7 @@ struct StoreMigrator {
         var statements: [String] = []
         for entity in new.entities {
             guard let previous = old.entities.first(where: { $0.name == entity.name }) else {
-                if try db.tableExists(entity.tableName) {
+                if try db.replicaTableExists(entity.tableName) {
                     throw fail("new entity '\(entity.name)' uses table '\(entity.tableName)', which already exists")
                 }
                 statements.append(SchemaDDL.createTable(entity))
@@ -108,7 +108,7 @@ struct StoreMigrator {
                        + "a primary key cannot change")
         }
         var statements: [String] = []
-        let existingColumns = Set(try db.columns(in: new.tableName).map { $0.name.lowercased() })
+        let existingColumns = Set(try db.replicaColumns(in: new.tableName).map { $0.lowercased() })
         for attribute in new.attributes {
             let what = "\(where_), attribute '\(attribute.name)'"
             if let before = old.attribute(named: attribute.name) {

@@ -15,14 +15,23 @@ struct MigrationTests {
         }
     }
 
-    /// The bytes of the database file and the recorded schema text, to prove nothing changed.
-    static func fingerprint(_ path: String) throws -> (Data, String?) {
+    /// Everything the database holds, to prove nothing changed: its schema SQL, the recorded
+    /// Replica schema and every row of every table.
+    static func fingerprint(_ path: String) throws -> (String, String?) {
         let queue = try DatabaseQueue(path: path)
-        let recorded = try queue.read { db in
-            try String.fetchOne(db, sql: "SELECT value FROM replica_meta WHERE key = 'schema'")
+        defer { try? queue.close() }
+        return try queue.read { db in
+            var dump = ""
+            let tables = try Row.fetchAll(db, sql: "SELECT type, name, sql FROM sqlite_master ORDER BY type, name")
+            for table in tables {
+                dump += "\(table["type"] as String? ?? "") \(table["name"] as String? ?? ""): \(table["sql"] as String? ?? "")\n"
+                if table["type"] == "table", let name: String = table["name"] {
+                    for row in try Row.fetchAll(db, sql: "SELECT * FROM \(name.quotedIdentifier)") { dump += "  \(row)\n" }
+                }
+            }
+            let recorded = try String.fetchOne(db, sql: "SELECT value FROM replica_meta WHERE key = 'schema'")
+            return (dump, recorded)
         }
-        try queue.close()
-        return (try Data(contentsOf: URL(fileURLWithPath: path)), recorded)
     }
 
     @Test("a new entity gets a table, a new attribute a column with its default, a new index is created")

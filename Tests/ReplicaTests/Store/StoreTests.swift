@@ -24,8 +24,8 @@ struct StoreTests {
     static func insert(_ store: Store, _ entityName: String, _ values: [String: AttributeValue]) throws {
         let entity = try store.requireEntity(entityName)
         let names = values.keys.sorted()
-        let sql = "INSERT INTO \(entity.tableName.quotedDatabaseIdentifier) ("
-            + names.map(\.quotedDatabaseIdentifier).joined(separator: ", ") + ") VALUES ("
+        let sql = "INSERT INTO \(entity.tableName.quotedIdentifier) ("
+            + names.map(\.quotedIdentifier).joined(separator: ", ") + ") VALUES ("
             + names.map { _ in "?" }.joined(separator: ", ") + ")"
         try store.database.write { db in
             try db.execute(sql: sql, arguments: StatementArguments(names.map { values[$0]?.databaseValue ?? .null }))
@@ -118,7 +118,7 @@ struct StoreTests {
     func hostileNames() throws {
         let hostile = "\"; DROP TABLE x; --"
         let schema = try Schema(name: "hostile") {
-            Entity("x") { Attribute("id", .integer) }
+            Entity("x", tableName: "x") { Attribute("id", .integer) }
             Entity("order", tableName: "order") {
                 Attribute("id", .integer)
                 Attribute(hostile, .string, default: .string("it's"))
