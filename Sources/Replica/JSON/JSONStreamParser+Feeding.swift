@@ -1,0 +1,159 @@
+/// The stream parser's chunk driver: resumes what the last chunk cut short
+/// (a token or a delivered value, kept in `carry`), then parses the rest of
+/// the chunk in place, and keeps line numbers across chunks.
+extension JSONStreamParser {
+    typealias Body = (borrowing JSONElement) throws -> Void
+
+    mutating func feedChunk(_ chunk: UnsafeRawBufferPointer, _ body: Body) throws {
+        let start = JSONTokenizer.base(of: chunk)
+        let end = start + chunk.count
+        let region = JSONSourceRegion(start: start, offset: offset, line: line, lineStart: lineStart)
+        if chunk.count > limits.maxDocumentSize - offset {
+            throw region.error(.documentTooLarge, at: start + (limits.maxDocumentSize - offset), "document longer than the limit of \(limits.maxDocumentSize) bytes")
+        }
+        defer {
+            let (count, last) = jsonCountLineFeeds(start, end)
+            line += count
+            if let last { lineStart = region.offset(of: last) + 1 }
+            offset += chunk.count
+        }
+        var q = start
+        while true {
+            switch pending {
+            case .none:
+                if let suspendedAt = try process(from: q, to: end, region: region, isFinal: false, body) {
+                    startCarry(from: suspendedAt, to: end, region: region)
+                }
+                return
+            case .element(var scan):
+                switch Self.scanElement(&scan, from: q, to: end, maxDepth: limits.maxDepth) {
+                case .incomplete:
+                    carry.append(contentsOf: UnsafeRawBufferPointer(start: q, count: end - q))
+                    pending = .element(scan)
+                    if carry.count > limits.maxStreamedValueSize { try valueTooLarge(scan) }
+                    return
+                case .tooDeep(let bracket):
+                    carry.append(contentsOf: UnsafeRawBufferPointer(start: q, count: bracket + 1 - q))
+                    try validateCarry(scan, isFinal: false)
+                    throw carryRegionError(.tooDeep, "arrays and objects nested deeper than \(limits.maxDepth) levels")
+                case .complete(let valueEnd):
+                    carry.append(contentsOf: UnsafeRawBufferPointer(start: q, count: valueEnd - q))
+                    q = valueEnd
+                    pending = .none
+                    if carry.count > limits.maxStreamedValueSize { try valueTooLarge(scan) }
+                    try deliverCarry(scan, body)
+                }
+            case .token(var completion):
+                guard let used = completion.advance(from: q, to: end) else {
+                    carry.append(contentsOf: UnsafeRawBufferPointer(start: q, count: end - q))
+                    pending = .token(completion)
+                    if carry.count > limits.maxStringLength + 16 {
+                        // Long enough that the tokenizer must fail (string too long) or show an earlier
+                        // error; anything it leaves becomes the new carry with a fresh completion state.
+                        pending = .none
+                        try processCarry(isFinal: false, body)
+                        if carry.count > limits.maxStreamedValueSize { try valueTooLarge(nil) }
+                    }
+                    return
+                }
+                carry.append(contentsOf: UnsafeRawBufferPointer(start: q, count: used))
+                q += used
+                pending = .none
+                try processCarry(isFinal: false, body)
+            }
+        }
+    }
+
+    mutating func finishInput(_ body: Body) throws -> JSONValue {
+        switch pending {
+        case .element(let scan):
+            try validateCarry(scan, isFinal: true)
+            throw carryRegionError(.unexpectedEnd, "unexpected end of input in a value", atEnd: true)
+        case .token:
+            pending = .none
+            try processCarry(isFinal: true, body)
+        case .none:
+            let start = JSONTokenizer.base(of: UnsafeRawBufferPointer(start: nil, count: 0))
+            let region = JSONSourceRegion(start: start, offset: offset, line: line, lineStart: lineStart)
+            _ = try process(from: start, to: start, region: region, isFinal: true, body)
+        }
+        guard let skeleton else {
+            throw JSONParseError(code: .unexpectedEnd, byteOffset: offset, line: line, column: offset - lineStart + 1,
+                                 message: "unexpected end of input: expected a JSON value")
+        }
+        return skeleton
+    }
+
+    /// Keeps `[from, end)` of the current buffer as the carry, with its line information.
+    mutating func startCarry(from: UnsafePointer<UInt8>, to end: UnsafePointer<UInt8>, region: JSONSourceRegion) {
+        let sub = region.subregion(at: from)
+        let bytes = UnsafeRawBufferPointer(start: from, count: end - from)
+        carry.removeAll(keepingCapacity: true)
+        carry.append(contentsOf: bytes)
+        carryOffset = sub.offset
+        carryLine = sub.line
+        carryLineStart = sub.lineStart
+        if case .none = pending { pending = .token(TokenCompletion(partial: bytes)) }
+    }
+
+    /// Parses the carried bytes as a buffer of their own; whatever they leave unfinished becomes the new carry.
+    mutating func processCarry(isFinal: Bool, _ body: Body) throws {
+        var bytes: [UInt8] = []
+        swap(&bytes, &carry)
+        defer {
+            if carry.isEmpty {
+                bytes.removeAll(keepingCapacity: true)
+                swap(&bytes, &carry)
+            }
+        }
+        try bytes.withUnsafeBytes { buffer in
+            let start = JSONTokenizer.base(of: buffer)
+            let region = JSONSourceRegion(start: start, offset: carryOffset, line: carryLine, lineStart: carryLineStart)
+            if let suspendedAt = try process(from: start, to: start + buffer.count, region: region, isFinal: isFinal, body) {
+                startCarry(from: suspendedAt, to: start + buffer.count, region: region)
+            }
+        }
+    }
+
+    /// Delivers the carried bytes as one complete value.
+    mutating func deliverCarry(_ scan: ElementScan, _ body: Body) throws {
+        var bytes: [UInt8] = []
+        swap(&bytes, &carry)
+        defer {
+            bytes.removeAll(keepingCapacity: true)
+            swap(&bytes, &carry)
+        }
+        try bytes.withUnsafeBytes { buffer in
+            let start = JSONTokenizer.base(of: buffer)
+            let region = JSONSourceRegion(start: start, offset: carryOffset, line: carryLine, lineStart: carryLineStart)
+            try deliver(buffer, region: region, scan: scan, prevalidated: false, body)
+        }
+        tokenizer.valueDone()
+        delivered(scan, placeholder: .object(JSONObject()))
+    }
+
+    /// Validates the carried bytes of a value; throws its first error.
+    func validateCarry(_ scan: ElementScan, isFinal: Bool) throws {
+        try carry.withUnsafeBytes { buffer in
+            let start = JSONTokenizer.base(of: buffer)
+            let region = JSONSourceRegion(start: start, offset: carryOffset, line: carryLine, lineStart: carryLineStart)
+            var validator = JSONTokenizer(start: start, end: start + buffer.count, region: region, baseDepth: scan.parentDepth, limits: limits)
+            validator.isFinal = isFinal
+            while try validator.next() != .end {}
+        }
+    }
+
+    mutating func valueTooLarge(_ scan: ElementScan?) throws {
+        if let scan { try validateCarry(scan, isFinal: false) }
+        throw carryRegionError(.valueTooLarge, "value longer than the streaming limit of \(limits.maxStreamedValueSize) bytes")
+    }
+
+    /// An error at the start (or end) of the carried bytes.
+    func carryRegionError(_ code: JSONParseError.Code, _ message: String, atEnd: Bool = false) -> JSONParseError {
+        carry.withUnsafeBytes { buffer in
+            let start = JSONTokenizer.base(of: buffer)
+            let region = JSONSourceRegion(start: start, offset: carryOffset, line: carryLine, lineStart: carryLineStart)
+            return region.error(code, at: atEnd ? start + buffer.count : start, message)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Testing
+@testable import Replica
+
+@Suite("JSON numbers: exact integers, correctly rounded doubles")
+struct JSONNumberTests {
+    static let cases: [(String, JSONValue)] = [
+        ("0", .int(0)),
+        ("-0", .double(-0.0)),
+        ("9223372036854775807", .int(.max)),
+        ("-9223372036854775808", .int(.min)),
+        ("9223372036854775808", .double(9223372036854775808.0)),
+        ("-9223372036854775809", .double(-9223372036854775809.0)),
+        ("18446744073709551616", .double(18446744073709551616.0)),
+        ("123456789012345678901234567890", .double(1.2345678901234568e29)),
+        ("1.0", .double(1.0)),
+        ("1e0", .double(1.0)),
+        ("0.1", .double(0.1)),
+        ("3.25", .double(3.25)),
+        ("-2.5E-3", .double(-0.0025)),
+        ("1e22", .double(1e22)),
+        ("1e23", .double(1e23)),
+        ("9007199254740993", .int(9007199254740993)),
+        ("9007199254740993.0", .double(9007199254740992.0)),
+        ("2.2250738585072014e-308", .double(2.2250738585072014e-308)),
+        ("4.9e-324", .double(.leastNonzeroMagnitude)),
+        ("1e-400", .double(0.0)),
+        ("1.7976931348623157e308", .double(1.7976931348623157e308)),
+        ("0.30000000000000004", .double(0.30000000000000004)),
+        ("123.456e-2", .double(1.23456)),
+        ("0e10", .double(0)),
+        ("1E+2", .double(100)),
+    ]
+
+    @Test("converts numbers exactly or correctly rounded", arguments: cases.indices)
+    func converts(_ index: Int) throws {
+        let (text, expected) = Self.cases[index]
+        let value = try JSONValue(parsing: text)
+        #expect(value == expected, "\(text) → \(value)")
+        if case .double(let d) = expected, d == 0 {
+            #expect(value.doubleValue?.sign == d.sign, "\(text)")
+        }
+    }
+
+    @Test("agrees with the standard library on many decimal strings")
+    func agreesWithStandardLibrary() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let mantissa = UInt64.random(in: 0...UInt64.max, using: &generator) >> UInt64.random(in: 0...63, using: &generator)
+            let exponent = Int.random(in: -330...310, using: &generator)
+            let text = "\(mantissa)e\(exponent)"
+            let expected = Double(text) ?? .nan
+            guard expected.isFinite else { continue }
+            #expect(try JSONValue(parsing: text) == .double(expected), "\(text)")
+            let fraction = "\(mantissa / 1000).\(mantissa % 1000)"
+            #expect(try JSONValue(parsing: fraction) == .double(Double(fraction) ?? .nan), "\(fraction)")
+        }
+    }
+
+    @Test("overflow to infinity is an error at the number")
+    func outOfRange() {
+        for (text, offset) in [("1e400", 0), ("[1, -1e309]", 4), ("1797693134862315799999e288", 0)] {
+            guard case .failure(let error) = jsonParseResult(text) else {
+                Issue.record("accepted \(text)")
+                continue
+            }
+            #expect(error.code == .numberOutOfRange, "\(text)")
+            #expect(error.byteOffset == offset, "\(text)")
+        }
+    }
+}
