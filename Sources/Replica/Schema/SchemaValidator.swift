@@ -47,15 +47,35 @@ struct SchemaValidator {
             try validateRelationships(of: entity, in: schema, at: JSONPointer.root / "entities" / entity.name)
             try validateIndexes(of: entity, at: JSONPointer.root / "entities" / entity.name / "indexes")
         }
+        try validateRoutes(of: schema)
+    }
+
+    private func validateRoutes(of schema: Schema) throws {
         for (index, route) in schema.routes.enumerated() {
             let pointer = JSONPointer.root / "routes" / index
             guard route.path.hasPrefix("/") else {
                 throw fail(.invalidRoute, "route path '\(route.path)' must start with '/'", at: pointer / "path")
             }
+            do {
+                _ = try RoutePattern(route.path)
+            } catch {
+                throw fail(.invalidRoute, error.message, at: pointer / "path")
+            }
             if case .entity(let name) = route.target, schema.entity(named: name) == nil {
                 throw fail(.unknownEntity, "route \(route.method) \(route.path) targets unknown entity '\(name)'",
                            at: pointer / "target")
             }
+        }
+        do {
+            _ = try RouteTable(schema: schema)
+        } catch {
+            // Point at the later of the two conflicting routes.
+            let culprit = schema.routes.indices.last { index in
+                let text = (try? RoutePattern(schema.routes[index].path).description) ?? schema.routes[index].path
+                return text == error.otherPattern || text == error.pattern
+            }
+            let pointer = culprit.map { JSONPointer.root / "routes" / $0 / "path" } ?? JSONPointer.root / "routes"
+            throw fail(.invalidRoute, error.message, at: pointer)
         }
     }
 
