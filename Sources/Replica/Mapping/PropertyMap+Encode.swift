@@ -1,0 +1,68 @@
+extension PropertyMap {
+    /// Turns attribute values into a JSON object for a request body.
+    ///
+    /// ```swift
+    /// posts.encode(["title": .string("Hi"), "createdAt": .date(date)], wrapped: true)
+    /// // {"post": {"title": "Hi", "created_at": "2024-05-01T12:00:00Z"}}
+    /// ```
+    ///
+    /// Members are written under the attributes' JSON keys, in attribute order;
+    /// key paths re-nest (`address.geo.lat` → `{"address": {"geo": {"lat": …}}}`).
+    /// Dates are ISO 8601 text unless the attribute's transform says otherwise
+    /// (`unixSeconds` → number of seconds, `unixMilliseconds` → integer
+    /// milliseconds, `date:FORMAT` → text in FORMAT); data is standard base64;
+    /// `percentage` writes 0.45 as 45; a custom transform's encoder is used when
+    /// it has one. Names that are not attributes of the entity are ignored.
+    ///
+    /// - Parameters:
+    ///   - values: Attribute values by attribute name.
+    ///   - wrapped: Whether to wrap the object in the entity's ``Entity/namespace``
+    ///     (no effect when the entity has none).
+    /// - Returns: The JSON object.
+    public func encode(_ values: [String: AttributeValue], wrapped: Bool = false) -> JSONObject {
+        var body = JSONObject()
+        for mapping in attributes {
+            guard let value = values[mapping.name] else { continue }
+            Self.insert(mapping.converter.encode(value), at: mapping.jsonPath[...], into: &body)
+        }
+        return wrap(body, wrapped: wrapped)
+    }
+
+    /// Turns a stored row into a JSON object for a request body; see ``encode(_:wrapped:)``.
+    ///
+    /// ```swift
+    /// let body = users.encode(try store.rows("User")[0])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - row: A row of this entity.
+    ///   - wrapped: Whether to wrap the object in the entity's namespace.
+    /// - Returns: The JSON object.
+    public func encode(_ row: EntityRow, wrapped: Bool = false) -> JSONObject {
+        var body = JSONObject()
+        for (name, value) in zip(row.names, row.values) {
+            guard let index = index(ofAttribute: name) else { continue }
+            let mapping = attributes[index]
+            Self.insert(mapping.converter.encode(value), at: mapping.jsonPath[...], into: &body)
+        }
+        return wrap(body, wrapped: wrapped)
+    }
+
+    private func wrap(_ body: JSONObject, wrapped: Bool) -> JSONObject {
+        guard wrapped, let namespace = entity.namespace, !namespace.isEmpty else { return body }
+        return [namespace: .object(body)]
+    }
+
+    /// Sets `value` at a key path, creating (or extending) the nested objects on the way.
+    static func insert(_ value: JSONValue, at path: ArraySlice<String>, into object: inout JSONObject) {
+        guard let first = path.first else { return }
+        let rest = path.dropFirst()
+        if rest.isEmpty {
+            object[first] = value
+            return
+        }
+        var nested = object[first]?.objectValue ?? JSONObject()
+        insert(value, at: rest, into: &nested)
+        object[first] = .object(nested)
+    }
+}

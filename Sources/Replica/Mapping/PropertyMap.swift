@@ -1,0 +1,179 @@
+/// How one entity's objects look in JSON: which key holds which attribute or
+/// relationship, and how values convert. Built once per entity, then shared.
+///
+/// Keys come from, in order of precedence:
+/// 1. the attribute's explicit `jsonKey` (RSAPI's RSModelHelper: list only the
+///    exceptions); a key containing dots is a key path into nested objects
+///    (`address.geo.lat`);
+/// 2. for the primary key, the entity's `jsonIDKey` (RSAPI's `jsonIdKeyForClass`, default `id`);
+/// 3. the schema's ``KeyConvention`` applied to the attribute name
+///    (`userID` ↔ `user_id`, `avatarSm` ↔ `avatar_sm`).
+///
+/// Relationships use their explicit `jsonKey` or the convention applied to
+/// their name. Keys match exactly (case-sensitive); any other key of an object
+/// is counted as unknown and ignored.
+///
+/// ```swift
+/// let schema = try Schema(contentsOf: URL(fileURLWithPath: "Schemas/blog.json"))
+/// let users = try PropertyMap(entity: schema.requireEntity("User"), in: schema)
+/// users.jsonKey(forAttribute: "avatarSm")   // "avatar_sm"
+/// let mapped = try users.map(["user_id": 7, "name": "Ann"], at: .root)
+/// mapped["userID"]   // .integer(7)
+/// ```
+public struct PropertyMap: Sendable {
+    /// The entity mapped.
+    public let entity: Entity
+    /// One mapping per attribute, in the entity's attribute order (the slots of ``MappedObject/values``).
+    public let attributes: [AttributeMapping]
+    /// One mapping per relationship, in the entity's order (the slots of ``MappedObject/relationships``).
+    public let relationships: [RelationshipMapping]
+    /// The index of the primary key in ``attributes``.
+    public let primaryKeyIndex: Int
+
+    /// JSON key → slot, for the top level; nested nodes for key paths.
+    let root: KeyNode
+    private let indexByName: [String: Int]
+    /// The attribute and relationship names, shared by every ``MappedObject``.
+    let attributeNames: [String]
+    let relationshipNames: [String]
+    /// The to-one relationships that can fill a foreign key: (relationship index, attribute index).
+    let foreignKeyLinks: [(relationship: Int, attribute: Int)]
+
+    /// Builds the map of `entity`.
+    ///
+    /// ```swift
+    /// var transforms = TransformRegistry()
+    /// transforms.register("upper") { .string($0.stringValue?.uppercased() ?? "") }
+    /// let map = try PropertyMap(entity: schema.requireEntity("User"), in: schema, transforms: transforms)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - entity: The entity, one of `schema`'s.
+    ///   - schema: The schema: its key convention, and the destinations of relationships.
+    ///   - transforms: Custom transforms that attributes may name.
+    /// - Throws: ``MappingError`` with code `.unknownTransform` or `.invalidTransform`
+    ///   naming the entity and attribute, or `.collidingKeys` naming both attributes
+    ///   (or relationships) that map to one JSON key.
+    public init(entity: Entity, in schema: Schema, transforms: TransformRegistry = TransformRegistry()) throws {
+        let convention = schema.keyConvention
+        let conventional = entity.attributes.filter { $0.jsonKey == nil && $0.name != entity.primaryKey }.map(\.name)
+        let table: KeyConvention.Table
+        do {
+            table = try convention.table(attributes: conventional)
+        } catch {
+            throw MappingError(.collidingKeys, "attributes \(error.attributes.map { "'\($0)'" }.joined(separator: " and ")) "
+                               + "both map to JSON key '\(error.jsonKey)' (\(convention.rawValue))",
+                               entity: entity.name)
+        }
+        var attributes: [AttributeMapping] = []
+        var indexByName: [String: Int] = [:]
+        for attribute in entity.attributes {
+            let key: String
+            if let explicit = attribute.jsonKey, !explicit.isEmpty {
+                key = explicit
+            } else if attribute.name == entity.primaryKey {
+                key = entity.jsonIDKey
+            } else {
+                key = table.jsonKey(forAttribute: attribute.name) ?? convention.jsonKey(forAttribute: attribute.name)
+            }
+            indexByName[attribute.name] = attributes.count
+            attributes.append(AttributeMapping(
+                name: attribute.name, type: attribute.type, isNullable: attribute.isNullable,
+                jsonPath: Self.path(key), transform: attribute.transform,
+                converter: try ValueConverter(attribute: attribute, entity: entity.name, transforms: transforms)))
+        }
+        var relationships: [RelationshipMapping] = []
+        var links: [(relationship: Int, attribute: Int)] = []
+        for relationship in entity.relationships {
+            let key = relationship.jsonKey.flatMap { $0.isEmpty ? nil : $0 }
+                ?? convention.jsonKey(forAttribute: relationship.name)
+            var foreignKeyIndex: Int?
+            var destinationIDPath: [String]?
+            if relationship.kind == .toOne, let foreignKey = relationship.foreignKey, let index = indexByName[foreignKey] {
+                foreignKeyIndex = index
+                links.append((relationships.count, index))
+                if let destination = schema.entity(named: relationship.destination) {
+                    destinationIDPath = Self.path(Self.primaryKeyJSONKey(of: destination))
+                }
+            }
+            relationships.append(RelationshipMapping(
+                name: relationship.name, kind: relationship.kind, destination: relationship.destination,
+                jsonPath: Self.path(key), foreignKeyIndex: foreignKeyIndex, destinationIDPath: destinationIDPath))
+        }
+        self.entity = entity
+        self.attributes = attributes
+        self.relationships = relationships
+        self.indexByName = indexByName
+        self.attributeNames = attributes.map(\.name)
+        self.relationshipNames = relationships.map(\.name)
+        self.foreignKeyLinks = links
+        self.primaryKeyIndex = indexByName[entity.primaryKey] ?? 0
+        self.root = try KeyNode.build(entity: entity.name, attributes: attributes, relationships: relationships)
+    }
+
+    /// The JSON key (path) of an entity's primary key: its explicit `jsonKey`, else the entity's `jsonIDKey`.
+    static func primaryKeyJSONKey(of entity: Entity) -> String {
+        if let explicit = entity.attribute(named: entity.primaryKey)?.jsonKey, !explicit.isEmpty { return explicit }
+        return entity.jsonIDKey
+    }
+
+    /// `address.geo.lat` → `["address", "geo", "lat"]`; a key without dots is a path of one.
+    static func path(_ key: String) -> [String] {
+        guard key.utf8.contains(UInt8(ascii: ".")) else { return [key] }
+        return key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    /// The index of attribute `name` in ``attributes`` (and ``MappedObject/values``).
+    ///
+    /// ```swift
+    /// map.index(ofAttribute: "userID")   // 0
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The attribute name.
+    /// - Returns: The index, or `nil` when the entity has no such attribute.
+    public func index(ofAttribute name: String) -> Int? { indexByName[name] }
+
+    /// The JSON key of an attribute, key paths joined by dots.
+    ///
+    /// ```swift
+    /// map.jsonKey(forAttribute: "avatarSm")       // "avatar_sm"
+    /// map.jsonKey(forAttribute: "addressGeoLat")  // "address.geo.lat"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The attribute name.
+    /// - Returns: The key, or `nil` when the entity has no such attribute.
+    public func jsonKey(forAttribute name: String) -> String? {
+        indexByName[name].map { attributes[$0].jsonKey }
+    }
+
+    /// The attribute stored under a JSON key (a dot-joined key path for nested keys).
+    ///
+    /// ```swift
+    /// map.attribute(forJSONKey: "user_id")          // "userID"
+    /// map.attribute(forJSONKey: "address.geo.lat")  // "addressGeoLat"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: The JSON key or dot-joined key path.
+    /// - Returns: The attribute name, or `nil` when no attribute has this key.
+    public func attribute(forJSONKey key: String) -> String? {
+        guard case .attribute(let index) = root.slot(at: Self.path(key)) else { return nil }
+        return attributes[index].name
+    }
+
+    /// The relationship whose nested value is under a JSON key (a dot-joined key path for nested keys).
+    ///
+    /// ```swift
+    /// map.relationship(forJSONKey: "author")   // "author"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: The JSON key or dot-joined key path.
+    /// - Returns: The relationship name, or `nil` when no relationship has this key.
+    public func relationship(forJSONKey key: String) -> String? {
+        guard case .relationship(let index) = root.slot(at: Self.path(key)) else { return nil }
+        return relationships[index].name
+    }
+}
