@@ -1,0 +1,116 @@
+import Foundation
+
+/// Identifies a registered change observer, for removal.
+public struct ObserverToken: Sendable, Hashable {
+    let id: UInt64
+}
+
+/// The change observers of a ``SyncEngine``: each gets every committed change set that touches
+/// its entities, in commit order, on its own queue; none ever blocks the writer.
+final class ChangeObservers: Sendable {
+    struct Observer: Sendable {
+        let entities: Set<String>?
+        let queue: DispatchQueue
+        let callback: @Sendable (ChangeSet) -> Void
+    }
+
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    nonisolated(unsafe) private var observers: [UInt64: Observer] = [:]
+    nonisolated(unsafe) private var nextID: UInt64 = 1
+
+    func add(_ observer: Observer) -> ObserverToken {
+        lock.lock()
+        defer { lock.unlock() }
+        let id = nextID
+        nextID += 1
+        observers[id] = observer
+        return ObserverToken(id: id)
+    }
+
+    func remove(_ token: ObserverToken) {
+        lock.lock()
+        observers[token.id] = nil
+        lock.unlock()
+    }
+
+    func contains(_ id: UInt64) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return observers[id] != nil
+    }
+
+    /// Dispatches `changes` to every interested observer. Called on the writer right after
+    /// commit, so dispatch order is commit order; each delivery re-checks that its observer is
+    /// still registered, so removal takes effect at once, even from inside a callback.
+    func publish(_ changes: ChangeSet) {
+        lock.lock()
+        let current = observers
+        lock.unlock()
+        for (id, observer) in current.sorted(by: { $0.key < $1.key }) {
+            var delivered = changes
+            if let entities = observer.entities {
+                delivered.entities = changes.entities.filter { entities.contains($0.key) && !$0.value.isEmpty }
+            }
+            guard !delivered.isEmpty else { continue }
+            observer.queue.async { [self, delivered] in
+                guard contains(id) else { return }
+                observer.callback(delivered)
+            }
+        }
+    }
+}
+
+/// A lock-protected counter of committed transactions.
+final class SequenceCounter: Sendable {
+    private let lock = NSLock()
+    nonisolated(unsafe) private var value: UInt64 = 0
+
+    func next() -> UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value
+    }
+}
+
+extension SyncEngine {
+    /// Registers `callback` for every committed change set that touches `entities` (all when `nil`),
+    /// delivered in commit order on `queue`.
+    ///
+    /// ```swift
+    /// let token = engine.addObserver(for: ["Post"], queue: .main) { changes in
+    ///     print("posts inserted:", changes["Post"]?.inserted.count ?? 0)
+    /// }
+    /// engine.removeObserver(token)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - entities: Entity names to watch, or `nil` for all.
+    ///   - queue: Where callbacks run; a serial queue keeps them in commit order.
+    ///   - callback: Receives the change set, restricted to the watched entities.
+    /// - Returns: A token for ``removeObserver(_:)``.
+    @discardableResult
+    public func addObserver(for entities: Set<String>? = nil, queue: DispatchQueue,
+                            _ callback: @escaping @Sendable (ChangeSet) -> Void) -> ObserverToken {
+        observers.add(ChangeObservers.Observer(entities: entities, queue: queue, callback: callback))
+    }
+
+    /// Stops deliveries to an observer at once; safe from inside its own callback.
+    public func removeObserver(_ token: ObserverToken) {
+        observers.remove(token)
+    }
+
+    /// The committed change sets touching `entities`, as an async sequence; ends when the task is cancelled.
+    ///
+    /// ```swift
+    /// for await changes in engine.changes(for: ["Post"]) { print(changes) }
+    /// ```
+    public func changes(for entities: Set<String>? = nil) -> AsyncStream<ChangeSet> {
+        let (stream, continuation) = AsyncStream<ChangeSet>.makeStream(bufferingPolicy: .unbounded)
+        let queue = DispatchQueue(label: "Replica.changes")
+        let token = addObserver(for: entities, queue: queue) { continuation.yield($0) }
+        continuation.onTermination = { [weak self] _ in self?.removeObserver(token) }
+        return stream
+    }
+}

@@ -1,0 +1,117 @@
+/// The primary keys of one kind of change, stored compactly (integers or strings).
+///
+/// ```swift
+/// let keys = changes["Post"]?.inserted ?? PrimaryKeys()
+/// keys.count          // 3
+/// keys.contains(.integer(7))
+/// ```
+public struct PrimaryKeys: Sendable, Hashable, Sequence, CustomStringConvertible {
+    var integers: [Int64] = []
+    var strings: [String] = []
+
+    public init() {}
+
+    /// Keys from attribute values (integers and strings; other values are stored as text).
+    public init(_ values: [AttributeValue]) {
+        for value in values { append(value) }
+    }
+
+    /// The number of keys.
+    public var count: Int { integers.count + strings.count }
+    public var isEmpty: Bool { integers.isEmpty && strings.isEmpty }
+
+    /// The keys as attribute values, integers first.
+    public var values: [AttributeValue] { integers.map { .integer($0) } + strings.map { .string($0) } }
+
+    public func makeIterator() -> IndexingIterator<[AttributeValue]> { values.makeIterator() }
+
+    /// Whether `key` is one of the keys (linear; build a `Set` for many lookups).
+    public func contains(_ key: AttributeValue) -> Bool {
+        switch key {
+        case .integer(let i): return integers.contains(i)
+        case .string(let s): return strings.contains(s)
+        default: return strings.contains(key.description)
+        }
+    }
+
+    mutating func append(_ key: AttributeValue) {
+        switch key {
+        case .integer(let i): integers.append(i)
+        case .string(let s): strings.append(s)
+        default: strings.append(key.description)
+        }
+    }
+
+    /// Removes duplicates and the keys in `excluded`, keeping first occurrences in order.
+    mutating func normalize(excluding excluded: PrimaryKeys = PrimaryKeys()) {
+        integers = Self.unique(integers, excluding: excluded.integers)
+        strings = Self.unique(strings, excluding: excluded.strings)
+    }
+
+    static func unique<T: Hashable & Comparable>(_ keys: [T], excluding excluded: [T]) -> [T] {
+        if excluded.isEmpty, zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) { return keys }
+        var seen = Set(excluded)
+        return keys.filter { seen.insert($0).inserted }
+    }
+
+    public var description: String { "[" + values.map(\.description).joined(separator: ", ") + "]" }
+}
+
+/// What one transaction did to one entity.
+public struct EntityChanges: Sendable, Hashable, CustomStringConvertible {
+    /// Keys of rows that did not exist before.
+    public var inserted = PrimaryKeys()
+    /// Keys of rows whose stored values changed.
+    public var updated = PrimaryKeys()
+    /// Keys of rows deleted (stale rows of a scope).
+    public var deleted = PrimaryKeys()
+    /// `true` when the rows changed in ways Replica did not see (another process wrote the file):
+    /// observers must re-read the entity.
+    public var isUnknown = false
+
+    public init() {}
+
+    /// `true` when nothing changed.
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty && !isUnknown }
+
+    public var description: String {
+        if isUnknown { return "unknown changes" }
+        return "\(inserted.count) inserted, \(updated.count) updated, \(deleted.count) deleted"
+    }
+}
+
+/// Everything one committed transaction changed, entity by entity, published to change observers.
+///
+/// ```swift
+/// engine.addObserver(queue: .main) { changes in
+///     print(changes.sequence, changes["Post"]?.inserted ?? [])
+/// }
+/// ```
+public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
+    /// The transaction's sequence number: increasing in commit order, per engine.
+    public var sequence: UInt64
+    /// The changes per entity name; entities that did not change are absent.
+    public var entities: [String: EntityChanges]
+
+    public init(sequence: UInt64 = 0, entities: [String: EntityChanges] = [:]) {
+        self.sequence = sequence
+        self.entities = entities
+    }
+
+    /// The changes of `entity`, or `nil` when it did not change.
+    public subscript(entity: String) -> EntityChanges? { entities[entity] }
+
+    /// `true` when the transaction changed nothing.
+    public var isEmpty: Bool { entities.values.allSatisfy(\.isEmpty) }
+
+    /// The names of the entities that changed.
+    public var changedEntities: Set<String> { Set(entities.filter { !$0.value.isEmpty }.keys) }
+
+    public var description: String {
+        let parts = entities.keys.sorted().compactMap { name -> String? in
+            guard let changes = entities[name], !changes.isEmpty else { return nil }
+            return "\(name): \(changes)"
+        }
+        return "#\(sequence) " + (parts.isEmpty ? "no changes" : parts.joined(separator: "; "))
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+
+/// A flag set once when a sync is cancelled, read by the parsing thread and the writer.
+final class CancellationFlag: Sendable {
+    private let state = NSLock()
+    // Guarded by `state`.
+    nonisolated(unsafe) private var cancelled = false
+
+    func cancel() {
+        state.lock()
+        cancelled = true
+        state.unlock()
+    }
+
+    var isCancelled: Bool {
+        state.lock()
+        defer { state.unlock() }
+        return cancelled
+    }
+}
+
+/// A bounded queue between the parsing thread (producer) and the writer (consumer).
+///
+/// Both sides are dedicated threads (the parser's own thread and GRDB's writer queue), so
+/// blocking is fine; the bound keeps memory flat however large the input is.
+/// `@unchecked Sendable`: every stored property is read and written under `condition`.
+final class BatchQueue<Element>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var items: [Element] = []
+    private var closed = false
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Appends `item`, waiting while the queue is full. Returns `false` when the consumer closed it.
+    @discardableResult
+    func push(_ item: Element) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.count >= capacity && !closed { condition.wait() }
+        guard !closed else { return false }
+        items.append(item)
+        condition.broadcast()
+        return true
+    }
+
+    /// Removes the oldest item, waiting while the queue is empty; `nil` once closed and drained.
+    func pop() -> Element? {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.isEmpty && !closed { condition.wait() }
+        guard !items.isEmpty else { return nil }
+        let item = items.removeFirst()
+        condition.broadcast()
+        return item
+    }
+
+    /// Wakes both sides; pushes fail and pops drain what is left.
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// Byte chunks from an async producer (an HTTP body) to the parsing thread.
+///
+/// The producer awaits when too many chunks wait (back-pressure without blocking a
+/// cooperative thread); the parsing thread blocks while none is available.
+/// `@unchecked Sendable`: every stored property is read and written under `condition`.
+final class ChunkChannel: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var chunks: [[UInt8]] = []
+    private var finished = false
+    private var failure: (any Error)?
+    private var waitingProducer: CheckedContinuation<Void, Never>?
+    private let capacity = 8
+
+    /// Hands a chunk to the parser, suspending while the channel is full.
+    func send(_ chunk: [UInt8]) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            condition.lock()
+            if finished {
+                condition.unlock()
+                continuation.resume()
+                return
+            }
+            chunks.append(chunk)
+            condition.broadcast()
+            if chunks.count >= capacity {
+                waitingProducer = continuation
+                condition.unlock()
+            } else {
+                condition.unlock()
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Marks the end of the input, or its failure.
+    func finish(throwing error: (any Error)? = nil) {
+        condition.lock()
+        if !finished {
+            finished = true
+            failure = error
+        }
+        let producer = waitingProducer
+        waitingProducer = nil
+        condition.broadcast()
+        condition.unlock()
+        producer?.resume()
+    }
+
+    /// The next chunk, blocking; `nil` at the end.
+    ///
+    /// - Throws: The error the producer finished with.
+    func receive() throws -> [UInt8]? {
+        condition.lock()
+        while chunks.isEmpty && !finished { condition.wait() }
+        if chunks.isEmpty {
+            let error = failure
+            condition.unlock()
+            if let error { throw error }
+            return nil
+        }
+        let chunk = chunks.removeFirst()
+        let producer = chunks.count < capacity ? waitingProducer : nil
+        if producer != nil { waitingProducer = nil }
+        condition.unlock()
+        producer?.resume()
+        return chunk
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+
+/// How the values found in a response map to entities.
+enum ResponseShape: Sendable {
+    /// Objects of one entity, at any of these patterns (an envelope and namespaces).
+    case entity(Int, patterns: [JSONPathPattern])
+    /// MANY: collections keyed by entity or table name, under `envelope`, in RSAPI's
+    /// shape `[{"User": [...]}]` or the plain `{"users": [...]}`.
+    case many(envelope: [String])
+    /// DATA: the whole value is parsed and handed back.
+    case data(envelope: [String])
+
+    var patterns: [JSONPathPattern] {
+        switch self {
+        case .entity(_, let patterns): return patterns
+        case .many(let envelope):
+            let prefix = envelope.map { JSONPathPattern.Component.key($0) }
+            return [JSONPathPattern(prefix + [.anyKey]), JSONPathPattern(prefix + [.anyIndex, .anyKey])]
+        case .data: return []
+        }
+    }
+}
+
+/// What the parsing thread sends the writer.
+enum ReaderMessage: Sendable {
+    case rows([PlannedRow])
+    case finished(ReaderSummary)
+}
+
+/// What the parsing thread learned about the whole response.
+struct ReaderSummary: Sendable {
+    var statistics = PlanStatistics()
+    /// Where values were found, and whether they were streamed arrays (complete collections).
+    var matches: [JSONStreamMatch] = []
+    /// The response with streamed arrays emptied (for DATA: the whole response).
+    var skeleton: JSONValue = .null
+    /// Entities whose complete collections were seen, for stale-row deletion.
+    var completeCollections: Set<Int> = []
+    var byteCount: Int64 = 0
+}
+
+/// Parses a response on its own thread, maps its objects and hands planned rows to the writer
+/// in batches, so that parsing and writing overlap.
+struct ResponseReader: Sendable {
+    let planner: RowPlanner
+    let shape: ResponseShape
+    let scope: RouteScope?
+    let options: SyncOptions
+    let source: String
+    let batchSize = 1024
+
+    /// Reads chunks from `next` until it returns `nil`, pushing rows to `queue`.
+    /// Ends with `.finished`, or throws (malformed JSON, an invalid object under `fail`, cancellation).
+    func run(next: () throws -> [UInt8]?, totalBytes: Int64?, queue: BatchQueue<ReaderMessage>,
+             cancellation: CancellationFlag) throws {
+        var summary = ReaderSummary()
+        if case .data(let envelope) = shape {
+            var bytes: [UInt8] = []
+            while let chunk = try next() {
+                if cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
+                bytes += chunk
+            }
+            summary.byteCount = Int64(bytes.count)
+            let value = try parse { try JSONValue(parsing: bytes, limits: options.limits) }
+            summary.skeleton = try unwrap(value, envelope: envelope)
+            queue.push(.finished(summary))
+            return
+        }
+        var parser = JSONStreamParser(patterns: shape.patterns, limits: options.limits)
+        var rows: [PlannedRow] = []
+        rows.reserveCapacity(batchSize)
+        var nextProgress = options.progressInterval
+        let handle: (borrowing JSONElement) throws -> Void = { element in
+            try self.handle(element, rows: &rows, statistics: &summary.statistics)
+        }
+        while let chunk = try next() {
+            if cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
+            try parse { try parser.feed(chunk, handle) }
+            summary.byteCount += Int64(chunk.count)
+            if rows.count >= batchSize {
+                guard queue.push(.rows(rows)) else { return }
+                rows = []
+                rows.reserveCapacity(batchSize)
+            }
+            if let progress = options.progress, summary.statistics.objectCount >= nextProgress {
+                nextProgress = summary.statistics.objectCount + options.progressInterval
+                progress(SyncProgress(bytesRead: summary.byteCount, totalBytes: totalBytes,
+                                      objectsWritten: summary.statistics.objectCount))
+            }
+        }
+        summary.skeleton = try parse { try parser.finish(handle) }
+        if !rows.isEmpty { guard queue.push(.rows(rows)) else { return } }
+        summary.matches = parser.matches
+        try checkShape(parser: parser, summary: &summary)
+        options.progress?(SyncProgress(bytesRead: summary.byteCount, totalBytes: totalBytes,
+                                       objectsWritten: summary.statistics.objectCount))
+        queue.push(.finished(summary))
+    }
+
+    private func handle(_ element: borrowing JSONElement, rows: inout [PlannedRow], statistics: inout PlanStatistics) throws {
+        let value = try element.value()
+        switch shape {
+        case .entity(let entity, _):
+            try planner.planTopLevel(value, entity: entity, at: element.pointer, scope: scope,
+                                     policy: options.onInvalid, into: &rows, statistics: &statistics)
+        case .many(let envelope):
+            let pointer = element.pointer
+            let keyPosition = element.patternIndex == 0 ? envelope.count : envelope.count + 1
+            guard keyPosition < pointer.components.count, case .key(let name) = pointer.components[keyPosition],
+                  let entity = planner.index(of: name)
+            else {
+                statistics.ignoredKeyCount += 1
+                return
+            }
+            // A collection's elements arrive one by one; a lone object under the key is one object.
+            try planner.planTopLevel(value, entity: entity, at: pointer, scope: nil, policy: options.onInvalid,
+                                     into: &rows, statistics: &statistics)
+        case .data:
+            break
+        }
+    }
+
+    /// Runs a parser call, turning its errors into ``SyncError``s naming the source.
+    private func parse<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as JSONParseError {
+            throw SyncError(.malformedJSON, error.description, source: source, underlying: error)
+        }
+    }
+
+    private func unwrap(_ value: JSONValue, envelope: [String]) throws -> JSONValue {
+        guard !envelope.isEmpty else { return value }
+        do {
+            return try Envelope(keys: envelope).unwrap(value).0
+        } catch let error as MappingError {
+            throw SyncError(.unexpectedShape, error.description, source: source, underlying: error)
+        }
+    }
+
+    /// Checks that the route's envelope and namespace were there, and records complete collections.
+    private func checkShape(parser: borrowing JSONStreamParser, summary: inout ReaderSummary) throws {
+        switch shape {
+        case .entity(let entity, let patterns):
+            if parser.matches.isEmpty {
+                let map = planner.mapping.maps[entity]
+                let expected = patterns.map { pattern in
+                    "/" + pattern.components.compactMap { component -> String? in
+                        if case .key(let key) = component { return key }
+                        return nil
+                    }.joined(separator: "/")
+                }
+                throw SyncError(.unexpectedShape, "expected \(map.entity.name) objects at \(expected.joined(separator: " or ")), "
+                                + "found \(summary.skeleton.typeName) \(summary.skeleton.excerpt())", source: source)
+            }
+            if parser.matches.contains(where: \.isStreamedArray) { summary.completeCollections.insert(entity) }
+        case .many(let envelope):
+            if !envelope.isEmpty && parser.matches.isEmpty {
+                _ = try unwrap(summary.skeleton, envelope: envelope)
+            }
+            for match in parser.matches where match.isStreamedArray {
+                let keyPosition = match.patternIndex == 0 ? envelope.count : envelope.count + 1
+                if keyPosition < match.pointer.components.count, case .key(let name) = match.pointer.components[keyPosition],
+                   let entity = planner.index(of: name) {
+                    summary.completeCollections.insert(entity)
+                }
+            }
+        case .data:
+            break
+        }
+    }
+}

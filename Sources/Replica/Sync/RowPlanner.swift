@@ -1,0 +1,105 @@
+/// One row to upsert, already mapped: built on the parsing thread, written on the writer.
+struct PlannedRow: Sendable {
+    /// The entity, as an index into the schema mapping's maps.
+    var entity: Int
+    /// The values by attribute index; `nil` leaves the stored value untouched.
+    var values: [AttributeValue?]
+    /// `true` for objects of the response's own collection (they count as seen for stale-row deletion).
+    var isTopLevel: Bool
+}
+
+/// Counters of one response.
+struct PlanStatistics: Sendable {
+    var objectCount = 0
+    var ignoredKeyCount = 0
+    var skipped: [SkippedObject] = []
+}
+
+/// Turns JSON objects into planned rows: maps them with the property maps, fills the scope,
+/// and unfolds nested to-one objects (written before their parent) and to-many arrays
+/// (written after it, with the foreign key to it). Mapping errors surface here, before
+/// anything of the object is written, so that skipping an object is all or nothing.
+struct RowPlanner: Sendable {
+    let mapping: SchemaMapping
+    let entityIndexes: [String: Int]
+
+    init(mapping: SchemaMapping) {
+        self.mapping = mapping
+        var indexes: [String: Int] = [:]
+        for (index, map) in mapping.maps.enumerated() {
+            indexes[map.entity.name] = index
+            if indexes[map.entity.tableName] == nil { indexes[map.entity.tableName] = index }
+        }
+        self.entityIndexes = indexes
+    }
+
+    /// The index of the entity named `name` (entity or table name).
+    func index(of name: String) -> Int? { entityIndexes[name] }
+
+    /// Plans one top-level object of `entity`, honouring the skip policy.
+    func planTopLevel(_ value: JSONValue, entity: Int, at pointer: JSONPointer, scope: RouteScope?,
+                      policy: InvalidObjectPolicy, into rows: inout [PlannedRow], statistics: inout PlanStatistics) throws {
+        var planned: [PlannedRow] = []
+        var objects = 0
+        var ignored = 0
+        do {
+            try plan(value, entity: entity, at: pointer, scope: scope, overrides: [], isTopLevel: true,
+                     into: &planned, objects: &objects, ignored: &ignored)
+        } catch let error as MappingError {
+            statistics.objectCount += 1
+            switch policy {
+            case .fail:
+                throw SyncError(.invalidObject, error.description, underlying: error)
+            case .skip:
+                statistics.skipped.append(SkippedObject(entity: mapping.maps[entity].entity.name, pointer: pointer,
+                                                        reason: error.description))
+                return
+            }
+        }
+        statistics.objectCount += objects
+        statistics.ignoredKeyCount += ignored
+        rows.append(contentsOf: planned)
+    }
+
+    private func plan(_ value: JSONValue, entity: Int, at pointer: JSONPointer, scope: RouteScope?,
+                      overrides: [(Int, AttributeValue)], isTopLevel: Bool,
+                      into rows: inout [PlannedRow], objects: inout Int, ignored: inout Int) throws {
+        let map = mapping.maps[entity]
+        var mapped = try map.map(value: value, at: pointer)
+        objects += 1
+        ignored += mapped.unknownKeyCount
+        for (index, forced) in overrides { mapped.values[index] = forced }
+        if let scope {
+            for condition in scope.conditions {
+                if let index = map.index(ofAttribute: condition.attribute), mapped.values[index] == nil {
+                    mapped.values[index] = condition.value
+                }
+            }
+        }
+        let key = try map.primaryKey(of: mapped, at: pointer)
+        // Nested to-one objects first, so the parent's foreign key points at a stored row.
+        for (position, relationship) in map.relationships.enumerated() where relationship.kind == .toOne {
+            guard case .object(let object, let nestedPointer)? = mapped.relationships[position],
+                  let destination = entityIndexes[relationship.destination] else { continue }
+            try plan(.object(object), entity: destination, at: nestedPointer, scope: nil, overrides: [],
+                     isTopLevel: false, into: &rows, objects: &objects, ignored: &ignored)
+        }
+        rows.append(PlannedRow(entity: entity, values: mapped.values, isTopLevel: isTopLevel))
+        // Nested to-many children after the parent, each pointing back at it.
+        for (position, relationship) in map.relationships.enumerated() where relationship.kind == .toMany {
+            guard case .array(let items, let arrayPointer)? = mapped.relationships[position],
+                  let destination = entityIndexes[relationship.destination],
+                  let inverseName = map.entity.relationship(named: relationship.name)?.inverse,
+                  let foreignKey = mapping.maps[destination].entity.relationship(named: inverseName)?.foreignKey,
+                  let foreignKeyIndex = mapping.maps[destination].index(ofAttribute: foreignKey)
+            else { continue }
+            for (offset, item) in items.enumerated() {
+                // Bare ids in a to-many array name children without describing them: nothing to store.
+                guard case .object = item else { continue }
+                try plan(item, entity: destination, at: arrayPointer / offset, scope: nil,
+                         overrides: [(foreignKeyIndex, key)], isTopLevel: false,
+                         into: &rows, objects: &objects, ignored: &ignored)
+            }
+        }
+    }
+}

@@ -1,0 +1,358 @@
+import Foundation
+import GRDB
+
+/// What an import writes into: an entity (optionally inside a scope) or the route of a path.
+public enum ImportTarget: Sendable, Hashable {
+    /// A top-level array (or one object) of this entity; `scope` fills attributes objects lack
+    /// and bounds stale-row deletion.
+    case entity(String, scope: [String: AttributeValue] = [:])
+    /// The response of this path, read as its route says (envelope, namespace, DATA, MANY).
+    case route(HTTPMethod, String)
+}
+
+/// The sync engine: bytes in, one committed transaction and an exact change set out.
+///
+/// All writes go through GRDB's single writer (a serial background queue). Each response is
+/// one transaction: any error — malformed JSON at byte N, an invalid object under the `fail`
+/// policy, a constraint violation, cancellation — rolls it back whole. Parsing runs on its
+/// own thread, overlapping with the writes. After commit, the change set is published to
+/// change observers on their own queues.
+///
+/// ```swift
+/// let store = try Store(path: "blog.sqlite", schema: schema)
+/// let engine = try SyncEngine(store: store)
+/// let result = try await engine.sync(.get, "/users/3/posts", body: responseData)
+/// print(result.changes["Post"]?.inserted.count ?? 0)
+/// ```
+public final class SyncEngine: Sendable {
+    /// The store written to.
+    public let store: Store
+    /// The schema's routes.
+    public let routes: RouteTable
+    /// The property maps of every entity.
+    public let mapping: SchemaMapping
+    let planner: RowPlanner
+    let observers = ChangeObservers()
+    let sequence = SequenceCounter()
+
+    /// Creates an engine writing into `store`.
+    ///
+    /// - Parameters:
+    ///   - store: The store; its schema gives the entities and routes.
+    ///   - transforms: Custom transforms named by the schema's attributes.
+    /// - Throws: ``RouteError`` or ``MappingError`` when the schema's routes or maps cannot be built.
+    public init(store: Store, transforms: TransformRegistry = TransformRegistry()) throws {
+        self.store = store
+        self.routes = try RouteTable(schema: store.schema)
+        self.mapping = try SchemaMapping(schema: store.schema, transforms: transforms)
+        self.planner = RowPlanner(mapping: mapping)
+    }
+
+    /// Syncs one response body through the route of `path`.
+    ///
+    /// ```swift
+    /// let result = try await engine.sync(.get, "/users/3/posts", body: Data(json.utf8))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - method: The request's method.
+    ///   - path: The request's path; its route says what the body holds.
+    ///   - body: The response body.
+    ///   - options: Stale policy override, invalid-object policy, progress.
+    /// - Returns: What changed; for DATA routes, the parsed JSON in ``SyncResult/data``.
+    /// - Throws: ``SyncError``; the store is then exactly as before.
+    public func sync(_ method: HTTPMethod = .get, _ path: String, body: Data,
+                     options: SyncOptions = SyncOptions()) async throws -> SyncResult {
+        let plan = try resolve(.route(method, path), options: options)
+        let chunkSize = max(1, options.chunkSize)
+        var offset = 0
+        return try await run(plan, source: "\(method) \(path)", totalBytes: Int64(body.count), options: options) {
+            guard offset < body.count else { return nil }
+            let end = min(body.count, offset + chunkSize)
+            defer { offset = end }
+            return [UInt8](body[body.startIndex + offset ..< body.startIndex + end])
+        }
+    }
+
+    /// Syncs a response body that arrives as a sequence of byte chunks (an HTTP body), parsing as it streams.
+    ///
+    /// ```swift
+    /// let result = try await engine.sync(.get, "/users", chunks: response.body)
+    /// ```
+    ///
+    /// - Throws: ``SyncError``, or the sequence's own error; the store is then exactly as before.
+    public func sync<Chunks: AsyncSequence & Sendable>(_ method: HTTPMethod = .get, _ path: String, chunks: Chunks,
+                                                       options: SyncOptions = SyncOptions()) async throws -> SyncResult
+    where Chunks.Element == [UInt8] {
+        try await importChunks(chunks, into: .route(method, path), source: "\(method) \(path)", options: options)
+    }
+
+    /// Imports a JSON file (or standard input with path `-`) in bounded memory.
+    ///
+    /// ```swift
+    /// let result = try await engine.importFile("people.json", into: .entity("Person"))
+    /// ```
+    ///
+    /// - Throws: ``SyncError`` naming the file; the store is then exactly as before.
+    public func importFile(_ path: String, into target: ImportTarget,
+                           options: SyncOptions = SyncOptions()) async throws -> SyncResult {
+        let handle: FileHandle
+        var total: Int64?
+        if path == "-" {
+            handle = FileHandle.standardInput
+        } else {
+            guard let opened = FileHandle(forReadingAtPath: path) else {
+                throw SyncError(.input, "cannot open file", source: path)
+            }
+            handle = opened
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
+            total = size
+        }
+        let plan = try resolve(target, options: options)
+        let chunkSize = max(1, options.chunkSize)
+        defer { if path != "-" { try? handle.close() } }
+        return try await run(plan, source: path, totalBytes: total, options: options) {
+            do {
+                guard let data = try handle.read(upToCount: chunkSize), !data.isEmpty else { return nil }
+                return [UInt8](data)
+            } catch {
+                throw SyncError(.input, "cannot read: \(error.localizedDescription)", source: path)
+            }
+        }
+    }
+
+    /// Imports JSON from any async sequence of byte chunks.
+    ///
+    /// - Throws: ``SyncError``, or the sequence's own error; the store is then exactly as before.
+    public func importChunks<Chunks: AsyncSequence & Sendable>(_ chunks: Chunks, into target: ImportTarget,
+                                                               source: String = "input",
+                                                               options: SyncOptions = SyncOptions()) async throws -> SyncResult
+    where Chunks.Element == [UInt8] {
+        let plan = try resolve(target, options: options)
+        let channel = ChunkChannel()
+        let feeder = Task {
+            do {
+                for try await chunk in chunks {
+                    if Task.isCancelled { break }
+                    await channel.send(chunk)
+                }
+                channel.finish()
+            } catch {
+                channel.finish(throwing: error)
+            }
+        }
+        defer { feeder.cancel() }
+        return try await withTaskCancellationHandler {
+            try await run(plan, source: source, totalBytes: nil, options: options, channel: channel) { try channel.receive() }
+        } onCancel: {
+            channel.finish(throwing: CancellationError())
+        }
+    }
+
+    /// The completion-handler form of ``sync(_:_:body:options:)``, delivering on `queue`.
+    ///
+    /// ```swift
+    /// engine.sync(.get, "/users", body: data, queue: .main) { result in print(result) }
+    /// ```
+    public func sync(_ method: HTTPMethod = .get, _ path: String, body: Data, options: SyncOptions = SyncOptions(),
+                     queue: DispatchQueue, completion: @escaping @Sendable (Result<SyncResult, any Error>) -> Void) {
+        Task {
+            let result: Result<SyncResult, any Error>
+            do {
+                result = .success(try await sync(method, path, body: body, options: options))
+            } catch {
+                result = .failure(error)
+            }
+            queue.async { completion(result) }
+        }
+    }
+}
+
+/// What a sync resolved to before reading any byte.
+struct SyncPlan: Sendable {
+    var shape: ResponseShape
+    var scope: RouteScope?
+    var route: Route?
+    /// Entities whose stale rows a complete collection deletes.
+    var staleEntities: Set<Int>
+    var targetEntity: Int?
+}
+
+extension SyncEngine {
+    func resolve(_ target: ImportTarget, options: SyncOptions) throws -> SyncPlan {
+        switch target {
+        case .entity(let name, let values):
+            guard let index = planner.index(of: name) else {
+                throw SyncError(.unknownEntity, "unknown entity '\(name)' (the schema has "
+                                + mapping.maps.map(\.entity.name).joined(separator: ", ") + ")")
+            }
+            let entity = mapping.maps[index].entity
+            var conditions: [RouteScope.Condition] = []
+            for (attribute, value) in values.sorted(by: { $0.key < $1.key }) {
+                guard entity.attribute(named: attribute) != nil else {
+                    throw SyncError(.unknownEntity, "entity '\(entity.name)' has no attribute '\(attribute)' to scope by")
+                }
+                conditions.append(RouteScope.Condition(attribute: attribute, value: value))
+            }
+            let scope = RouteScope(entity: entity.name, conditions: conditions,
+                                   isSingleObject: conditions.contains { $0.attribute == entity.primaryKey })
+            let stale = (options.stalePolicy ?? .keep) == .delete && !scope.isSingleObject
+            return SyncPlan(shape: .entity(index, patterns: [.root]), scope: scope, route: nil,
+                            staleEntities: stale ? [index] : [], targetEntity: index)
+        case .route(let method, let path):
+            let resolution: RouteResolution
+            do {
+                resolution = try routes.resolve(method, path)
+            } catch {
+                throw SyncError(.noRoute, error.message, source: "\(method) \(path)", underlying: error)
+            }
+            let entry = resolution.entry
+            let stale = (options.stalePolicy ?? entry.route.stalePolicy) == .delete
+            switch entry.route.target {
+            case .data:
+                return SyncPlan(shape: .data(envelope: entry.envelope), scope: nil, route: entry.route,
+                                staleEntities: [], targetEntity: nil)
+            case .many:
+                return SyncPlan(shape: .many(envelope: entry.envelope), scope: nil, route: entry.route,
+                                staleEntities: stale ? Set(mapping.maps.indices) : [], targetEntity: nil)
+            case .entity(let name):
+                guard let index = planner.index(of: name) else {
+                    throw SyncError(.unknownEntity, "route \(entry.pattern) targets unknown entity '\(name)'")
+                }
+                let prefix = entry.envelope.map { JSONPathPattern.Component.key($0) }
+                let namespaces = mapping.maps[index].namespaceKeys
+                var patterns: [JSONPathPattern] = []
+                for key in [namespaces.collection, namespaces.object].compactMap({ $0 }) {
+                    let pattern = JSONPathPattern(prefix + [.key(key)])
+                    if !patterns.contains(pattern) { patterns.append(pattern) }
+                }
+                if patterns.isEmpty { patterns = [JSONPathPattern(prefix)] }
+                let deletesStale = stale && !resolution.scope.isSingleObject
+                return SyncPlan(shape: .entity(index, patterns: patterns), scope: resolution.scope, route: entry.route,
+                                staleEntities: deletesStale ? [index] : [], targetEntity: index)
+            }
+        }
+    }
+
+    /// Runs one response: a parsing thread feeds planned rows to the writer's transaction.
+    func run(_ plan: SyncPlan, source: String, totalBytes: Int64?, options: SyncOptions, channel: ChunkChannel? = nil,
+             next: @escaping () throws -> [UInt8]?) async throws -> SyncResult {
+        let queue = BatchQueue<ReaderMessage>(capacity: 4)
+        let cancellation = CancellationFlag()
+        let failure = FailureBox()
+        let reader = ResponseReader(planner: planner, shape: plan.shape, scope: plan.scope, options: options, source: source)
+        let nextChunk = UncheckedBox(next)
+        let thread = Thread {
+            do {
+                try reader.run(next: nextChunk.value, totalBytes: totalBytes, queue: queue, cancellation: cancellation)
+            } catch {
+                failure.set(error)
+            }
+            queue.close()
+        }
+        thread.name = "Replica.parser"
+        thread.stackSize = 4 << 20
+        thread.start()
+        let abort: @Sendable () -> Void = {
+            cancellation.cancel()
+            queue.close()
+            channel?.finish(throwing: CancellationError())
+        }
+        do {
+            return try await withTaskCancellationHandler {
+                if case .data = plan.shape {
+                    return try await Self.awaitData(queue: queue, failure: failure, route: plan.route)
+                }
+                return try await write(plan, queue: queue, failure: failure, cancellation: cancellation, source: source)
+            } onCancel: {
+                abort()
+            }
+        } catch {
+            abort()
+            if cancellation.isCancelled, !(error is SyncError) || (error as? SyncError)?.code == .cancelled {
+                throw SyncError(.cancelled, "cancelled; nothing was written", source: source)
+            }
+            if let error = error as? SyncError { throw error }
+            if let error = error as? DatabaseError {
+                throw SyncError(.database, Store.describe(error), source: source, underlying: error)
+            }
+            throw error
+        }
+    }
+
+    private static func awaitData(queue: BatchQueue<ReaderMessage>, failure: FailureBox, route: Route?) async throws -> SyncResult {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                while let message = queue.pop() {
+                    if case .finished(let summary) = message {
+                        continuation.resume(returning: SyncResult(
+                            changes: ChangeSet(), skipped: [], ignoredKeyCount: 0, objectCount: 0,
+                            byteCount: summary.byteCount, data: summary.skeleton, route: route))
+                        return
+                    }
+                }
+                continuation.resume(throwing: failure.error ?? SyncError(.input, "the response ended early"))
+            }
+        }
+    }
+
+    private func write(_ plan: SyncPlan, queue: BatchQueue<ReaderMessage>, failure: FailureBox,
+                       cancellation: CancellationFlag, source: String) async throws -> SyncResult {
+        let maps = mapping.maps
+        let observers = self.observers
+        let sequence = self.sequence
+        return try await store.database.write { db in
+            let writer = try RowWriter(db: db, maps: maps, trackSeen: plan.staleEntities)
+            var summary: ReaderSummary?
+            while let message = queue.pop() {
+                if cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
+                switch message {
+                case .rows(let rows):
+                    for row in rows { try writer.write(row) }
+                case .finished(let finished):
+                    summary = finished
+                }
+            }
+            if cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
+            guard let summary else {
+                throw failure.error ?? SyncError(.input, "the response ended early", source: source)
+            }
+            for entity in summary.completeCollections.intersection(plan.staleEntities).sorted() {
+                try writer.deleteStale(entity: entity, scope: entity == plan.targetEntity ? plan.scope : nil)
+            }
+            let changes = ChangeSet(sequence: sequence.next(), entities: writer.entityChanges())
+            if !changes.isEmpty {
+                db.afterNextTransaction { _ in observers.publish(changes) }
+            }
+            return SyncResult(changes: changes, skipped: summary.statistics.skipped,
+                              ignoredKeyCount: summary.statistics.ignoredKeyCount,
+                              objectCount: summary.statistics.objectCount, byteCount: summary.byteCount,
+                              data: nil, route: plan.route)
+        }
+    }
+}
+
+/// The first error of the parsing thread. `@unchecked Sendable`: guarded by `lock`.
+final class FailureBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: (any Error)?
+
+    func set(_ error: any Error) {
+        lock.lock()
+        if stored == nil { stored = error }
+        lock.unlock()
+    }
+
+    var error: (any Error)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+}
+
+/// Hands a non-Sendable chunk source to the one parsing thread that calls it.
+/// `@unchecked Sendable`: after the hand-over only that thread touches the value.
+final class UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,81 @@
+/// What to do with an object that cannot be mapped (a value of the wrong type, a null in a non-null attribute).
+public enum InvalidObjectPolicy: String, Sendable, Hashable, CaseIterable {
+    /// Fail the whole response: the transaction rolls back and the store is unchanged.
+    case fail
+    /// Skip the object, list it in the result, and store the others.
+    case skip
+}
+
+/// How far a long import has come.
+public struct SyncProgress: Sendable, Hashable {
+    /// Bytes of JSON read so far.
+    public var bytesRead: Int64
+    /// The total size when known (files), else `nil`.
+    public var totalBytes: Int64?
+    /// Objects mapped and written so far.
+    public var objectsWritten: Int
+}
+
+/// Options of one sync or import.
+///
+/// ```swift
+/// var options = SyncOptions()
+/// options.onInvalid = .skip
+/// options.stalePolicy = .delete
+/// options.progress = { print($0.objectsWritten) }
+/// ```
+public struct SyncOptions: Sendable {
+    /// Overrides the route's stale policy; `nil` uses the route's (imports by entity default to `keep`).
+    public var stalePolicy: StalePolicy?
+    /// What to do with objects that cannot be mapped.
+    public var onInvalid: InvalidObjectPolicy
+    /// Called on a background thread as the import advances (about every `progressInterval` objects).
+    public var progress: (@Sendable (SyncProgress) -> Void)?
+    /// How many objects pass between progress reports.
+    public var progressInterval: Int
+    /// The size of the chunks files are read in.
+    public var chunkSize: Int
+    /// Limits for the JSON parser.
+    public var limits: JSONLimits
+
+    public init(stalePolicy: StalePolicy? = nil, onInvalid: InvalidObjectPolicy = .fail,
+                progress: (@Sendable (SyncProgress) -> Void)? = nil, progressInterval: Int = 10_000,
+                chunkSize: Int = 1 << 16, limits: JSONLimits = .default) {
+        self.stalePolicy = stalePolicy
+        self.onInvalid = onInvalid
+        self.progress = progress
+        self.progressInterval = progressInterval
+        self.chunkSize = chunkSize
+        self.limits = limits
+    }
+}
+
+/// An object skipped under ``InvalidObjectPolicy/skip``: where it was and why.
+public struct SkippedObject: Sendable, Hashable, CustomStringConvertible {
+    /// The entity it would have been stored in.
+    public var entity: String
+    /// Where it is inside the response.
+    public var pointer: JSONPointer
+    /// Why it was skipped.
+    public var reason: String
+
+    public var description: String { "\(entity) at \(pointer.components.isEmpty ? "/" : pointer.description): \(reason)" }
+}
+
+/// The outcome of one sync or import.
+public struct SyncResult: Sendable {
+    /// What the transaction changed; empty for DATA routes and unchanged data.
+    public var changes: ChangeSet
+    /// Objects skipped under ``InvalidObjectPolicy/skip``.
+    public var skipped: [SkippedObject]
+    /// JSON keys that matched no attribute or relationship, summed over all objects.
+    public var ignoredKeyCount: Int
+    /// Objects read from the response (including nested ones and skipped ones).
+    public var objectCount: Int
+    /// Bytes of JSON read.
+    public var byteCount: Int64
+    /// For DATA routes, the parsed response; else `nil`.
+    public var data: JSONValue?
+    /// The route the response was synced through, when it came from a path.
+    public var route: Route?
+}

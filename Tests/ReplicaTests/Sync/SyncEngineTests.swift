@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+@testable import Replica
+
+/// A blog store and its engine, in memory.
+struct BlogFixture {
+    let store: Store
+    let engine: SyncEngine
+
+    init() throws {
+        store = try Store.inMemory(schema: try Schema(contentsOf: TestSupport.schemaFile("blog.json")))
+        engine = try SyncEngine(store: store)
+    }
+
+    func sync(_ path: String, _ json: String, _ method: HTTPMethod = .get, options: SyncOptions = SyncOptions()) async throws -> SyncResult {
+        try await engine.sync(method, path, body: Data(json.utf8), options: options)
+    }
+
+    func keys(_ entity: String, where predicate: String? = nil, _ arguments: [AttributeValue] = []) throws -> [AttributeValue] {
+        try store.rows(entity, where: predicate, arguments: arguments).map(\.primaryKey)
+    }
+}
+
+extension PrimaryKeys {
+    var ints: [Int64] { integers }
+}
+
+@Suite("Sync engine")
+struct SyncEngineTests {
+    @Test("nested to-many and to-one objects are upserted with their foreign keys")
+    func nestedObjects() async throws {
+        let blog = try BlogFixture()
+        let result = try await blog.sync("/users", """
+            [{"user_id": 1, "name": "Ann", "email": "ann@example.com", "avatar_sm": "a.png", "friends": [2],
+              "posts": [{"id": 10, "title": "Hi", "comments": [{"id": 100, "body": "first", "user_id": 2}]}]},
+             {"user_id": 2, "name": "Bob", "unknown_key": true}]
+            """)
+        #expect(result.changes["User"]?.inserted.ints == [1, 2])
+        #expect(result.changes["Post"]?.inserted.ints == [10])
+        #expect(result.changes["Comment"]?.inserted.ints == [100])
+        #expect(result.objectCount == 4)
+        #expect(result.ignoredKeyCount == 1)
+        let post = try #require(try blog.store.rows("Post").first)
+        #expect(post["userID"] == .integer(1))
+        let comment = try #require(try blog.store.rows("Comment").first)
+        #expect(comment["postID"] == .integer(10))
+        #expect(comment["userID"] == .integer(2))
+        let ann = try #require(try blog.store.rows("User", where: "userID = 1").first)
+        #expect(ann["avatarSm"] == .string("a.png"))
+        #expect(ann["friends"] == .json([2]))
+
+        let single = try await blog.sync("/posts/7", #"{"post": {"title": "T", "author": {"user_id": 5, "name": "Eve"}}}"#)
+        #expect(single.changes["User"]?.inserted.ints == [5])
+        #expect(single.changes["Post"]?.inserted.ints == [7])
+        let seven = try #require(try blog.store.rows("Post", where: "id = 7").first)
+        #expect(seven["userID"] == .integer(5))
+        #expect(seven["published"] == .bool(false))
+    }
+
+    @Test("the route's scope fills missing foreign keys; stale rows are deleted inside the scope only")
+    func scopeAndStaleRows() async throws {
+        let blog = try BlogFixture()
+        _ = try await blog.sync("/users/4/posts", #"{"posts": [{"id": 40, "title": "other user's"}]}"#)
+        let first = try await blog.sync("/users/3/posts", #"{"posts": [{"id": 1, "title": "a"}, {"id": 2, "title": "b"}]}"#)
+        #expect(first.changes["Post"]?.inserted.ints == [1, 2])
+        #expect(try blog.keys("Post", where: "userID = 3") == [.integer(1), .integer(2)])
+
+        let second = try await blog.sync("/users/3/posts", #"{"posts": [{"id": 1, "title": "a2"}, {"id": 3, "title": "c"}]}"#)
+        #expect(second.changes["Post"]?.inserted.ints == [3])
+        #expect(second.changes["Post"]?.updated.ints == [1])
+        #expect(second.changes["Post"]?.deleted.ints == [2])
+        #expect(try blog.keys("Post", where: "userID = 3") == [.integer(1), .integer(3)])
+        #expect(try blog.keys("Post", where: "userID = 4") == [.integer(40)])
+
+        // The same policy with stale rows kept, by option.
+        let kept = try await blog.sync("/users/3/posts", #"{"posts": []}"#, options: SyncOptions(stalePolicy: .keep))
+        #expect(kept.changes.isEmpty)
+        #expect(try blog.keys("Post", where: "userID = 3").count == 2)
+        let emptied = try await blog.sync("/users/3/posts", #"{"posts": []}"#)
+        #expect(emptied.changes["Post"]?.deleted.ints == [1, 3])
+        #expect(try blog.keys("Post") == [.integer(40)])
+    }
+
+    @Test("unchanged objects write nothing and report nothing")
+    func unchangedObjects() async throws {
+        let blog = try BlogFixture()
+        let json = #"[{"user_id": 1, "name": "Ann", "friends": [1, 2]}, {"user_id": 2, "name": "Bob"}]"#
+        _ = try await blog.sync("/users", json)
+        let again = try await blog.sync("/users", json)
+        #expect(again.changes.isEmpty)
+        #expect(again.objectCount == 2)
+        // A key absent from the JSON leaves the stored value untouched; explicit null clears it.
+        _ = try await blog.sync("/users/1", #"{"user_id": 1, "name": "Ann", "email": "a@x"}"#)
+        let absent = try await blog.sync("/users/1", #"{"user_id": 1, "name": "Ann"}"#)
+        #expect(absent.changes.isEmpty)
+        #expect(try blog.store.rows("User", where: "userID = 1").first?["email"] == .string("a@x"))
+        let cleared = try await blog.sync("/users/1", #"{"user_id": 1, "email": null}"#)
+        #expect(cleared.changes["User"]?.updated.ints == [1])
+        #expect(try blog.store.rows("User", where: "userID = 1").first?["email"] == .null)
+    }
+
+    @Test("MANY responses in RSAPI's shape and in the plain-object shape")
+    func manyShapes() async throws {
+        let blog = try BlogFixture()
+        let rsapi = try await blog.sync("/bootstrap", """
+            [{"User": [{"user_id": 1, "name": "A"}, {"user_id": 2, "name": "B"}], "Post": [{"id": 1, "title": "x", "user_id": 1}],
+              "Unknown": [{"id": 9}]}]
+            """)
+        #expect(rsapi.changes["User"]?.inserted.ints == [1, 2])
+        #expect(rsapi.changes["Post"]?.inserted.ints == [1])
+        let plain = try await blog.sync("/bootstrap", """
+            {"users": [{"user_id": 3, "name": "C"}], "comments": [{"id": 5, "body": "hey", "post_id": 1, "user_id": 3}]}
+            """)
+        #expect(plain.changes["User"]?.inserted.ints == [3])
+        #expect(plain.changes["Comment"]?.inserted.ints == [5])
+        #expect(try blog.store.rows("Comment").first?["postID"] == .integer(1))
+    }
+
+    @Test("DATA routes hand back the parsed JSON and store nothing")
+    func dataRoute() async throws {
+        let blog = try BlogFixture()
+        let result = try await blog.sync("/stats", #"{"users": 3, "posts": [1, 2]}"#)
+        #expect(result.data == ["users": 3, "posts": [1, 2]])
+        #expect(result.changes.isEmpty)
+        #expect(try blog.store.count("User") == 0)
+    }
+
+    @Test("malformed JSON at the end of a large array rolls the whole response back")
+    func rollbackOnMalformedJSON() async throws {
+        let blog = try BlogFixture()
+        _ = try await blog.sync("/users", #"[{"user_id": 1, "name": "Keep"}]"#)
+        var json = "[" + (2...5001).map { #"{"user_id": \#($0), "name": "u\#($0)"}"# }.joined(separator: ",")
+        json += ",]"
+        let error = await #expect(throws: SyncError.self) { try await blog.sync("/users", json, options: SyncOptions(chunkSize: 4096)) }
+        #expect(error?.code == .malformedJSON)
+        #expect(error?.message.hasPrefix("byte \(json.utf8.count - 1) ") == true, "\(error.map(String.init(describing:)) ?? "")")
+        #expect(error?.source == "GET /users")
+        #expect(try blog.keys("User") == [.integer(1)])
+    }
+
+    @Test("a type error under the fail policy rolls back; under skip the object is skipped and reported")
+    func invalidObjects() async throws {
+        let blog = try BlogFixture()
+        let json = #"[{"user_id": 1, "name": "A"}, {"user_id": "abc", "name": "B"}, {"user_id": 3, "name": "C"}]"#
+        let error = await #expect(throws: SyncError.self) { try await blog.sync("/users", json) }
+        #expect(error?.code == .invalidObject)
+        #expect(error?.message.contains("User.userID at /1/user_id") == true, "\(error.map(String.init(describing:)) ?? "")")
+        #expect(try blog.store.count("User") == 0)
+
+        let skipped = try await blog.sync("/users", json, options: SyncOptions(onInvalid: .skip))
+        #expect(skipped.changes["User"]?.inserted.ints == [1, 3])
+        #expect(skipped.skipped.count == 1)
+        #expect(skipped.skipped.first?.pointer.description == "/1")
+        #expect(skipped.skipped.first?.entity == "User")
+        #expect(skipped.skipped.first?.reason.contains("cannot convert \"abc\" to integer") == true)
+    }
+
+    @Test("a constraint violation rolls back and names the object")
+    func constraintViolation() async throws {
+        let blog = try BlogFixture()
+        // `name` is non-null: a new user without one cannot be inserted.
+        let error = await #expect(throws: SyncError.self) {
+            try await blog.sync("/users", #"[{"user_id": 1, "name": "A"}, {"user_id": 2}]"#)
+        }
+        #expect(error?.code == .database)
+        #expect(error?.message.contains("User 2") == true)
+        #expect(error?.message.contains("NOT NULL") == true)
+        #expect(try blog.store.count("User") == 0)
+    }
+
+    @Test("a missing namespace or envelope is an error naming where it was expected")
+    func unexpectedShape() async throws {
+        let blog = try BlogFixture()
+        let error = await #expect(throws: SyncError.self) { try await blog.sync("/users/3/posts", #"[{"id": 1}]"#) }
+        #expect(error?.code == .unexpectedShape)
+        #expect(error?.message.contains("/posts or /post") == true, "\(error.map(String.init(describing:)) ?? "")")
+        let route = await #expect(throws: SyncError.self) { try await blog.sync("/nowhere", "[]") }
+        #expect(route?.code == .noRoute)
+    }
+}
