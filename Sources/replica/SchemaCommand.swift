@@ -75,7 +75,12 @@ struct SchemaCommand: AsyncParsableCommand {
     }
 }
 
-/// Writes one line to standard error.
+/// Writes one error line to standard error, as ArgumentParser prints errors.
 func printError(_ message: String) {
     FileHandle.standardError.write(Data(("Error: " + message + "\n").utf8))
+}
+
+/// Writes one warning line to standard error.
+func printWarning(_ message: String) {
+    FileHandle.standardError.write(Data(("warning: " + message + "\n").utf8))
 }

@@ -48,6 +48,21 @@ struct ResponseReader: Sendable {
     let options: SyncOptions
     let source: String
     let batchSize = 1024
+    /// The hot path for the target entity's flat objects, when its map allows one.
+    let fast: FastObjectDecoder?
+
+    init(planner: RowPlanner, shape: ResponseShape, scope: RouteScope?, options: SyncOptions, source: String) {
+        self.planner = planner
+        self.shape = shape
+        self.scope = scope
+        self.options = options
+        self.source = source
+        if case .entity(let entity, _) = shape {
+            fast = FastObjectDecoder(map: planner.mapping.maps[entity])
+        } else {
+            fast = nil
+        }
+    }
 
     /// Reads chunks from `next` until it returns `nil`, pushing rows to `queue`.
     /// Ends with `.finished`, or throws (malformed JSON, an invalid object under `fail`, cancellation).
@@ -98,6 +113,10 @@ struct ResponseReader: Sendable {
     }
 
     private func handle(_ element: borrowing JSONElement, rows: inout [PlannedRow], statistics: inout PlanStatistics) throws {
+        if let fast, case .entity(let entity, _) = shape, decodeFast(element, fast: fast, entity: entity, rows: &rows,
+                                                                      statistics: &statistics) {
+            return
+        }
         let value = try element.value()
         switch shape {
         case .entity(let entity, _):
@@ -118,6 +137,28 @@ struct ResponseReader: Sendable {
         case .data:
             break
         }
+    }
+
+    /// Maps a flat object on the hot path; `false` sends it to the general path.
+    private func decodeFast(_ element: borrowing JSONElement, fast: FastObjectDecoder, entity: Int,
+                            rows: inout [PlannedRow], statistics: inout PlanStatistics) -> Bool {
+        let map = fast.map
+        var values = [AttributeValue?](repeating: nil, count: map.attributes.count)
+        var ignored = 0
+        var reader = element.reader()
+        guard fast.decode(&reader, into: &values, ignoredKeys: &ignored) else { return false }
+        if let scope {
+            for condition in scope.conditions {
+                if let index = map.index(ofAttribute: condition.attribute), values[index] == nil {
+                    values[index] = condition.value
+                }
+            }
+        }
+        guard let key = values[map.primaryKeyIndex], !key.isNull else { return false }
+        statistics.objectCount += 1
+        statistics.ignoredKeyCount += ignored
+        rows.append(PlannedRow(entity: entity, values: values, isTopLevel: true))
+        return true
     }
 
     /// Runs a parser call, turning its errors into ``SyncError``s naming the source.

@@ -9,9 +9,29 @@ import GRDBSQLite
 final class UpsertStatements {
     enum Outcome { case inserted, updated, unchanged }
 
+    /// The statement cache key: the entity and which attributes are present (a bit mask for up
+    /// to 64 attributes, so that looking a statement up costs no allocation).
     struct Key: Hashable {
         var entity: Int
-        var present: [Bool]
+        var mask: UInt64
+        var wide: [Bool]?
+
+        init(entity: Int, values: [AttributeValue?]) {
+            self.entity = entity
+            if values.count <= 64 {
+                var mask: UInt64 = 0
+                for (index, value) in values.enumerated() where value != nil { mask |= 1 << UInt64(index) }
+                self.mask = mask
+                self.wide = nil
+            } else {
+                self.mask = 0
+                self.wide = values.map { $0 != nil }
+            }
+        }
+
+        var present: [Bool] {
+            wide ?? (0..<64).map { mask & (1 << UInt64($0)) != 0 }
+        }
     }
 
     private let connection: OpaquePointer
@@ -71,19 +91,24 @@ final class UpsertStatements {
             + " WHERE \(key.quotedIdentifier) = ? AND (" + columns.map { "\($0) IS NOT ?" }.joined(separator: " OR ") + ")"
     }
 
+    private var lacking: [Key: Bool] = [:]
+
     /// Whether an insert of these present attributes would break a NOT NULL constraint, so an
     /// existing row must be updated without trying to insert first.
-    private func lacksRequiredAttribute(entity: Entity, present: [Bool]) -> Bool {
-        zip(entity.attributes, present).contains { attribute, isPresent in
+    private func lacksRequired(_ key: Key) -> Bool {
+        if let known = lacking[key] { return known }
+        let entity = maps[key.entity].entity
+        let result = zip(entity.attributes, key.present).contains { attribute, isPresent in
             !isPresent && !attribute.isNullable && (attribute.defaultValue == nil || attribute.defaultValue == .null)
         }
+        lacking[key] = result
+        return result
     }
 
     /// Upserts one row; `values[i] == nil` leaves attribute `i` untouched on update.
     func upsert(entity index: Int, values: [AttributeValue?]) throws -> Outcome {
-        let present = values.map { $0 != nil }
-        let key = Key(entity: index, present: present)
-        if lacksRequiredAttribute(entity: maps[index].entity, present: present),
+        let key = Key(entity: index, values: values)
+        if lacksRequired(key),
            let outcome = try updateExisting(key: key, values: values) {
             return outcome
         }
@@ -91,7 +116,7 @@ final class UpsertStatements {
         if let cached = upserts[key] {
             statement = cached
         } else {
-            statement = try prepare(Self.upsertSQL(maps[index].entity, present: present))
+            statement = try prepare(Self.upsertSQL(maps[index].entity, present: Array(key.present.prefix(values.count))))
             upserts[key] = statement
         }
         var position: Int32 = 1
@@ -120,7 +145,7 @@ final class UpsertStatements {
     private func updateExisting(key: Key, values: [AttributeValue?]) throws -> Outcome? {
         let entity = maps[key.entity].entity
         let primaryKey = values[maps[key.entity].primaryKeyIndex] ?? .null
-        if let sql = Self.updateSQL(entity, present: key.present) {
+        if let sql = Self.updateSQL(entity, present: Array(key.present.prefix(values.count))) {
             let statement = try cached(&partialUpdates, key, sql)
             let changed = values.enumerated().compactMap { index, value -> AttributeValue? in
                 index == maps[key.entity].primaryKeyIndex ? nil : value

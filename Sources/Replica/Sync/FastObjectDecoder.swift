@@ -1,0 +1,129 @@
+import Foundation
+
+/// Maps a flat JSON object straight from parser tokens to attribute values, without
+/// building a `JSONValue` or a dictionary: the bulk-import hot path.
+///
+/// It handles what bulk data usually is — one level of keys with scalar values — and
+/// declines (returns `false`) on anything else: escaped keys, nested objects or arrays,
+/// relationship keys, values a converter rejects. The caller then maps the element through
+/// the general ``PropertyMap`` path, which gives the exact same result or the precise error.
+struct FastObjectDecoder: Sendable {
+    enum Kind: Sendable {
+        case string, integer, double, bool, date, other
+    }
+
+    struct Slot: Sendable {
+        let key: [UInt8]
+        let attribute: Int
+        let kind: Kind
+        let isNullable: Bool
+    }
+
+    let slots: [Slot]
+    let declined: [[UInt8]]
+    let map: PropertyMap
+
+    /// `nil` when the entity's map uses key paths (nested keys), which only the general path reads.
+    init?(map: PropertyMap) {
+        var slots: [Slot] = []
+        for (index, attribute) in map.attributes.enumerated() {
+            guard attribute.jsonPath.count == 1 else { return nil }
+            let kind: Kind
+            switch (attribute.type, attribute.transform) {
+            case (.string, nil): kind = .string
+            case (.integer, nil): kind = .integer
+            case (.double, nil): kind = .double
+            case (.bool, nil): kind = .bool
+            case (.date, nil): kind = .date
+            default: kind = .other
+            }
+            slots.append(Slot(key: Array(attribute.jsonPath[0].utf8), attribute: index, kind: kind,
+                              isNullable: attribute.isNullable))
+        }
+        self.slots = slots
+        self.declined = map.relationships.compactMap { $0.jsonPath.first.map { Array($0.utf8) } }
+        self.map = map
+    }
+
+    private func slot(for key: JSONString) -> Slot? {
+        let raw = key.rawBytes
+        for slot in slots where slot.key.count == raw.count {
+            guard let rawBase = raw.baseAddress else { return slot }
+            let equal = slot.key.withUnsafeBytes { expected in
+                expected.baseAddress.map { memcmp($0, rawBase, raw.count) == 0 } ?? false
+            }
+            if equal { return slot }
+        }
+        return nil
+    }
+
+    private func isDeclined(_ key: JSONString) -> Bool {
+        let raw = key.rawBytes
+        return declined.contains { candidate in
+            guard candidate.count == raw.count else { return false }
+            guard let rawBase = raw.baseAddress else { return true }
+            return candidate.withUnsafeBytes { expected in
+                expected.baseAddress.map { memcmp($0, rawBase, raw.count) == 0 } ?? false
+            }
+        }
+    }
+
+    /// Reads one object from `reader` into `values`.
+    ///
+    /// - Returns: `false` when the general path must map this element instead.
+    func decode(_ reader: inout JSONReader, into values: inout [AttributeValue?], ignoredKeys: inout Int) -> Bool {
+        do {
+            guard case .beginObject = try reader.next() else { return false }
+            while true {
+                let token = try reader.next()
+                guard case .key(let key) = token else {
+                    guard case .endObject = token else { return false }
+                    break
+                }
+                if key.hasEscapes { return false }
+                guard let slot = slot(for: key) else {
+                    if isDeclined(key) { return false }
+                    ignoredKeys += 1
+                    try reader.skipValue()
+                    continue
+                }
+                guard let value = try convert(try reader.next(), slot: slot) else { return false }
+                values[slot.attribute] = value
+            }
+            guard case .end = try reader.next() else { return false }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    private func convert(_ token: JSONToken, slot: Slot) throws -> AttributeValue? {
+        switch (token, slot.kind) {
+        case (.string(let text), .string):
+            return .string(text.hasEscapes ? text.decoded() : String(decoding: text.rawBytes, as: UTF8.self))
+        case (.string(let text), .date):
+            guard !text.hasEscapes, let seconds = ISO8601.seconds(text.rawBytes) else { return nil }
+            return .date(Date(timeIntervalSince1970: seconds))
+        case (.number(.int(let i)), .integer):
+            return .integer(i)
+        case (.number(let number), .double):
+            return .double(number.doubleValue)
+        case (.bool(let b), .bool):
+            return .bool(b)
+        case (.null, _):
+            return slot.isNullable ? .null : nil
+        case (.beginObject, _), (.beginArray, _), (.endObject, _), (.endArray, _), (.key, _), (.end, _):
+            return nil
+        default:
+            // Coercions (numeric strings, 1/0 for bools, Unix dates, transforms) go through the converter.
+            let json: JSONValue
+            switch token {
+            case .string(let text): json = .string(text.decoded())
+            case .number(let number): json = number.jsonValue
+            case .bool(let b): json = .bool(b)
+            default: return nil
+            }
+            return try? map.attributes[slot.attribute].converter.decode(json)
+        }
+    }
+}

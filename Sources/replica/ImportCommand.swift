@@ -1,0 +1,136 @@
+import ArgumentParser
+import Foundation
+import Replica
+
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import a JSON file (or standard input) into the store, in one transaction.",
+        discussion: """
+            With --entity the file holds a top-level array (or one object) of that entity; --var name=value \
+            scopes it (fills the attribute where objects lack it, bounds stale-row deletion). With --route the \
+            file is read as that path's response (envelope, namespace, DATA, MANY); --var fills the route's \
+            :variables. Any error leaves the database unchanged.
+            Example: replica import --db blog.sqlite --schema Schemas/blog.json --entity Post --var userID=3 posts.json
+            """
+    )
+
+    @Option(help: "The SQLite database file (created when missing; needs --schema then).")
+    var db: String
+
+    @Option(help: "The schema file; without it the schema recorded in the database is used.")
+    var schema: String?
+
+    @Option(help: "Import objects of this entity.")
+    var entity: String?
+
+    @Option(help: "Import the response of this route path (e.g. /users/3/posts or /users/:userID/posts).")
+    var route: String?
+
+    @Option(name: .customLong("var"), help: "A scope value or route variable, name=value.")
+    var variables: [String] = []
+
+    @Option(help: "delete or keep rows of the scope the file does not contain (default: the route's, or keep).")
+    var stale: StalePolicy?
+
+    @Option(name: .customLong("on-invalid"), help: "fail (roll back) or skip objects that cannot be mapped.")
+    var onInvalid: InvalidObjectPolicy = .fail
+
+    @Argument(help: "The JSON file, or - for standard input.")
+    var file: String
+
+    func validate() throws {
+        if (entity == nil) == (route == nil) { throw ValidationError("give exactly one of --entity and --route") }
+        for variable in variables where !variable.contains("=") {
+            throw ValidationError("--var takes name=value, not '\(variable)'")
+        }
+    }
+
+    func run() async throws {
+        let store = try openStore()
+        let engine = try SyncEngine(store: store)
+        let target = try importTarget(store: store, engine: engine)
+        let bar = ProgressBar(enabled: Terminal.width(of: STDERR_FILENO) != nil)
+        var options = SyncOptions(stalePolicy: stale, onInvalid: onInvalid)
+        options.progress = { progress in bar.update(progress) }
+        options.progressInterval = 5_000
+        let started = ContinuousClock.now
+        let result: SyncResult
+        do {
+            result = try await engine.importFile(file, into: target, options: options)
+        } catch {
+            bar.clear()
+            throw CLIError(String(describing: error))
+        }
+        bar.clear()
+        let elapsed = started.duration(to: .now)
+        print(Self.summary(result, elapsed: elapsed))
+        for skipped in result.skipped.prefix(10) { printWarning("skipped \(skipped)") }
+        if result.skipped.count > 10 { printWarning("skipped \(result.skipped.count - 10) more objects") }
+    }
+
+    func openStore() throws -> Store {
+        do {
+            let loaded = try schema.map { try Schema(contentsOf: URL(fileURLWithPath: $0)) }
+            if loaded == nil && !FileManager.default.fileExists(atPath: db) {
+                throw CLIError("\(db): no such database file (give --schema to create it)")
+            }
+            return try Store(path: db, schema: loaded)
+        } catch let error as SchemaError {
+            throw CLIError(error.description)
+        } catch let error as StoreError {
+            throw CLIError(error.description)
+        }
+    }
+
+    func importTarget(store: Store, engine: SyncEngine) throws -> ImportTarget {
+        var values: [String: String] = [:]
+        for variable in variables {
+            let parts = variable.split(separator: "=", maxSplits: 1)
+            values[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+        }
+        if let route {
+            do {
+                let path = route.contains(":") || route.contains("{") ? try RoutePattern(route).path(with: values) : route
+                return .route(.get, path)
+            } catch {
+                throw CLIError("--route \(route): \(error)")
+            }
+        }
+        let name = entity ?? ""
+        let resolved: Entity
+        do {
+            resolved = try store.requireEntity(name)
+        } catch {
+            throw CLIError(String(describing: error))
+        }
+        var scope: [String: AttributeValue] = [:]
+        for (attributeName, text) in values {
+            guard let attribute = resolved.attribute(named: attributeName) else {
+                throw CLIError("--var \(attributeName): entity '\(resolved.name)' has no such attribute")
+            }
+            guard let value = AttributeValue(text: text, type: attribute.type) else {
+                throw CLIError("--var \(attributeName)=\(text): not a valid \(attribute.type)")
+            }
+            scope[attributeName] = value
+        }
+        return .entity(resolved.name, scope: scope)
+    }
+
+    static func summary(_ result: SyncResult, elapsed: Duration) -> String {
+        var inserted = 0, updated = 0, deleted = 0
+        for changes in result.changes.entities.values {
+            inserted += changes.inserted.count
+            updated += changes.updated.count
+            deleted += changes.deleted.count
+        }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let rate = seconds > 0 ? Double(result.objectCount) / seconds : 0
+        return "inserted \(inserted), updated \(updated), deleted \(deleted), skipped \(result.skipped.count) "
+            + "(\(result.objectCount) objects, \(Format.bytes(result.byteCount))) in \(String(format: "%.2f", seconds)) s, "
+            + "\(Format.integer(Int(rate))) objects/s"
+    }
+}
+
+extension StalePolicy: ExpressibleByArgument {}
+extension InvalidObjectPolicy: ExpressibleByArgument {}
