@@ -24,22 +24,29 @@ enum ISO8601 {
     ///
     /// - Returns: The seconds since 1970 (UTC), or `nil` when the text is not such a date
     ///   or names an impossible day or time.
-    static func seconds(_ text: some Collection<UInt8>) -> Double? {
-        var bytes = text.makeIterator()
-        var peeked: UInt8? = bytes.next()
-        func take() -> UInt8? { defer { peeked = bytes.next() }; return peeked }
-        func digits(_ count: Int) -> Int? {
+    static func seconds(_ text: String.UTF8View) -> Double? {
+        var text = String(text)
+        return text.withUTF8 { seconds(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Parses the UTF-8 bytes of an ISO 8601 date; see ``seconds(_:)-(String.UTF8View)``.
+    static func seconds(_ bytes: UnsafeRawBufferPointer) -> Double? {
+        let count = bytes.count
+        var i = 0
+        @inline(__always) func digits(_ n: Int) -> Int? {
+            guard i + n <= count else { return nil }
             var value = 0
-            for _ in 0..<count {
-                guard let byte = peeked, byte >= 0x30, byte <= 0x39 else { return nil }
-                value = value * 10 + Int(byte - 0x30)
-                _ = take()
+            for k in i..<(i + n) {
+                let d = Int(bytes[k]) - 0x30
+                guard d >= 0, d <= 9 else { return nil }
+                value = value * 10 + d
             }
+            i += n
             return value
         }
-        func expect(_ byte: UInt8) -> Bool {
-            guard peeked == byte else { return false }
-            _ = take()
+        @inline(__always) func expect(_ byte: UInt8) -> Bool {
+            guard i < count, bytes[i] == byte else { return false }
+            i += 1
             return true
         }
         guard let year = digits(4), expect(0x2D), let month = digits(2), expect(0x2D), let day = digits(2) else { return nil }
@@ -47,38 +54,38 @@ enum ISO8601 {
         var hour = 0, minute = 0, second = 0
         var fraction = 0.0
         var offset = 0
-        if peeked == 0x54 || peeked == 0x74 || peeked == 0x20 {  // T, t or space
-            _ = take()
+        if i < count, bytes[i] == 0x54 || bytes[i] == 0x74 || bytes[i] == 0x20 {  // T, t or space
+            i += 1
             guard let h = digits(2), expect(0x3A), let m = digits(2) else { return nil }
             hour = h
             minute = m
             if expect(0x3A) {
                 guard let s = digits(2) else { return nil }
                 second = s
-                if peeked == 0x2E || peeked == 0x2C {  // . or ,
-                    _ = take()
+                if i < count, bytes[i] == 0x2E || bytes[i] == 0x2C {  // . or ,
+                    i += 1
                     var scale = 0.1
-                    var any = false
-                    while let byte = peeked, byte >= 0x30, byte <= 0x39 {
-                        fraction += Double(byte - 0x30) * scale
+                    let start = i
+                    while i < count, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+                        fraction += Double(bytes[i] - 0x30) * scale
                         scale /= 10
-                        any = true
-                        _ = take()
+                        i += 1
                     }
-                    guard any else { return nil }
+                    guard i > start else { return nil }
                 }
             }
             guard hour <= 23, minute <= 59, second <= 60 else { return nil }
-            if peeked == 0x5A || peeked == 0x7A {  // Z or z
-                _ = take()
-            } else if peeked == 0x2B || peeked == 0x2D {  // + or -
-                let sign = take() == 0x2B ? 1 : -1
+            if i < count, bytes[i] == 0x5A || bytes[i] == 0x7A {  // Z or z
+                i += 1
+            } else if i < count, bytes[i] == 0x2B || bytes[i] == 0x2D {  // + or -
+                let sign = bytes[i] == 0x2B ? 1 : -1
+                i += 1
                 guard let oh = digits(2), oh <= 23 else { return nil }
                 var om = 0
                 if expect(0x3A) {
                     guard let m = digits(2) else { return nil }
                     om = m
-                } else if peeked != nil {
+                } else if i < count {
                     guard let m = digits(2) else { return nil }
                     om = m
                 }
@@ -86,7 +93,7 @@ enum ISO8601 {
                 offset = sign * (oh * 3600 + om * 60)
             }
         }
-        guard peeked == nil else { return nil }
+        guard i == count else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset
         return Double(seconds) + fraction

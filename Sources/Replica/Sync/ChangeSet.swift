@@ -49,6 +49,7 @@ public struct PrimaryKeys: Sendable, Hashable, Sequence, CustomStringConvertible
     }
 
     static func unique<T: Hashable & Comparable>(_ keys: [T], excluding excluded: [T]) -> [T] {
+        if keys.isEmpty { return keys }
         if excluded.isEmpty, zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) { return keys }
         var seen = Set(excluded)
         return keys.filter { seen.insert($0).inserted }

@@ -19,7 +19,16 @@ struct FastObjectDecoder: Sendable {
         let isNullable: Bool
     }
 
+    struct KeyEntry: Sendable {
+        let head: UInt64
+        let length: Int
+        let start: Int
+        let slot: Int
+    }
+
     let slots: [Slot]
+    let keyIndex: [KeyEntry]
+    let keyBytes: [UInt8]
     let declined: [[UInt8]]
     let map: PropertyMap
 
@@ -41,20 +50,39 @@ struct FastObjectDecoder: Sendable {
                               isNullable: attribute.isNullable))
         }
         self.slots = slots
+        var entries: [KeyEntry] = []
+        var bytes: [UInt8] = []
+        for (index, slot) in slots.enumerated() {
+            var head: UInt64 = 0
+            slot.key.withUnsafeBytes { key in
+                if let base = key.baseAddress { memcpy(&head, base, Swift.min(8, key.count)) }
+            }
+            entries.append(KeyEntry(head: head, length: slot.key.count, start: bytes.count, slot: index))
+            bytes += slot.key
+        }
+        self.keyIndex = entries
+        self.keyBytes = bytes
         self.declined = map.relationships.compactMap { $0.jsonPath.first.map { Array($0.utf8) } }
         self.map = map
     }
 
+    /// The slot whose key equals `key`'s raw bytes. Keys are compared by length, then by their
+    /// first eight bytes, then in full, over a flat copy of all keys (no per-lookup retain).
     private func slot(for key: JSONString) -> Slot? {
         let raw = key.rawBytes
-        for slot in slots where slot.key.count == raw.count {
-            guard let rawBase = raw.baseAddress else { return slot }
-            let equal = slot.key.withUnsafeBytes { expected in
-                expected.baseAddress.map { memcmp($0, rawBase, raw.count) == 0 } ?? false
+        guard let rawBase = raw.baseAddress else { return slots.first { $0.key.isEmpty } }
+        let length = raw.count
+        var head: UInt64 = 0
+        memcpy(&head, rawBase, Swift.min(8, length))
+        return keyIndex.withUnsafeBufferPointer { index -> Slot? in
+            keyBytes.withUnsafeBytes { bytes -> Slot? in
+                guard let base = bytes.baseAddress else { return nil }
+                for entry in index where entry.length == length && entry.head == head {
+                    if length <= 8 || memcmp(base + entry.start, rawBase, length) == 0 { return slots[entry.slot] }
+                }
+                return nil
             }
-            if equal { return slot }
         }
-        return nil
     }
 
     private func isDeclined(_ key: JSONString) -> Bool {

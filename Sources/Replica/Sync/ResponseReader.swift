@@ -41,7 +41,7 @@ struct ReaderSummary: Sendable {
 
 /// Parses a response on its own thread, maps its objects and hands planned rows to the writer
 /// in batches, so that parsing and writing overlap.
-struct ResponseReader: Sendable {
+final class ResponseReader: Sendable {
     let planner: RowPlanner
     let shape: ResponseShape
     let scope: RouteScope?

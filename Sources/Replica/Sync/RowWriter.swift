@@ -7,28 +7,31 @@ final class RowWriter {
     private let db: Database
     private let maps: [PropertyMap]
     private let statements: UpsertStatements
-    private var changes: [Int: EntityChanges] = [:]
-    /// Keys of top-level rows per entity, for stale-row deletion (only for entities in `tracked`).
-    private var seen: [Int: PrimaryKeys] = [:]
-    private let tracked: Set<Int>
+    /// Changes by entity index.
+    private var changes: [EntityChanges]
+    /// Keys of top-level rows by entity index, for stale-row deletion (only for tracked entities).
+    private var seen: [PrimaryKeys]
+    private let tracked: [Bool]
 
     init(db: Database, maps: [PropertyMap], trackSeen tracked: Set<Int>) throws {
         self.db = db
         self.maps = maps
         self.statements = try UpsertStatements(db: db, maps: maps)
-        self.tracked = tracked
+        self.changes = Array(repeating: EntityChanges(), count: maps.count)
+        self.seen = Array(repeating: PrimaryKeys(), count: maps.count)
+        self.tracked = maps.indices.map { tracked.contains($0) }
     }
 
     func write(_ row: PlannedRow) throws {
         let keyIndex = maps[row.entity].primaryKeyIndex
         let key = row.values[keyIndex] ?? .null
         switch try statements.upsert(entity: row.entity, values: row.values) {
-        case .inserted: changes[row.entity, default: EntityChanges()].inserted.append(key)
-        case .updated: changes[row.entity, default: EntityChanges()].updated.append(key)
+        case .inserted: changes[row.entity].inserted.append(key)
+        case .updated: changes[row.entity].updated.append(key)
         case .unchanged: break
         }
-        if row.isTopLevel && tracked.contains(row.entity) {
-            seen[row.entity, default: PrimaryKeys()].append(key)
+        if row.isTopLevel && tracked[row.entity] {
+            seen[row.entity].append(key)
         }
     }
 
@@ -38,7 +41,7 @@ final class RowWriter {
         let table = map.entity.tableName.quotedIdentifier
         let keyColumn = map.entity.primaryKey.quotedIdentifier
         let (condition, arguments) = scope?.whereClause ?? ("1", [])
-        let seenKeys = seen[entity] ?? PrimaryKeys()
+        let seenKeys = seen[entity]
         let seenIntegers = Set(seenKeys.integers)
         let seenStrings = Set(seenKeys.strings)
         var stale: [AttributeValue] = []
@@ -53,14 +56,14 @@ final class RowWriter {
         }
         for key in stale {
             try statements.delete(entity: entity, key: key)
-            changes[entity, default: EntityChanges()].deleted.append(key)
+            changes[entity].deleted.append(key)
         }
     }
 
     /// The changes by entity name, with duplicate keys folded (inserted then updated is inserted).
     func entityChanges() -> [String: EntityChanges] {
         var result: [String: EntityChanges] = [:]
-        for (index, var change) in changes {
+        for (index, var change) in changes.enumerated() {
             change.inserted.normalize()
             change.updated.normalize(excluding: change.inserted)
             change.deleted.normalize()

@@ -82,6 +82,15 @@ final class UpsertStatements {
         return statement
     }
 
+    private var lastUpsert: (key: Key, statement: OpaquePointer)?
+
+    private func upsertStatement(_ key: Key, values: [AttributeValue?]) throws -> OpaquePointer {
+        if let cached = upserts[key] { return cached }
+        let statement = try prepare(Self.upsertSQL(maps[key.entity].entity, present: Array(key.present.prefix(values.count))))
+        upserts[key] = statement
+        return statement
+    }
+
     /// `UPDATE … SET present = ? WHERE pk = ? AND` some value differs.
     static func updateSQL(_ entity: Entity, present: [Bool]) -> String? {
         let key = entity.primaryKey
@@ -108,16 +117,16 @@ final class UpsertStatements {
     /// Upserts one row; `values[i] == nil` leaves attribute `i` untouched on update.
     func upsert(entity index: Int, values: [AttributeValue?]) throws -> Outcome {
         let key = Key(entity: index, values: values)
-        if lacksRequired(key),
-           let outcome = try updateExisting(key: key, values: values) {
-            return outcome
-        }
         let statement: OpaquePointer
-        if let cached = upserts[key] {
-            statement = cached
+        if let last = lastUpsert, last.key == key {
+            // Bulk data repeats the same shape: skip the hash lookups.
+            statement = last.statement
         } else {
-            statement = try prepare(Self.upsertSQL(maps[index].entity, present: Array(key.present.prefix(values.count))))
-            upserts[key] = statement
+            if lacksRequired(key), let outcome = try updateExisting(key: key, values: values) {
+                return outcome
+            }
+            statement = try upsertStatement(key, values: values)
+            if !lacksRequired(key) { lastUpsert = (key, statement) }
         }
         var position: Int32 = 1
         for value in values {
