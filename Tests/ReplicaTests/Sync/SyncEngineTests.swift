@@ -178,3 +178,47 @@ struct SyncEngineTests {
         #expect(route?.code == .noRoute)
     }
 }
+
+@Suite("Sync engine envelopes")
+struct SyncEnvelopeTests {
+    static func engine() throws -> SyncEngine {
+        let schema = try Schema(name: "api", envelope: "data", routes: [
+            Route(.get, "/posts", target: .entity("Post"), stale: .delete),
+            Route(.get, "/raw/posts", target: .entity("Post"), envelope: ""),
+            Route(.get, "/v2/posts", target: .entity("Post"), envelope: "JsonResponseEnvelope.SuccessFullJsonResponse"),
+            Route(.get, "/meta", target: .data),
+        ]) {
+            Entity("Post", namespace: "post") {
+                Attribute("id", .integer)
+                Attribute("title", .string)
+            }
+        }
+        return try SyncEngine(store: try Store.inMemory(schema: schema))
+    }
+
+    @Test("schema and route envelopes are unwrapped, with the entity's namespace inside")
+    func unwrapped() async throws {
+        let engine = try Self.engine()
+        let wrapped = try await engine.sync(.get, "/posts", body: Data(#"{"data": {"posts": [{"id": 1, "title": "a"}]}, "meta": {"next": null}}"#.utf8))
+        #expect(wrapped.changes["Post"]?.inserted.integers == [1])
+        let raw = try await engine.sync(.get, "/raw/posts", body: Data(#"{"post": {"id": 2, "title": "b"}}"#.utf8))
+        #expect(raw.changes["Post"]?.inserted.integers == [2])
+        let deep = try await engine.sync(.get, "/v2/posts", body: Data(#"{"JsonResponseEnvelope": {"SuccessFullJsonResponse": {"posts": [{"id": 3}]}}}"#.utf8))
+        #expect(deep.changes["Post"]?.inserted.integers == [3])
+        let meta = try await engine.sync(.get, "/meta", body: Data(#"{"data": {"version": 2}}"#.utf8))
+        #expect(meta.data == ["version": 2])
+    }
+
+    @Test("a missing envelope key fails naming the path, and changes nothing")
+    func missing() async throws {
+        let engine = try Self.engine()
+        let error = await #expect(throws: SyncError.self) {
+            try await engine.sync(.get, "/posts", body: Data(#"{"result": {"posts": [{"id": 1}]}}"#.utf8))
+        }
+        #expect(error?.code == .unexpectedShape)
+        #expect(error?.message.contains("/data/posts or /data/post") == true, "\(error.map(String.init(describing:)) ?? "")")
+        let data = await #expect(throws: SyncError.self) { try await engine.sync(.get, "/meta", body: Data(#"{"version": 2}"#.utf8)) }
+        #expect(data?.message.contains("no key 'data'") == true, "\(data.map(String.init(describing:)) ?? "")")
+        #expect(try engine.store.count("Post") == 0)
+    }
+}
