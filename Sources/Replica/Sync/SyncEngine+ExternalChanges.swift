@@ -1,0 +1,87 @@
+import Foundation
+import GRDB
+
+/// Polls a store for writes made by other processes and reports them as unknown changes.
+///
+/// Stops when ``stop()`` is called or when it is released.
+///
+/// `@unchecked Sendable`: the only state is the timer, whose `cancel()` is thread-safe.
+public final class ExternalChangeMonitor: @unchecked Sendable {
+    private let timer: any DispatchSourceTimer
+
+    init(timer: any DispatchSourceTimer) {
+        self.timer = timer
+    }
+
+    /// Stops polling.
+    public func stop() {
+        timer.cancel()
+    }
+
+    deinit {
+        timer.cancel()
+    }
+}
+
+extension SyncEngine {
+    /// Publishes a change set that marks `entities` (all when `nil`) as changed in unknown ways,
+    /// so that observers and live result sets re-read them.
+    ///
+    /// ```swift
+    /// try store.database.write { db in try db.execute(sql: "DELETE FROM posts") }
+    /// engine.publishUnknownChanges(entities: ["Post"])
+    /// ```
+    public func publishUnknownChanges(entities: Set<String>? = nil) {
+        var unknown = EntityChanges()
+        unknown.isUnknown = true
+        let names = entities ?? Set(mapping.maps.map(\.entity.name))
+        var changes = ChangeSet(sequence: sequence.next())
+        for name in names.sorted() { changes.entities[name] = unknown }
+        observers.publish(changes)
+    }
+
+    /// Watches the database file for commits by other processes (another `replica import`,
+    /// another service) by polling `PRAGMA data_version` on the writer connection, and
+    /// publishes an unknown-changes set for every entity when one is seen.
+    ///
+    /// The writer connection's data version changes only when another connection commits, so
+    /// Replica's own writes (already reported exactly) are not reported twice.
+    ///
+    /// ```swift
+    /// let monitor = engine.detectExternalChanges(every: .milliseconds(250))
+    /// // ... later
+    /// monitor.stop()
+    /// ```
+    ///
+    /// - Parameter interval: How often to poll.
+    /// - Returns: The monitor; polling stops when it is stopped or released.
+    public func detectExternalChanges(every interval: Duration = .milliseconds(500)) -> ExternalChangeMonitor {
+        let queue = DispatchQueue(label: "Replica.external-changes")
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let milliseconds = max(1, Int(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000))
+        let database = store.database
+        let last = DataVersion()
+        timer.schedule(deadline: .now(), repeating: .milliseconds(milliseconds))
+        timer.setEventHandler { [weak self] in
+            guard let version = try? database.writeWithoutTransaction({ db in
+                try Int.fetchOne(db, sql: "PRAGMA data_version")
+            }) else { return }
+            if last.update(version) { self?.publishUnknownChanges() }
+        }
+        timer.resume()
+        return ExternalChangeMonitor(timer: timer)
+    }
+}
+
+/// The last data version seen; only the monitor's serial queue touches it.
+/// `@unchecked Sendable`: confined to that queue (the timer's event handler).
+private final class DataVersion: @unchecked Sendable {
+    private var value: Int?
+
+    /// Records `version`; `true` when it differs from a previous one.
+    func update(_ version: Int) -> Bool {
+        defer { value = version }
+        guard let value else { return false }
+        return value != version
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import GRDB
+import Testing
+@testable import Replica
+
+@Suite("External changes")
+struct ExternalChangeTests {
+    @Test("a write by another connection is reported as unknown changes; the engine's own writes are not")
+    func detectsOtherConnections() async throws {
+        let directory = try TestSupport.temporaryDirectory()
+        let path = directory.path("blog.sqlite")
+        let store = try Store(path: path, schema: try Schema(contentsOf: TestSupport.schemaFile("blog.json")))
+        let engine = try SyncEngine(store: store)
+        let stream = engine.changes()
+        let monitor = engine.detectExternalChanges(every: .milliseconds(20))
+        defer { monitor.stop() }
+        var iterator = stream.makeAsyncIterator()
+        // Our own write: reported exactly, once.
+        _ = try await engine.sync(.get, "/users", body: Data(#"[{"user_id": 1, "name": "Ann"}]"#.utf8))
+        let own = await iterator.next()
+        #expect(own?["User"]?.inserted.integers == [1])
+        #expect(own?["User"]?.isUnknown == false)
+        // Another process (here: another connection) writes the file.
+        let other = try DatabaseQueue(path: path)
+        try await other.write { db in try db.execute(sql: "INSERT INTO users (userID, name) VALUES (2, 'Bob')") }
+        let external = await iterator.next()
+        #expect(external?["User"]?.isUnknown == true)
+        #expect(external?.changedEntities == ["User", "Post", "Comment"])
+        try other.close()
+    }
+}
