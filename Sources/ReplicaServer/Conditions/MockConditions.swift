@@ -1,0 +1,95 @@
+/// Network conditions a mock server imposes: latency and faults.
+///
+/// ```swift
+/// var conditions = MockConditions(latency: .milliseconds(50) ... .milliseconds(200))
+/// conditions.faults.append(MockFault(.status(503), probability: 0.1))
+/// conditions.faults.append(MockFault(.dropConnection, method: "POST", path: "/people"))
+/// server.setConditions(conditions)
+/// ```
+public struct MockConditions: Sendable {
+    /// Every response waits a random time in this range before it is sent; nil for none.
+    public var latency: ClosedRange<Duration>?
+    /// Faults, first match wins; each is tried with its probability.
+    public var faults: [MockFault]
+
+    /// Creates conditions.
+    ///
+    /// ```swift
+    /// let slow = MockConditions(latency: .milliseconds(100) ... .milliseconds(300))
+    /// ```
+    /// - Parameters:
+    ///   - latency: the latency range, nil for none.
+    ///   - faults: faults to inject.
+    public init(latency: ClosedRange<Duration>? = nil, faults: [MockFault] = []) {
+        self.latency = latency
+        self.faults = faults
+    }
+
+    /// A random latency in the range.
+    func randomLatency() -> Duration? {
+        guard let latency else { return nil }
+        let low = latency.lowerBound / .nanoseconds(1)
+        let high = latency.upperBound / .nanoseconds(1)
+        guard high > low else { return latency.lowerBound }
+        return .nanoseconds(Int64(Double.random(in: low...high)))
+    }
+
+    /// The fault to inject for a request, if any.
+    func fault(method: String, segments: [String]) -> MockFault.Kind? {
+        for fault in faults where fault.applies(method: method, segments: segments) {
+            if fault.probability >= 1 || Double.random(in: 0..<1) < fault.probability { return fault.kind }
+        }
+        return nil
+    }
+}
+
+/// One injected fault: what happens, how often, and on which routes.
+///
+/// ```swift
+/// MockFault(.status(500), probability: 0.25)                       // global
+/// MockFault(.stall, method: "GET", path: "/people/:id")            // one route
+/// ```
+public struct MockFault: Sendable, Hashable {
+    /// What the fault does.
+    public enum Kind: Sendable, Hashable {
+        /// Answer this status with a JSON error body instead of handling the request.
+        case status(Int)
+        /// Close the connection without answering.
+        case dropConnection
+        /// Answer nothing until the client gives up (or the server stops, or `MockServerOptions.stallLimit`
+        /// passes), then close the connection.
+        case stall
+    }
+
+    /// What the fault does.
+    public var kind: Kind
+    /// The chance, 0 to 1, that a matching request gets the fault.
+    public var probability: Double
+    /// Only requests with this method (`GET`…); nil for all.
+    public var method: String?
+    /// Only paths matching this pattern (`/people/:id`, `/people/*`); nil for all.
+    public var path: String?
+
+    /// Creates a fault.
+    ///
+    /// ```swift
+    /// MockFault(.status(503), probability: 0.5, path: "/people")
+    /// ```
+    /// - Parameters:
+    ///   - kind: what happens.
+    ///   - probability: the chance per matching request, 1 by default.
+    ///   - method: only this method; nil for all.
+    ///   - path: only paths matching this pattern; nil for all.
+    public init(_ kind: Kind, probability: Double = 1, method: String? = nil, path: String? = nil) {
+        self.kind = kind
+        self.probability = probability
+        self.method = method?.uppercased()
+        self.path = path
+    }
+
+    func applies(method: String, segments: [String]) -> Bool {
+        if let expected = self.method, expected != method { return false }
+        if let path, !MockPath.matches(path, segments) { return false }
+        return true
+    }
+}

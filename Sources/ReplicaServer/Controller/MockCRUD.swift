@@ -1,0 +1,120 @@
+/// RESTEasy's CRUD actions over a request's store and serializer; controllers call these for the defaults.
+///
+/// ```swift
+/// let response = try await MockCRUD.show(request)
+/// ```
+public enum MockCRUD {
+    /// Lists a page of the collection (children of the parent on a nested route), with `X-Total-Count`
+    /// and, when paged, a `Link` header.
+    ///
+    /// ```swift
+    /// let response = try await MockCRUD.index(request) // 200 [...]
+    /// ```
+    /// - Parameters:
+    ///   - request: the routed request.
+    /// - Returns: 200 with the serialized collection.
+    /// - Throws: `MockHTTPError` 400 for bad query parameters, 404 for a missing parent.
+    public static func index(_ request: MockRequest) async throws -> MockResponse {
+        let collection = try MockCollectionQuery(request)
+        let page: MockPage
+        if let parent = request.parent {
+            try await requireParent(parent, request)
+            page = try await request.store.children(request.resource, of: parent.parent, id: parent.id, query: collection.query)
+        } else {
+            page = try await request.store.objects(request.resource, query: collection.query)
+        }
+        var headers: [(name: String, value: String)] = [(name: "X-Total-Count", value: String(page.total))]
+        if let link = collection.linkHeader(total: page.total, request: request) { headers.append((name: "Link", value: link)) }
+        return MockResponse(status: 200, headers: headers,
+                            body: request.serializer.serialize(collection: page.objects, of: request.resource))
+    }
+
+    /// Shows one object.
+    ///
+    /// ```swift
+    /// let response = try await MockCRUD.show(request) // 200 {...} or 404
+    /// ```
+    /// - Parameters:
+    ///   - request: the routed request with an `id`.
+    /// - Returns: 200 with the serialized object.
+    /// - Throws: `MockHTTPError` 404 when there is no such object.
+    public static func show(_ request: MockRequest) async throws -> MockResponse {
+        let id = try requireID(request)
+        guard let object = try await request.store.object(request.resource, id: id) else { throw notFound(request, id) }
+        return .json(request.serializer.serialize(object: object, of: request.resource))
+    }
+
+    /// Creates an object from the body's known properties (the parent key set from a nested route).
+    ///
+    /// ```swift
+    /// let response = try await MockCRUD.create(request) // 201 {...}
+    /// ```
+    /// - Parameters:
+    ///   - request: the routed request.
+    /// - Returns: 201 with the created object (missing properties null) and a `Location` header.
+    /// - Throws: `MockHTTPError` 422 for field errors, 404 for a missing parent, 409 for a taken key.
+    public static func create(_ request: MockRequest) async throws -> MockResponse {
+        let parameters = request.serializer.deserialize(parameters: request.body ?? .object([:]), of: request.resource)
+        var values = try request.resource.harvest(parameters, keepingKey: true)
+        if let parent = request.parent {
+            try await requireParent(parent, request)
+            values[parent.parent.key] = parent.id
+        }
+        let object = try await request.store.create(request.resource, values: values)
+        var headers: [(name: String, value: String)] = []
+        if let id = object[request.resource.primaryKey.name] {
+            let text = id.stringValue ?? id.serialized()
+            headers.append((name: "Location", value: "/\(MockPath.encode(request.resource.name))/\(MockPath.encode(text))"))
+        }
+        return MockResponse(status: 201, headers: headers, body: request.serializer.serialize(object: object, of: request.resource))
+    }
+
+    /// Merges the body's known properties into an object (`PUT` and `PATCH` alike).
+    ///
+    /// ```swift
+    /// let response = try await MockCRUD.update(request) // 200 {...}
+    /// ```
+    /// - Parameters:
+    ///   - request: the routed request with an `id`.
+    /// - Returns: 200 with the updated object.
+    /// - Throws: `MockHTTPError` 422 for field errors, 404 when there is no such object.
+    public static func update(_ request: MockRequest) async throws -> MockResponse {
+        let id = try requireID(request)
+        let parameters = request.serializer.deserialize(parameters: request.body ?? .object([:]), of: request.resource)
+        let values = try request.resource.harvest(parameters, keepingKey: false)
+        guard let object = try await request.store.modify(request.resource, id: id, values: values) else {
+            throw notFound(request, id)
+        }
+        return .json(request.serializer.serialize(object: object, of: request.resource))
+    }
+
+    /// Deletes an object.
+    ///
+    /// ```swift
+    /// let response = try await MockCRUD.destroy(request) // 204
+    /// ```
+    /// - Parameters:
+    ///   - request: the routed request with an `id`.
+    /// - Returns: 204 without a body.
+    /// - Throws: `MockHTTPError` 404 when there is no such object.
+    public static func destroy(_ request: MockRequest) async throws -> MockResponse {
+        let id = try requireID(request)
+        guard try await request.store.delete(request.resource, id: id) else { throw notFound(request, id) }
+        return .noContent
+    }
+
+    private static func requireID(_ request: MockRequest) throws -> JSONValue {
+        guard let id = request.id else { throw MockHTTPError.notFound("\(request.path): no id in the route") }
+        return id
+    }
+
+    private static func requireParent(_ parent: MockRequest.ParentReference, _ request: MockRequest) async throws {
+        guard try await request.store.object(parent.resource, id: parent.id) != nil else {
+            throw MockHTTPError.notFound("no \(parent.resource.name) with id \(parent.id.stringValue ?? parent.id.serialized())")
+        }
+    }
+
+    private static func notFound(_ request: MockRequest, _ id: JSONValue) -> MockHTTPError {
+        .notFound("no \(request.resource.name) with id \(id.stringValue ?? id.serialized())")
+    }
+}

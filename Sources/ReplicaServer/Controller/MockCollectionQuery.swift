@@ -1,0 +1,101 @@
+/// A collection request's query string read as filters, sort and page, and the `Link` header for it.
+///
+/// Reserved parameters: `_sort` (comma-separated properties, `-name` for descending), `_order`
+/// (`asc`/`desc`, comma-separated to match `_sort`), `_page` (from 1) with `_limit` (default 10), or
+/// `limit` with `offset`. Every other parameter naming a property is an equality filter; unknown ones
+/// are ignored.
+struct MockCollectionQuery {
+    enum Paging {
+        case none
+        case pages(page: Int, limit: Int)
+        case offsets(limit: Int, offset: Int)
+    }
+
+    static let reserved: Set<String> = ["_sort", "_order", "_page", "_limit", "limit", "offset"]
+    static let defaultPageSize = 10
+
+    var query = MockQuery()
+    var paging = Paging.none
+
+    init(_ request: MockRequest) throws {
+        let resource = request.resource
+        for item in request.queryItems where !Self.reserved.contains(item.name) {
+            guard let property = resource.property(named: item.name) else { continue }
+            guard let value = property.type.parseQueryValue(item.value) else {
+                throw MockHTTPError.badRequest("filter \(item.name)=\(item.value): \(property.name) \(property.type.requirement)",
+                                               code: "invalidFilter")
+            }
+            query.filters.append(MockQuery.Filter(property: property.name, value: value))
+        }
+        if let sort = request.query("_sort"), !sort.isEmpty {
+            let orders = (request.query("_order") ?? "").split(separator: ",").map { $0.lowercased() }
+            for (index, field) in sort.split(separator: ",").enumerated() {
+                var name = String(field)
+                var descending = false
+                if name.hasPrefix("-") { descending = true; name.removeFirst() }
+                guard resource.property(named: name) != nil else {
+                    throw MockHTTPError.badRequest("_sort: \(resource.name) has no property '\(name)'", code: "invalidSort")
+                }
+                let order = index < orders.count ? orders[index] : (orders.count == 1 ? orders[0] : "")
+                switch order {
+                case "desc": descending = true
+                case "asc", "": break
+                default: throw MockHTTPError.badRequest("_order must be asc or desc, not '\(order)'", code: "invalidSort")
+                }
+                query.sort.append(MockQuery.SortKey(property: name, descending: descending))
+            }
+        }
+        if let pageText = request.query("_page") {
+            let page = try Self.number("_page", pageText, minimum: 1)
+            let limit = try request.query("_limit").map { try Self.number("_limit", $0, minimum: 1) } ?? Self.defaultPageSize
+            paging = .pages(page: page, limit: limit)
+            query.limit = limit
+            let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: limit)
+            query.offset = overflow ? Int.max / 2 : offset
+        } else if request.query("limit") != nil || request.query("offset") != nil || request.query("_limit") != nil {
+            let limitText = request.query("limit") ?? request.query("_limit")
+            let limit = try limitText.map { try Self.number("limit", $0, minimum: 1) }
+            let offset = try request.query("offset").map { try Self.number("offset", $0, minimum: 0) } ?? 0
+            query.limit = limit
+            query.offset = offset
+            if let limit { paging = .offsets(limit: limit, offset: offset) }
+        }
+    }
+
+    private static func number(_ name: String, _ text: String, minimum: Int) throws -> Int {
+        guard let value = Int(text), value >= minimum, value <= 1_000_000_000 else {
+            throw MockHTTPError.badRequest("\(name) must be an integer from \(minimum), not '\(text)'", code: "invalidPage")
+        }
+        return value
+    }
+
+    /// `<…?_page=1&_limit=20>; rel="first", …` or nil when the request is not paged.
+    func linkHeader(total: Int, request: MockRequest) -> String? {
+        var links: [(String, [(String, String)])] = []
+        switch paging {
+        case .none:
+            return nil
+        case .pages(let page, let limit):
+            let last = max(1, (total + limit - 1) / limit)
+            func params(_ page: Int) -> [(String, String)] { [("_page", String(page)), ("_limit", String(limit))] }
+            links.append(("first", params(1)))
+            if page > 1 { links.append(("prev", params(min(page - 1, last)))) }
+            if page < last { links.append(("next", params(page + 1))) }
+            links.append(("last", params(last)))
+        case .offsets(let limit, let offset):
+            let lastOffset = total == 0 ? 0 : ((total - 1) / limit) * limit
+            func params(_ offset: Int) -> [(String, String)] { [("limit", String(limit)), ("offset", String(offset))] }
+            links.append(("first", params(0)))
+            if offset > 0 { links.append(("prev", params(max(0, min(offset - limit, lastOffset))))) }
+            if offset + limit < total { links.append(("next", params(offset + limit))) }
+            links.append(("last", params(lastOffset)))
+        }
+        let kept = request.queryItems.filter { !Self.reserved.contains($0.name) || $0.name == "_sort" || $0.name == "_order" }
+        let path = request.segments.map(MockPath.encode).joined(separator: "/")
+        return links.map { rel, params in
+            let items = kept.map { ($0.name, $0.value) } + params
+            let query = items.map { "\(MockPath.encode($0.0))=\(MockPath.encode($0.1))" }.joined(separator: "&")
+            return "<\(request.baseURL)/\(path)?\(query)>; rel=\"\(rel)\""
+        }.joined(separator: ", ")
+    }
+}

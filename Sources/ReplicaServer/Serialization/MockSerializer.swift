@@ -1,0 +1,70 @@
+/// Shapes a resource's JSON on the wire: single objects and collections going out, request bodies coming in.
+///
+/// Every method has a pass-through default, so a serializer implements only what it changes.
+///
+/// ```swift
+/// struct Enveloped: MockSerializer {
+///     func serialize(collection: [JSONObject], of resource: MockResource) -> JSONValue {
+///         ["data": [resource.name: .array(collection.map(JSONValue.object))]]
+///     }
+/// }
+/// server.setSerializer(Enveloped(), for: "posts")
+/// ```
+public protocol MockSerializer: Sendable {
+    /// The body for one object (show, create, update).
+    ///
+    /// ```swift
+    /// func serialize(object: JSONObject, of resource: MockResource) -> JSONValue { ["post": .object(object)] }
+    /// ```
+    /// - Parameters:
+    ///   - object: the stored object, every property present.
+    ///   - resource: its resource.
+    /// - Returns: the response body.
+    func serialize(object: JSONObject, of resource: MockResource) -> JSONValue
+
+    /// The body for a page of a collection (index).
+    ///
+    /// ```swift
+    /// func serialize(collection: [JSONObject], of resource: MockResource) -> JSONValue {
+    ///     ["items": .array(collection.map(JSONValue.object))]
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - collection: the objects of the page.
+    ///   - resource: their resource.
+    /// - Returns: the response body.
+    func serialize(collection: [JSONObject], of resource: MockResource) -> JSONValue
+
+    /// The object to harvest from a request body (create, update): unwrap envelopes, rename keys back.
+    ///
+    /// ```swift
+    /// func deserialize(parameters: JSONValue, of resource: MockResource) -> JSONValue { parameters["post"] ?? parameters }
+    /// ```
+    /// - Parameters:
+    ///   - parameters: the parsed request body.
+    ///   - resource: the target resource.
+    /// - Returns: the value harvested into the resource's properties.
+    func deserialize(parameters: JSONValue, of resource: MockResource) -> JSONValue
+}
+
+extension MockSerializer {
+    public func serialize(object: JSONObject, of resource: MockResource) -> JSONValue { .object(object) }
+    public func serialize(collection: [JSONObject], of resource: MockResource) -> JSONValue {
+        .array(collection.map { serialize(object: $0, of: resource) })
+    }
+    public func deserialize(parameters: JSONValue, of resource: MockResource) -> JSONValue { parameters }
+}
+
+/// The default serializer: objects as stored, collections as arrays, bodies as sent.
+///
+/// ```swift
+/// server.setSerializer(PassThroughSerializer(), for: "people")
+/// ```
+public struct PassThroughSerializer: MockSerializer {
+    /// Creates the pass-through serializer.
+    ///
+    /// ```swift
+    /// let serializer = PassThroughSerializer()
+    /// ```
+    public init() {}
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+extension MockServer {
+    /// The resources being served, in the order they were added.
+    public var resources: [MockResource] {
+        registry.withLockedValue { registry in registry.order.compactMap { registry.resources[$0] } }
+    }
+
+    /// Serves a resource (replacing one of the same name), preparing its storage; works while running.
+    ///
+    /// ```swift
+    /// try await server.addResource(MockResource("tags", properties: [MockProperty("label", .string)]))
+    /// ```
+    /// - Parameters:
+    ///   - resource: the resource.
+    /// - Throws: `MockServerError` `.invalidResource` for a bad definition, `.storeFailed` from the store.
+    public func addResource(_ resource: MockResource) async throws {
+        try validate(resource, adding: [])
+        try await options.store.addResource(resource)
+        registry.withLockedValue { registry in
+            if registry.resources[resource.name] == nil { registry.order.append(resource.name) }
+            registry.resources[resource.name] = resource
+            registry.lastModified[resource.name] = startedAt
+        }
+    }
+
+    /// Stops serving a resource; with `dropData` its objects are deleted from the store too.
+    ///
+    /// ```swift
+    /// try await server.removeResource(named: "tags")
+    /// ```
+    /// - Parameters:
+    ///   - name: the resource name.
+    ///   - dropData: also drop the resource's table or objects.
+    /// - Throws: `MockServerError` `.unknownResource`, or `.storeFailed` from the store.
+    public func removeResource(named name: String, dropData: Bool = false) async throws {
+        let removed: MockResource? = registry.withLockedValue { registry in
+            registry.order.removeAll { $0 == name }
+            registry.serializers[name] = nil
+            registry.controllers[name] = nil
+            return registry.resources.removeValue(forKey: name)
+        }
+        guard let removed else { throw MockServerError(code: .unknownResource, message: "no resource '\(name)'") }
+        if dropData { try await options.store.dropResource(removed) }
+    }
+
+    /// Sets a resource's serializer (nil for pass-through); takes effect on the next request.
+    ///
+    /// ```swift
+    /// server.setSerializer(ReshapingSerializer(collectionEnvelope: ["data", "posts"]), for: "posts")
+    /// ```
+    /// - Parameters:
+    ///   - serializer: the serializer, or nil for the default.
+    ///   - resource: the resource name.
+    public func setSerializer(_ serializer: (any MockSerializer)?, for resource: String) {
+        registry.withLockedValue { $0.serializers[resource] = serializer }
+    }
+
+    /// Sets a resource's controller (nil for CRUD); takes effect on the next request.
+    ///
+    /// ```swift
+    /// server.setController(AuditingController(), for: "people")
+    /// ```
+    /// - Parameters:
+    ///   - controller: the controller, or nil for `CRUDController`.
+    ///   - resource: the resource name.
+    public func setController(_ controller: (any MockController)?, for resource: String) {
+        registry.withLockedValue { $0.controllers[resource] = controller }
+    }
+
+    /// The latency and faults in force.
+    public var conditions: MockConditions {
+        registry.withLockedValue { $0.conditions }
+    }
+
+    /// Replaces latency and faults; takes effect on the next request.
+    ///
+    /// ```swift
+    /// server.setConditions(MockConditions(faults: [MockFault(.status(503), probability: 0.2)]))
+    /// ```
+    /// - Parameters:
+    ///   - conditions: the new conditions.
+    public func setConditions(_ conditions: MockConditions) {
+        registry.withLockedValue { $0.conditions = conditions }
+    }
+
+    /// Checks a resource's names and parents.
+    func validate(_ resource: MockResource, adding batch: [MockResource]) throws {
+        func fail(_ message: String) -> MockServerError {
+            MockServerError(code: .invalidResource, message: "resource '\(resource.name)': \(message)")
+        }
+        if resource.name.isEmpty || resource.name.contains("/") { throw fail("a name must be one non-empty path segment") }
+        if resource.properties.contains(where: { $0.name.isEmpty }) { throw fail("a property name is empty") }
+        let known = Set(registry.withLockedValue { Array($0.resources.keys) } + batch.map(\.name) + [resource.name])
+        for parent in resource.parents where !known.contains(parent.resource) {
+            throw fail("unknown parent resource '\(parent.resource)'")
+        }
+    }
+
+    /// Records a write to a resource, for `Last-Modified`.
+    func touch(_ resource: String) {
+        let now = Int(Date().timeIntervalSince1970)
+        registry.withLockedValue { $0.lastModified[resource] = now }
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+extension MockServer {
+    /// What to do with the connection once a request is handled.
+    private enum Outcome {
+        case answer(MockResponse, resource: String?)
+        case drop
+    }
+
+    /// Answers one request: faults, body, routing, controller, conditional GET, latency, log.
+    func respond(to request: Request, channel: any Channel) async -> Response {
+        let started = ContinuousClock.now
+        let snapshot = registry.withLockedValue { $0 }
+        let method = request.method.rawValue
+        let logPath = request.uri.query.map { request.uri.path + "?" + $0 } ?? request.uri.path
+        var outcome = await handle(request, method: method, snapshot: snapshot)
+        if case .answer(let response, let resource) = outcome, let resource, response.status < 400,
+           ["POST", "PUT", "PATCH", "DELETE"].contains(method) {
+            touch(resource)
+        }
+        if case .answer(let response, let resource) = outcome, method == "GET" || method == "HEAD" {
+            outcome = .answer(conditional(response, request: request, lastModified: resource.flatMap { snapshot.lastModified[$0] }),
+                              resource: resource)
+        }
+        if let latency = snapshot.conditions.randomLatency() { try? await Task.sleep(for: latency) }
+        let status: Int
+        let answer: Response
+        switch outcome {
+        case .drop:
+            status = 0
+            channel.close(mode: .all, promise: nil)
+            answer = Response(status: .internalServerError)
+        case .answer(let response, _):
+            status = response.status
+            answer = Self.httpResponse(response, headOnly: method == "HEAD")
+        }
+        options.requestLog?(MockRequestLogEntry(method: method, path: logPath, status: status,
+                                                duration: started.duration(to: .now)))
+        return answer
+    }
+
+    private func handle(_ request: Request, method: String, snapshot: Registry) async -> Outcome {
+        guard let segments = MockPath.segments(request.uri.path),
+              let queryItems = MockPath.queryItems(request.uri.query) else {
+            return .answer(Self.error(.badRequest("malformed percent-encoding in \(request.uri)", code: "invalidURI")), resource: nil)
+        }
+        switch snapshot.conditions.fault(method: method, segments: segments) {
+        case .status(let code)?:
+            let error = MockHTTPError(status: code, code: "injectedFault", message: "fault injected for \(method) \(request.uri.path)")
+            return .answer(Self.error(error), resource: nil)
+        case .dropConnection?:
+            return .drop
+        case .stall?:
+            await stalls.wait(limit: options.stallLimit)
+            return .drop
+        case nil:
+            break
+        }
+        do {
+            var body: JSONValue?
+            if ["POST", "PUT", "PATCH"].contains(method) { body = try await readBody(request) }
+            let routeMethod = method == "HEAD" ? "GET" : method
+            let routed = try route(method: routeMethod, segments: segments, snapshot: snapshot)
+            let host = request.head.authority ?? "\(options.host):\(port)"
+            let mockRequest = MockRequest(
+                method: method, path: "/" + segments.joined(separator: "/"), segments: segments, queryItems: queryItems,
+                headers: Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, b in a + ", " + b }),
+                body: body, resource: routed.resource, action: routed.action, id: routed.id, parent: routed.parent,
+                store: options.store, serializer: snapshot.serializers[routed.resource.name] ?? PassThroughSerializer(),
+                baseURL: "http://\(host)")
+            let controller = snapshot.controllers[routed.resource.name] ?? CRUDController()
+            guard let response = try await controller.respond(mockRequest) else {
+                throw MockHTTPError.notFound("no route for \(method) \(mockRequest.path)")
+            }
+            return .answer(response, resource: routed.resource.name)
+        } catch let error as MockHTTPError {
+            return .answer(Self.error(error), resource: nil)
+        } catch let error as MockServerError {
+            return .answer(Self.error(MockHTTPError(status: 500, code: error.code.rawValue, message: error.message)), resource: nil)
+        } catch {
+            return .answer(Self.error(MockHTTPError(status: 500, code: "internalError", message: String(describing: error))), resource: nil)
+        }
+    }
+
+    /// Reads and parses a JSON body within `maxBodySize`; an oversized body is drained, then answered 413.
+    private func readBody(_ request: Request) async throws -> JSONValue? {
+        let limit = options.maxBodySize
+        let drainLimit = max(limit, 1 << 20) * 64
+        if let text = request.headers[.contentLength], let length = Int(text), length > drainLimit {
+            throw Self.tooLarge(limit)
+        }
+        var collected = ByteBuffer()
+        var seen = 0
+        do {
+            for try await chunk in request.body {
+                seen += chunk.readableBytes
+                if seen > drainLimit { break }
+                if seen <= limit { collected.writeImmutableBuffer(chunk) }
+            }
+        } catch {
+            throw MockHTTPError.badRequest("the request body could not be read: \(error)", code: "invalidBody")
+        }
+        if seen > limit { throw Self.tooLarge(limit) }
+        guard collected.readableBytes > 0 else { return nil }
+        do {
+            return try collected.withUnsafeReadableBytes { try JSONValue(parsing: $0) }
+        } catch let error as JSONParseError {
+            throw MockHTTPError.badRequest("malformed JSON: \(error.message) at line \(error.line), column \(error.column)",
+                                           code: "invalidJSON")
+        }
+    }
+
+    private static func tooLarge(_ limit: Int) -> MockHTTPError {
+        MockHTTPError(status: 413, code: "bodyTooLarge", message: "the request body is larger than \(limit) bytes")
+    }
+
+    /// Adds `ETag` and `Last-Modified` to a 200 GET and turns it into 304 when the client's copy is current.
+    private func conditional(_ response: MockResponse, request: Request, lastModified: Int?) -> MockResponse {
+        guard response.status == 200, let body = response.body else { return response }
+        let tag = "\"" + Self.fingerprint(body.serializedBytes()) + "\""
+        var response = response
+        response.headers.append((name: "ETag", value: tag))
+        let modified = lastModified ?? startedAt
+        response.headers.append((name: "Last-Modified", value: MockDates.httpDate(modified)))
+        var notModified = false
+        if let match = request.headers[.ifNoneMatch] {
+            notModified = match.split(separator: ",").contains { candidate in
+                var candidate = candidate.trimmingCharacters(in: .whitespaces)
+                if candidate.hasPrefix("W/") { candidate.removeFirst(2) }
+                return candidate == tag || candidate == "*"
+            }
+        } else if let since = request.headers[.ifModifiedSince].flatMap(MockDates.parseHTTPDate) {
+            notModified = modified <= since
+        }
+        if notModified {
+            response.status = 304
+            response.body = nil
+        }
+        return response
+    }
+
+    /// FNV-1a 64-bit of the body, in hex.
+    static func fingerprint(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    static func error(_ error: MockHTTPError) -> MockResponse {
+        MockResponse(status: error.status, headers: error.headers, body: error.body)
+    }
+
+    static func httpResponse(_ response: MockResponse, headOnly: Bool) -> Response {
+        var fields = HTTPFields()
+        for (name, value) in response.headers {
+            if let field = HTTPField.Name(name) { fields.append(HTTPField(name: field, value: value)) }
+        }
+        let status = HTTPResponse.Status(code: response.status)
+        guard let body = response.body, response.status != 204, response.status != 304 else {
+            return Response(status: status, headers: fields)
+        }
+        var bytes = body.serializedBytes()
+        bytes.append(10)
+        fields[.contentType] = "application/json; charset=utf-8"
+        if headOnly {
+            fields[.contentLength] = String(bytes.count)
+            return Response(status: status, headers: fields)
+        }
+        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}

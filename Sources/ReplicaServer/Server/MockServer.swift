@@ -1,0 +1,156 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOConcurrencyHelpers
+import ServiceLifecycle
+
+/// An embedded mock REST server: resources with CRUD routes over HTTP/1.1 on loopback, backed by a
+/// `MockStore`, with per-resource serializers and controllers, latency and faults.
+///
+/// ```swift
+/// let people = MockResource("people", properties: [MockProperty("name", .string)])
+/// let server = try await MockServer.start(resources: [people])
+/// print(server.port)           // a free port on 127.0.0.1
+/// // curl -d '{"name":"john"}' http://127.0.0.1:\(server.port)/people
+/// await server.stop()
+/// ```
+public final class MockServer: Sendable {
+    struct Registry {
+        var order: [String] = []
+        var resources: [String: MockResource] = [:]
+        var serializers: [String: any MockSerializer] = [:]
+        var controllers: [String: any MockController] = [:]
+        var conditions: MockConditions
+        var lastModified: [String: Int] = [:]
+    }
+
+    private enum Lifecycle {
+        case stopped(lastPort: Int?)
+        case running(port: Int, group: ServiceGroup, task: Task<Void, Never>)
+    }
+
+    /// The options the server was started with (the store, the bind address, limits).
+    public let options: MockServerOptions
+    let registry: NIOLockedValueBox<Registry>
+    let stalls = MockStallGate()
+    private let lifecycle = NIOLockedValueBox(Lifecycle.stopped(lastPort: nil))
+    let startedAt = Int(Date().timeIntervalSince1970)
+
+    private init(options: MockServerOptions) {
+        self.options = options
+        self.registry = NIOLockedValueBox(Registry(conditions: options.conditions))
+    }
+
+    /// Starts a server with resources and returns it running.
+    ///
+    /// ```swift
+    /// let server = try await MockServer.start(resources: MockResource.resources(for: schema),
+    ///                                         options: MockServerOptions(port: 8888))
+    /// ```
+    /// - Parameters:
+    ///   - resources: the resources to serve (parents before or after children, any order).
+    ///   - options: bind address, store, conditions and limits.
+    /// - Returns: the running server; `port` is the bound port.
+    /// - Throws: `MockServerError` `.invalidResource` for a bad resource, `.storeFailed` when the store cannot
+    ///   prepare a table, `.bindFailed` when the address cannot be bound.
+    public static func start(resources: [MockResource], options: MockServerOptions = MockServerOptions()) async throws -> MockServer {
+        let server = MockServer(options: options)
+        for resource in resources { try server.validate(resource, adding: resources) }
+        for resource in resources { try await server.addResource(resource) }
+        try await server.start()
+        return server
+    }
+
+    /// The bound port while running; the last bound port once stopped; 0 before the first start.
+    public var port: Int {
+        lifecycle.withLockedValue { state in
+            switch state {
+            case .running(let port, _, _): return port
+            case .stopped(let last): return last ?? 0
+            }
+        }
+    }
+
+    /// `http://host:port`.
+    public var baseURL: String { "http://\(options.host.contains(":") ? "[\(options.host)]" : options.host):\(port)" }
+
+    /// Whether the server is accepting requests.
+    public var isRunning: Bool {
+        lifecycle.withLockedValue { if case .running = $0 { return true } else { return false } }
+    }
+
+    /// Starts a stopped server again, on the port it had (or `options.port` the first time).
+    ///
+    /// ```swift
+    /// await server.stop()
+    /// try await server.start()   // same port, same store
+    /// ```
+    /// - Throws: `MockServerError` `.invalidState` when already running, `.bindFailed` when binding fails.
+    public func start() async throws {
+        let lastPort: Int? = lifecycle.withLockedValue { state in
+            if case .stopped(let last) = state { return last ?? options.port }
+            return nil
+        }
+        guard let port = lastPort else { throw MockServerError(code: .invalidState, message: "the server is already running") }
+        stalls.close()
+        let bound = MockOneShot<Int>()
+        var logger = Logger(label: "replica.mock-server")
+        logger.logLevel = .critical
+        let app = Application(
+            responder: MockResponder(server: self),
+            configuration: ApplicationConfiguration(address: .hostname(options.host, port: port), serverName: nil),
+            onServerRunning: { channel in
+                bound.resolve(.success(channel.localAddress?.port ?? port))
+            },
+            logger: logger
+        )
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let host = options.host
+        let task = Task {
+            do {
+                try await group.run()
+                bound.resolve(.failure(MockServerError(code: .bindFailed, message: "\(host):\(port): the server stopped before listening")))
+            } catch {
+                bound.resolve(.failure(MockServerError(code: .bindFailed, message: "\(host):\(port): \(error)")))
+            }
+        }
+        do {
+            let actual = try await bound.value()
+            lifecycle.withLockedValue { $0 = .running(port: actual, group: group, task: task) }
+        } catch {
+            await task.value
+            throw error
+        }
+    }
+
+    /// Stops accepting connections, finishes requests in flight (stalled ones are released and dropped)
+    /// and returns once the server is down. Does nothing on a stopped server.
+    ///
+    /// ```swift
+    /// await server.stop()
+    /// ```
+    public func stop() async {
+        let running: (Int, ServiceGroup, Task<Void, Never>)? = lifecycle.withLockedValue { state in
+            guard case .running(let port, let group, let task) = state else { return nil }
+            state = .stopped(lastPort: port)
+            return (port, group, task)
+        }
+        guard let (_, group, task) = running else { return }
+        stalls.open()
+        await group.triggerGracefulShutdown()
+        await task.value
+    }
+
+    /// Waits until the server stops (by `stop()` from elsewhere).
+    ///
+    /// ```swift
+    /// try await server.waitUntilStopped()
+    /// ```
+    public func waitUntilStopped() async {
+        let task: Task<Void, Never>? = lifecycle.withLockedValue { state in
+            if case .running(_, _, let task) = state { return task }
+            return nil
+        }
+        await task?.value
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+/// How a mock server listens, stores and behaves.
+///
+/// ```swift
+/// var options = MockServerOptions(port: 0)
+/// options.store = try SQLiteMockStore(path: "mock.sqlite")
+/// options.conditions.latency = .milliseconds(20) ... .milliseconds(80)
+/// options.requestLog = { entry in print(entry) }
+/// ```
+public struct MockServerOptions: Sendable {
+    /// The address to bind, `127.0.0.1` by default; another address only when asked.
+    public var host: String
+    /// The port, 0 for a free one (read it back from `MockServer.port`).
+    public var port: Int
+    /// Where objects live, in memory by default.
+    public var store: any MockStore
+    /// Latency and faults; changeable while running with `MockServer.setConditions(_:)`.
+    public var conditions: MockConditions
+    /// The largest request body accepted; larger ones get 413. 1 MiB by default.
+    public var maxBodySize: Int
+    /// The longest a stalled request waits before its connection is closed.
+    public var stallLimit: Duration
+    /// Called once per answered request (method, path, status, time), on the request's task.
+    public var requestLog: (@Sendable (MockRequestLogEntry) -> Void)?
+
+    /// Creates options.
+    ///
+    /// ```swift
+    /// let options = MockServerOptions(host: "0.0.0.0", port: 8888)
+    /// ```
+    /// - Parameters:
+    ///   - host: the bind address.
+    ///   - port: the port, 0 for a free one.
+    ///   - store: the store, in memory by default.
+    ///   - conditions: latency and faults.
+    ///   - maxBodySize: the largest accepted request body, in bytes.
+    ///   - stallLimit: how long a stall fault holds a request at most.
+    ///   - requestLog: a per-request log callback.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        store: any MockStore = MemoryMockStore(),
+        conditions: MockConditions = MockConditions(),
+        maxBodySize: Int = 1 << 20,
+        stallLimit: Duration = .seconds(300),
+        requestLog: (@Sendable (MockRequestLogEntry) -> Void)? = nil
+    ) {
+        self.host = host
+        self.port = port
+        self.store = store
+        self.conditions = conditions
+        self.maxBodySize = maxBodySize
+        self.stallLimit = stallLimit
+        self.requestLog = requestLog
+    }
+}
+
+/// One answered request, for logs.
+///
+/// ```swift
+/// options.requestLog = { print($0) } // GET /people 200 1.2ms
+/// ```
+public struct MockRequestLogEntry: Sendable, CustomStringConvertible {
+    /// The HTTP method.
+    public var method: String
+    /// The path and query as requested.
+    public var path: String
+    /// The status answered; 0 for a dropped or stalled connection.
+    public var status: Int
+    /// The time from the request's head to its answer, latency included.
+    public var duration: Duration
+
+    public var description: String {
+        let milliseconds = Double(duration / .microseconds(1)) / 1000
+        let time = milliseconds < 10 ? String(format: "%.2fms", milliseconds) : String(format: "%.1fms", milliseconds)
+        return "\(method) \(path) \(status == 0 ? "dropped" : String(status)) \(time)"
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// A mock store in memory: fast, empty at each start, safe from any thread (one lock).
+///
+/// ```swift
+/// let server = try await MockServer.start(resources: [people], options: .init(store: MemoryMockStore()))
+/// ```
+public final class MemoryMockStore: MockStore {
+    private struct Table {
+        var rows: [JSONValue: JSONObject] = [:]
+        var order: [JSONValue] = []
+        var nextID: Int64 = 1
+    }
+
+    private let tables = NIOLockedValueBox<[String: Table]>([:])
+
+    /// Creates an empty store.
+    ///
+    /// ```swift
+    /// let store = MemoryMockStore()
+    /// ```
+    public init() {}
+
+    public func addResource(_ resource: MockResource) async throws {
+        tables.withLockedValue { tables in
+            if tables[resource.name] == nil { tables[resource.name] = Table() }
+        }
+    }
+
+    public func dropResource(_ resource: MockResource) async throws {
+        _ = tables.withLockedValue { $0.removeValue(forKey: resource.name) }
+    }
+
+    public func object(_ resource: MockResource, id: JSONValue) async throws -> JSONObject? {
+        tables.withLockedValue { $0[resource.name]?.rows[id] }.map(resource.complete)
+    }
+
+    public func objects(_ resource: MockResource, query: MockQuery) async throws -> MockPage {
+        let all: [JSONObject] = tables.withLockedValue { tables in
+            guard let table = tables[resource.name] else { return [] }
+            return table.order.compactMap { table.rows[$0] }
+        }
+        var matching = all.filter { object in
+            query.filters.allSatisfy { MockValueOrder.equal(object[$0.property] ?? .null, $0.value) }
+        }
+        if !query.sort.isEmpty {
+            let key = resource.primaryKey.name
+            matching.sort { a, b in
+                for sortKey in query.sort {
+                    let order = MockValueOrder.compare(a[sortKey.property] ?? .null, b[sortKey.property] ?? .null)
+                    if order != 0 { return sortKey.descending ? order > 0 : order < 0 }
+                }
+                return MockValueOrder.compare(a[key] ?? .null, b[key] ?? .null) < 0
+            }
+        }
+        let start = min(query.offset, matching.count)
+        let end = query.limit.map { min(start + $0, matching.count) } ?? matching.count
+        return MockPage(objects: matching[start..<end].map(resource.complete), total: matching.count)
+    }
+
+    public func create(_ resource: MockResource, values: JSONObject) async throws -> JSONObject {
+        let keyName = resource.primaryKey.name
+        let result: Result<JSONObject, MockHTTPError> = tables.withLockedValue { tables in
+            var table = tables[resource.name] ?? Table()
+            var values = values
+            let id: JSONValue
+            if let given = values[keyName], !given.isNull {
+                id = given
+                if table.rows[id] != nil {
+                    return .failure(MockHTTPError(status: 409, code: "conflict",
+                                                  message: "\(resource.name) \(id.serialized()) already exists"))
+                }
+                if case .int(let n) = id, n >= table.nextID { table.nextID = n + 1 }
+            } else if resource.primaryKey.kind == .autoIncrement {
+                id = .int(table.nextID)
+                table.nextID += 1
+            } else {
+                id = .string(UUID().uuidString.lowercased())
+            }
+            values[keyName] = id
+            table.rows[id] = values
+            table.order.append(id)
+            tables[resource.name] = table
+            return .success(values)
+        }
+        return resource.complete(try result.get())
+    }
+
+    public func modify(_ resource: MockResource, id: JSONValue, values: JSONObject) async throws -> JSONObject? {
+        let keyName = resource.primaryKey.name
+        let updated: JSONObject? = tables.withLockedValue { tables in
+            guard var object = tables[resource.name]?.rows[id] else { return nil }
+            for (key, value) in values where key != keyName { object[key] = value }
+            tables[resource.name]?.rows[id] = object
+            return object
+        }
+        return updated.map(resource.complete)
+    }
+
+    public func delete(_ resource: MockResource, id: JSONValue) async throws -> Bool {
+        tables.withLockedValue { tables in
+            guard tables[resource.name]?.rows.removeValue(forKey: id) != nil else { return false }
+            tables[resource.name]?.order.removeAll { $0 == id }
+            return true
+        }
+    }
+}
+
+/// A total order over JSON values for sorting: null < booleans < numbers < strings < other.
+enum MockValueOrder {
+    private static func rank(_ value: JSONValue) -> Int {
+        switch value {
+        case .null: return 0
+        case .bool: return 1
+        case .int, .double: return 2
+        case .string: return 3
+        case .array: return 4
+        case .object: return 5
+        }
+    }
+
+    /// -1, 0 or 1.
+    static func compare(_ a: JSONValue, _ b: JSONValue) -> Int {
+        let (ra, rb) = (rank(a), rank(b))
+        if ra != rb { return ra < rb ? -1 : 1 }
+        switch (a, b) {
+        case (.bool(let x), .bool(let y)): return x == y ? 0 : (!x ? -1 : 1)
+        case (.int(let x), .int(let y)): return x == y ? 0 : (x < y ? -1 : 1)
+        case (.string(let x), .string(let y)): return x == y ? 0 : (x < y ? -1 : 1)
+        default:
+            if let x = a.doubleValue, let y = b.doubleValue { return x == y ? 0 : (x < y ? -1 : 1) }
+            let (x, y) = (a.serialized(), b.serialized())
+            return x == y ? 0 : (x < y ? -1 : 1)
+        }
+    }
+
+    /// Equality with 2 == 2.0.
+    static func equal(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        a == b || compare(a, b) == 0 && rank(a) == 2
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import GRDB
+
+/// SQL text and value conversions for one resource's table.
+struct SQLiteMockSQL: Sendable {
+    let resource: MockResource
+    let table: String
+    let key: String
+    let keyProperty: MockProperty
+    let columns: String
+
+    init(_ resource: MockResource) {
+        self.resource = resource
+        table = Self.quote(resource.name)
+        key = Self.quote(resource.primaryKey.name)
+        keyProperty = MockProperty(resource.primaryKey.name, resource.primaryKey.type)
+        columns = resource.properties.map { Self.quote($0.name) }.joined(separator: ", ")
+    }
+
+    /// `"name"` with embedded quotes doubled (GRDB's `quotedDatabaseIdentifier` does not double them).
+    static func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    static func columnType(_ type: MockPropertyType) -> String {
+        switch type {
+        case .string, .date, .json: return "TEXT"
+        case .integer, .bool: return "INTEGER"
+        case .double: return "REAL"
+        case .blob: return "BLOB"
+        }
+    }
+
+    /// ` WHERE "a" IS ? AND "b" IS ?` (IS so that null matches null) and its arguments.
+    func whereClause(_ filters: [MockQuery.Filter]) -> (String, StatementArguments) {
+        guard !filters.isEmpty else { return ("", StatementArguments()) }
+        var arguments = StatementArguments()
+        var terms: [String] = []
+        for filter in filters {
+            let property = resource.property(named: filter.property) ?? MockProperty(filter.property, .json)
+            terms.append("\(Self.quote(filter.property)) IS ?")
+            arguments += [databaseValue(filter.value, property: property)]
+        }
+        return (" WHERE " + terms.joined(separator: " AND "), arguments)
+    }
+
+    /// `INSERT … RETURNING` (or an upsert on the key) for harvested values.
+    func insert(_ values: JSONObject, upsert: Bool) -> (String, StatementArguments) {
+        var names: [String] = []
+        var arguments = StatementArguments()
+        for property in resource.properties {
+            guard let value = values[property.name] else { continue }
+            if property.name == resource.primaryKey.name, value.isNull { continue }
+            names.append(Self.quote(property.name))
+            arguments += [databaseValue(value, property: property)]
+        }
+        var sql: String
+        if names.isEmpty {
+            sql = "INSERT INTO \(table) DEFAULT VALUES"
+        } else {
+            let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
+            sql = "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(marks))"
+        }
+        if upsert, values[resource.primaryKey.name].map({ !$0.isNull }) == true {
+            let updates = names.filter { $0 != key }.map { "\($0) = excluded.\($0)" }
+            sql += updates.isEmpty ? " ON CONFLICT(\(key)) DO NOTHING" : " ON CONFLICT(\(key)) DO UPDATE SET \(updates.joined(separator: ", "))"
+        }
+        return (sql + " RETURNING \(columns)", arguments)
+    }
+
+    /// A JSON value as the column stores it.
+    func databaseValue(_ value: JSONValue, property: MockProperty) -> DatabaseValue {
+        switch value {
+        case .null: return .null
+        case .bool(let b): return property.type == .json ? value.serialized().databaseValue : Int64(b ? 1 : 0).databaseValue
+        case .int(let i):
+            switch property.type {
+            case .double: return Double(i).databaseValue
+            case .json, .string: return property.type == .json ? value.serialized().databaseValue : String(i).databaseValue
+            default: return i.databaseValue
+            }
+        case .double(let d): return property.type == .json ? value.serialized().databaseValue : d.databaseValue
+        case .string(let s):
+            switch property.type {
+            case .blob: return (Data(base64Encoded: s) ?? Data(s.utf8)).databaseValue
+            case .json: return value.serialized().databaseValue
+            default: return s.databaseValue
+            }
+        case .array, .object: return value.serialized().databaseValue
+        }
+    }
+
+    /// A row of `columns` as a JSON object in property order.
+    func object(_ row: Row) -> JSONObject {
+        var object = JSONObject()
+        for (index, property) in resource.properties.enumerated() {
+            let value: DatabaseValue = row[index]
+            object[property.name] = Self.json(value, type: property.type)
+        }
+        return object
+    }
+
+    static func json(_ value: DatabaseValue, type: MockPropertyType) -> JSONValue {
+        switch value.storage {
+        case .null: return .null
+        case .int64(let i):
+            switch type {
+            case .bool: return .bool(i != 0)
+            case .double: return .double(Double(i))
+            case .string, .date: return .string(String(i))
+            default: return .int(i)
+            }
+        case .double(let d):
+            if type == .integer, let i = Int64(exactly: d) { return .int(i) }
+            return .double(d)
+        case .string(let s):
+            if type == .json { return (try? JSONValue(parsing: s)) ?? .string(s) }
+            return .string(s)
+        case .blob(let data):
+            return .string(data.base64EncodedString())
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import GRDB
+
+/// A mock store in an SQLite file that survives restarts: one table per resource, one typed column per
+/// property, WAL mode with concurrent readers and one serial writer (GRDB `DatabasePool`).
+///
+/// Identifiers are quoted with embedded quotes doubled and every value is a bound argument, so resource
+/// names, property names and values (SQL included) are stored verbatim.
+///
+/// ```swift
+/// let store = try SQLiteMockStore(path: "/tmp/mock.sqlite")
+/// let server = try await MockServer.start(resources: [people], options: .init(store: store))
+/// ```
+public final class SQLiteMockStore: MockStore {
+    /// The database file.
+    public let path: String
+    private let pool: DatabasePool
+
+    /// Opens (or creates) the database file.
+    ///
+    /// ```swift
+    /// let store = try SQLiteMockStore(path: "mock.sqlite")
+    /// ```
+    /// - Parameters:
+    ///   - path: the SQLite file.
+    /// - Throws: `MockServerError` `.storeFailed` when the file cannot be opened as a database.
+    public init(path: String) throws {
+        self.path = path
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.maximumReaderCount = 8
+        configuration.prepareDatabase { db in
+            // WAL with synchronous=NORMAL: durable across process crashes, one fsync per checkpoint.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw MockServerError(code: .storeFailed, message: "\(path): \(error)")
+        }
+    }
+
+    public func addResource(_ resource: MockResource) async throws {
+        try await write(resource) { db in
+            let table = SQLiteMockSQL.quote(resource.name)
+            if try !db.tableExists(resource.name) {
+                let key = resource.primaryKey
+                var columns = [key.kind == .autoIncrement
+                    ? "\(SQLiteMockSQL.quote(key.name)) INTEGER PRIMARY KEY AUTOINCREMENT"
+                    : "\(SQLiteMockSQL.quote(key.name)) TEXT PRIMARY KEY NOT NULL"]
+                for property in resource.properties where property.name != key.name {
+                    columns.append("\(SQLiteMockSQL.quote(property.name)) \(SQLiteMockSQL.columnType(property.type))")
+                }
+                try db.execute(sql: "CREATE TABLE \(table) (\(columns.joined(separator: ", ")))")
+                return
+            }
+            let existing = Set(try db.columns(in: resource.name).map(\.name))
+            for property in resource.properties where !existing.contains(property.name) {
+                try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(SQLiteMockSQL.quote(property.name)) \(SQLiteMockSQL.columnType(property.type))")
+            }
+        }
+    }
+
+    public func dropResource(_ resource: MockResource) async throws {
+        try await write(resource) { db in
+            try db.execute(sql: "DROP TABLE IF EXISTS \(SQLiteMockSQL.quote(resource.name))")
+        }
+    }
+
+    public func count(_ resource: MockResource, query: MockQuery) async throws -> Int {
+        let sql = SQLiteMockSQL(resource)
+        let (whereClause, arguments) = sql.whereClause(query.filters)
+        return try await read(resource) { db in
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM \(sql.table)\(whereClause)"),
+                             arguments: arguments) ?? 0
+        }
+    }
+
+    public func object(_ resource: MockResource, id: JSONValue) async throws -> JSONObject? {
+        let sql = SQLiteMockSQL(resource)
+        return try await read(resource) { db in
+            let statement = try db.cachedStatement(sql: "SELECT \(sql.columns) FROM \(sql.table) WHERE \(sql.key) = ?")
+            return try Row.fetchOne(statement, arguments: [sql.databaseValue(id, property: sql.keyProperty)]).map(sql.object)
+        }
+    }
+
+    public func objects(_ resource: MockResource, query: MockQuery) async throws -> MockPage {
+        let sql = SQLiteMockSQL(resource)
+        let (whereClause, arguments) = sql.whereClause(query.filters)
+        var order = query.sort.map { "\(SQLiteMockSQL.quote($0.property)) \($0.descending ? "DESC" : "ASC")" }
+        order.append("rowid ASC")
+        var select = "SELECT \(sql.columns) FROM \(sql.table)\(whereClause) ORDER BY \(order.joined(separator: ", "))"
+        var pageArguments = arguments
+        if query.limit != nil || query.offset > 0 {
+            select += " LIMIT ? OFFSET ?"
+            pageArguments += [Int64(query.limit ?? -1), Int64(query.offset)]
+        }
+        let countSQL = "SELECT COUNT(*) FROM \(sql.table)\(whereClause)"
+        let (selectSQL, selectArguments) = (select, pageArguments)
+        return try await read(resource) { db in
+            let objects = try Row.fetchAll(db.cachedStatement(sql: selectSQL), arguments: selectArguments).map(sql.object)
+            let total: Int
+            if query.limit == nil && query.offset == 0 {
+                total = objects.count
+            } else {
+                total = try Int.fetchOne(db.cachedStatement(sql: countSQL), arguments: arguments) ?? 0
+            }
+            return MockPage(objects: objects, total: total)
+        }
+    }
+
+    public func create(_ resource: MockResource, values: JSONObject) async throws -> JSONObject {
+        let sql = SQLiteMockSQL(resource)
+        var values = values
+        if resource.primaryKey.kind == .string, values[resource.primaryKey.name] == nil {
+            values[resource.primaryKey.name] = .string(UUID().uuidString.lowercased())
+        }
+        let (insert, arguments) = sql.insert(values, upsert: false)
+        return try await write(resource) { db in
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: insert), arguments: arguments) else {
+                throw MockServerError(code: .storeFailed, message: "\(resource.name): insert returned no row")
+            }
+            return sql.object(row)
+        }
+    }
+
+    public func modify(_ resource: MockResource, id: JSONValue, values: JSONObject) async throws -> JSONObject? {
+        let sql = SQLiteMockSQL(resource)
+        var assignments: [String] = []
+        var arguments = StatementArguments()
+        for (key, value) in values where key != resource.primaryKey.name {
+            guard let property = resource.property(named: key) else { continue }
+            assignments.append("\(SQLiteMockSQL.quote(key)) = ?")
+            arguments += [sql.databaseValue(value, property: property)]
+        }
+        arguments += [sql.databaseValue(id, property: sql.keyProperty)]
+        let statementArguments = arguments
+        let statementSQL = assignments.isEmpty
+            ? "SELECT \(sql.columns) FROM \(sql.table) WHERE \(sql.key) = ?"
+            : "UPDATE \(sql.table) SET \(assignments.joined(separator: ", ")) WHERE \(sql.key) = ? RETURNING \(sql.columns)"
+        return try await write(resource) { db in
+            try Row.fetchOne(db.cachedStatement(sql: statementSQL), arguments: statementArguments).map(sql.object)
+        }
+    }
+
+    public func delete(_ resource: MockResource, id: JSONValue) async throws -> Bool {
+        let sql = SQLiteMockSQL(resource)
+        let argument = sql.databaseValue(id, property: sql.keyProperty)
+        return try await write(resource) { db in
+            try db.cachedStatement(sql: "DELETE FROM \(sql.table) WHERE \(sql.key) = ?").execute(arguments: [argument])
+            return db.changesCount > 0
+        }
+    }
+
+    public func upsert(_ resource: MockResource, objects: [JSONObject]) async throws -> Int {
+        let sql = SQLiteMockSQL(resource)
+        let statements = objects.map { values -> (String, StatementArguments) in
+            var values = values
+            if resource.primaryKey.kind == .string, values[resource.primaryKey.name] == nil {
+                values[resource.primaryKey.name] = .string(UUID().uuidString.lowercased())
+            }
+            return sql.insert(values, upsert: true)
+        }
+        return try await write(resource) { db in
+            for (insert, arguments) in statements {
+                _ = try Row.fetchOne(db.cachedStatement(sql: insert), arguments: arguments)
+            }
+            return statements.count
+        }
+    }
+
+    // MARK: Access
+
+    private func read<T: Sendable>(_ resource: MockResource, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.read(body)
+        } catch let error as DatabaseError {
+            throw MockServerError(code: .storeFailed, message: "\(resource.name): \(error.message ?? error.description)")
+        }
+    }
+
+    private func write<T: Sendable>(_ resource: MockResource, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.write(body)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            throw MockHTTPError(status: 409, code: "conflict", message: "\(resource.name): \(error.message ?? "constraint failed")")
+        } catch let error as DatabaseError {
+            throw MockServerError(code: .storeFailed, message: "\(resource.name): \(error.message ?? error.description)")
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import ReplicaServer
+
+/// `replica serve`: the embedded mock REST server as a command.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve a schema's entities as a mock REST API (RESTEasy's routes), until Ctrl-C.",
+        discussion: """
+            Each entity is a resource at /<table>: GET, POST /people; GET, PUT, PATCH, DELETE /people/:id. A to-one \
+            relationship nests the child under its parent: GET, POST /people/:id/cars (POST sets the child's \
+            parent key, named by the foreign key's JSON key, e.g. person_id). Collections take filters \
+            (?color=red), _sort/_order, and _page/_limit or limit/offset with Link and X-Total-Count headers. \
+            The first line on standard output is the address; each request logs one line on standard error.
+            Example: replica serve --schema Schemas/people.json --port 8888 --latency 50-200
+            """
+    )
+
+    @Option(help: "The schema file whose entities become resources.")
+    var schema: String?
+
+    @Option(help: "A JSON file to load at start: an object keyed by resource names, each an array of objects.")
+    var data: String?
+
+    @Option(help: "The port (0 picks a free one).")
+    var port: Int = 8888
+
+    @Option(help: "The address to bind.")
+    var host: String = "127.0.0.1"
+
+    @Option(help: "memory, or sqlite:PATH for a file that survives restarts.")
+    var store: String = "memory"
+
+    @Option(help: "Latency per response in milliseconds, MIN-MAX or one number.")
+    var latency: String?
+
+    @Option(name: .customLong("fail-rate"), help: "The probability (0 to 1) that a request gets a 500.")
+    var failRate: Double = 0
+
+    @Option(name: .customLong("max-body"), help: "The largest request body in bytes (larger ones get 413).")
+    var maxBody: Int = 1 << 20
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        guard (0...1).contains(failRate) else { throw ValidationError("--fail-rate must be between 0 and 1") }
+        guard store == "memory" || (store.hasPrefix("sqlite:") && store.count > 7) else {
+            throw ValidationError("--store takes memory or sqlite:PATH, not '\(store)'")
+        }
+        _ = try latencyRange()
+    }
+
+    func latencyRange() throws -> ClosedRange<Duration>? {
+        guard let latency else { return nil }
+        let parts = latency.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        guard (1...2).contains(parts.count), let low = parts[0], let high = parts.last ?? nil, low >= 0, high >= low else {
+            throw ValidationError("--latency takes MIN-MAX in milliseconds (e.g. 50-200), not '\(latency)'")
+        }
+        return .milliseconds(low) ... .milliseconds(high)
+    }
+
+    func run() async throws {
+        var resources: [MockResource] = []
+        if let schema {
+            do {
+                resources = MockResource.resources(for: try Schema(contentsOf: URL(fileURLWithPath: schema)))
+            } catch {
+                throw CLIError("\(error)")
+            }
+        }
+        var options = MockServerOptions(host: host, port: port, maxBodySize: maxBody)
+        if store.hasPrefix("sqlite:") {
+            do { options.store = try SQLiteMockStore(path: String(store.dropFirst(7))) } catch { throw CLIError("\(error)") }
+        }
+        options.conditions.latency = try latencyRange()
+        if failRate > 0 { options.conditions.faults = [MockFault(.status(500), probability: failRate)] }
+        options.requestLog = { entry in
+            FileHandle.standardError.write(Data((entry.description + "\n").utf8))
+        }
+        let server: MockServer
+        do {
+            server = try await MockServer.start(resources: resources, options: options)
+        } catch {
+            throw CLIError("\(error)")
+        }
+        if let data {
+            do {
+                let result = try await server.load(file: data)
+                printInfo("loaded \(result.loaded) objects, rejected \(result.rejected) from \(data)")
+                for rejection in result.rejections.prefix(5) { printWarning(rejection) }
+            } catch {
+                await server.stop()
+                throw CLIError("\(error)")
+            }
+        }
+        FileHandle.standardOutput.write(Data("Listening on \(server.baseURL)\n".utf8))
+        let names = server.resources.map { "/" + $0.name }.joined(separator: ", ")
+        printInfo("resources: \(names.isEmpty ? "none (give --schema)" : names); Ctrl-C stops")
+        let signals = Self.stopOnSignals(server)
+        await server.waitUntilStopped()
+        for source in signals { source.cancel() }
+        printInfo("stopped")
+    }
+
+    /// SIGINT and SIGTERM stop the server gracefully.
+    static func stopOnSignals(_ server: MockServer) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { Task { await server.stop() } }
+            source.resume()
+            return source
+        }
+    }
+}
+
+/// One informational line on standard error.
+private func printInfo(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}

@@ -1,0 +1,129 @@
+import Foundation
+import NIOConcurrencyHelpers
+import ReplicaServer
+import Testing
+
+/// Runs the built `replica serve`, as swift-argument-parser's examples are tested.
+final class ServeProcess: Sendable {
+    static let executable: URL = {
+        var candidates: [URL] = []
+        if let main = Bundle.main.executableURL { candidates.append(main.deletingLastPathComponent()) }
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            candidates.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        let directory = candidates.first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("replica").path) }
+        return (directory ?? Fixture.packageRoot.appendingPathComponent(".build/debug")).appendingPathComponent("replica")
+    }()
+
+    let process: Process
+    private let stdout = NIOLockedValueBox(Data())
+    private let stderr = NIOLockedValueBox(Data())
+    private let done = DispatchGroup()
+
+    init(_ arguments: [String]) throws {
+        process = Process()
+        process.executableURL = Self.executable
+        process.arguments = ["serve"] + arguments
+        process.currentDirectoryURL = Fixture.packageRoot
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        for (pipe, box) in [(out, stdout), (err, stderr)] {
+            DispatchQueue.global().async(group: done) {
+                while true {
+                    let chunk = pipe.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    box.withLockedValue { $0.append(chunk) }
+                }
+            }
+        }
+    }
+
+    var standardError: String { stderr.withLockedValue { String(decoding: $0, as: UTF8.self) } }
+
+    /// The first line on standard output, polled until it arrives (the process prints it once listening).
+    func firstLine(timeout: Duration = .seconds(30)) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let text = stdout.withLockedValue { String(decoding: $0, as: UTF8.self) }
+            if let newline = text.firstIndex(of: "\n") { return String(text[..<newline]) }
+            if !process.isRunning { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw MockServerError(code: .invalidState, message: "no address line; stderr: \(standardError)")
+    }
+
+    /// Sends a signal and waits for the process to exit; returns its status.
+    func stop(_ signal: Int32 = SIGINT) async -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+        return await finish()
+    }
+
+    /// Waits for the process to exit and its output to be read; returns its status.
+    func finish() async -> Int32 {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                self.process.waitUntilExit()
+                self.done.wait()
+                continuation.resume()
+            }
+        }
+        return process.terminationStatus
+    }
+}
+
+@Suite("MockServer replica serve", .serialized)
+struct MockServerCLITests {
+    @Test("replica serve --schema Schemas/people.json: the curl session, one log line per request, SIGINT stops it")
+    func curlSession() async throws {
+        let server = try ServeProcess(["--schema", "Schemas/people.json", "--port", "0"])
+        let line = try await server.firstLine()
+        #expect(line.hasPrefix("Listening on http://127.0.0.1:"))
+        let base = String(line.dropFirst("Listening on ".count))
+        let client = Client(base: base)
+        #expect(try await client.get("/people").json == .array([]))
+        let john = try await client.post("/people", #"{"name":"john","numberOfKids":1}"#)
+        #expect(john.status == 201)
+        #expect(john.json == .parse(#"{"numberOfKids":1,"id":1,"kilometersWalked":null,"name":"john","avatar":null}"#))
+        #expect(try await client.put("/people/1", #"{"name":"jeff"}"#).json?["name"] == "jeff")
+        #expect(try await client.post("/people/1/cars", #"{"name":"beetle","color":"red"}"#).json?["person_id"] == 1)
+        #expect(try await client.get("/people/1/cars").json?.arrayValue?.count == 1)
+        #expect(try await client.delete("/people/1").status == 204)
+        let status = await server.stop(SIGINT)
+        #expect(status == 0)
+        let log = server.standardError
+        #expect(log.contains("GET /people 200 "))
+        #expect(log.contains("POST /people 201 "))
+        #expect(log.contains("PUT /people/1 200 "))
+        #expect(log.contains("DELETE /people/1 204 "))
+        #expect(log.contains("stopped"))
+    }
+
+    @Test("replica serve with --store sqlite:, --data, --latency and --fail-rate; SIGTERM stops it")
+    func options() async throws {
+        let directory = try Fixture.temporaryDirectory()
+        let data = directory.appendingPathComponent("seed.json")
+        try Data(#"{"people": [{"name": "ann"}, {"name": 3}], "cars": [{"name": "mini", "person_id": 1}]}"#.utf8).write(to: data)
+        let database = directory.appendingPathComponent("serve.sqlite").path
+        let server = try ServeProcess(["--schema", "Schemas/people.json", "--port", "0", "--store", "sqlite:\(database)",
+                                       "--data", data.path, "--latency", "100-150", "--fail-rate", "0"])
+        let base = String(try await server.firstLine().dropFirst("Listening on ".count))
+        let start = ContinuousClock.now
+        let cars = try await Client(base: base).get("/people/1/cars")
+        #expect(start.duration(to: .now) >= .milliseconds(100))
+        #expect(cars.json?[0]?["name"] == "mini")
+        #expect(await server.stop(SIGTERM) == 0)
+        #expect(server.standardError.contains("loaded 2 objects, rejected 1"))
+        #expect(FileManager.default.fileExists(atPath: database))
+    }
+
+    @Test("replica serve rejects bad options")
+    func badOptions() async throws {
+        for arguments in [["--store", "redis"], ["--latency", "fast"], ["--fail-rate", "2"], ["--schema", "/nonexistent.json"]] {
+            let server = try ServeProcess(arguments + ["--port", "0"])
+            #expect(await server.finish() != 0, "\(arguments)")
+        }
+    }
+}
