@@ -100,6 +100,22 @@ struct FastObjectDecoder: Sendable {
     ///
     /// - Returns: `false` when the general path must map this element instead.
     func decode(_ reader: inout JSONReader, into values: inout [AttributeValue?], ignoredKeys: inout Int) -> Bool {
+        var sink = ValueSink(values: values)
+        values = []
+        defer { values = sink.values }
+        return decodeObject(&reader, into: &sink, ignoredKeys: &ignoredKeys)
+    }
+
+    /// Reads one object from `reader` into the row `batch` is building.
+    ///
+    /// - Returns: `false` when the general path must map this element instead (the row's
+    ///   cells may then hold part of the object: discard the row).
+    func decode(_ reader: inout JSONReader, into batch: inout RowBatch, ignoredKeys: inout Int) -> Bool {
+        decodeObject(&reader, into: &batch, ignoredKeys: &ignoredKeys)
+    }
+
+    private func decodeObject<Sink: FastValueSink>(_ reader: inout JSONReader, into sink: inout Sink,
+                                             ignoredKeys: inout Int) -> Bool {
         do {
             guard case .beginObject = try reader.next() else { return false }
             while true {
@@ -115,8 +131,7 @@ struct FastObjectDecoder: Sendable {
                     try reader.skipValue()
                     continue
                 }
-                guard let value = try convert(try reader.next(), slot: slot) else { return false }
-                values[slot.attribute] = value
+                guard store(try reader.next(), slot: slot, into: &sink) else { return false }
             }
             guard case .end = try reader.next() else { return false }
             return true
@@ -125,22 +140,34 @@ struct FastObjectDecoder: Sendable {
         }
     }
 
-    private func convert(_ token: JSONToken, slot: Slot) throws -> AttributeValue? {
+    /// Stores one value; `false` when it needs the general path.
+    @inline(__always)
+    private func store<Sink: FastValueSink>(_ token: JSONToken, slot: Slot, into sink: inout Sink) -> Bool {
         switch (token, slot.kind) {
         case (.string(let text), .string):
-            return .string(text.hasEscapes ? text.decoded() : String(decoding: text.rawBytes, as: UTF8.self))
+            sink.setString(text, slot.attribute)
         case (.string(let text), .date):
-            guard !text.hasEscapes, let seconds = ISO8601.seconds(text.rawBytes) else { return nil }
-            return .date(Date(timeIntervalSince1970: seconds))
+            guard !text.hasEscapes, let seconds = ISO8601.seconds(text.rawBytes) else { return false }
+            sink.setDate(seconds, slot.attribute)
         case (.number(.int(let i)), .integer):
-            return .integer(i)
+            sink.setInteger(i, slot.attribute)
         case (.number(let number), .double):
-            return .double(number.doubleValue)
+            sink.setDouble(number.doubleValue, slot.attribute)
         case (.bool(let b), .bool):
-            return .bool(b)
+            sink.setBool(b, slot.attribute)
         case (.null, _):
-            return slot.isNullable ? .null : nil
-        case (.beginObject, _), (.beginArray, _), (.endObject, _), (.endArray, _), (.key, _), (.end, _):
+            guard slot.isNullable else { return false }
+            sink.setNull(slot.attribute)
+        default:
+            guard let value = convert(token, slot: slot) else { return false }
+            sink.set(value, slot.attribute)
+        }
+        return true
+    }
+
+    private func convert(_ token: JSONToken, slot: Slot) -> AttributeValue? {
+        switch token {
+        case .beginObject, .beginArray, .endObject, .endArray, .key, .end, .null:
             return nil
         default:
             // Coercions (numeric strings, 1/0 for bools, Unix dates, transforms) go through the converter.
@@ -154,4 +181,53 @@ struct FastObjectDecoder: Sendable {
             return try? map.attributes[slot.attribute].converter.decode(json)
         }
     }
+}
+
+/// Where ``FastObjectDecoder`` puts the values it reads.
+protocol FastValueSink {
+    /// A string token (raw bytes valid UTF-8; escapes still encoded when `hasEscapes`).
+    mutating func setString(_ text: JSONString, _ attribute: Int)
+    /// An ISO 8601 date, as Unix seconds.
+    mutating func setDate(_ seconds: Double, _ attribute: Int)
+    mutating func setInteger(_ value: Int64, _ attribute: Int)
+    mutating func setDouble(_ value: Double, _ attribute: Int)
+    mutating func setBool(_ value: Bool, _ attribute: Int)
+    mutating func setNull(_ attribute: Int)
+    /// A value the attribute's converter produced.
+    mutating func set(_ value: AttributeValue, _ attribute: Int)
+}
+
+/// Attribute values, as the general path's ``MappedObject`` holds them.
+private struct ValueSink: FastValueSink {
+    var values: [AttributeValue?]
+
+    mutating func setString(_ text: JSONString, _ attribute: Int) {
+        values[attribute] = .string(text.hasEscapes ? text.decoded() : String(decoding: text.rawBytes, as: UTF8.self))
+    }
+    mutating func setDate(_ seconds: Double, _ attribute: Int) {
+        values[attribute] = .date(Date(timeIntervalSince1970: seconds))
+    }
+    mutating func setInteger(_ value: Int64, _ attribute: Int) { values[attribute] = .integer(value) }
+    mutating func setDouble(_ value: Double, _ attribute: Int) { values[attribute] = .double(value) }
+    mutating func setBool(_ value: Bool, _ attribute: Int) { values[attribute] = .bool(value) }
+    mutating func setNull(_ attribute: Int) { values[attribute] = .null }
+    mutating func set(_ value: AttributeValue, _ attribute: Int) { values[attribute] = value }
+}
+
+/// Cells of the row a batch is building, converted exactly as ``RowBatch/set(_:_:)`` converts
+/// the values ``ValueSink`` would hold.
+extension RowBatch: FastValueSink {
+    mutating func setString(_ text: JSONString, _ attribute: Int) {
+        if text.hasEscapes {
+            // `decoded()` repairs lone surrogate escapes the way the `String` path always did.
+            setText(text.decoded(), attribute)
+        } else {
+            setBytes(text.rawBytes, kind: .text, attribute)
+        }
+    }
+    mutating func setDate(_ seconds: Double, _ attribute: Int) {
+        // Through `Date`, whose reference-date storage rounds as the value path does.
+        setDouble(Date(timeIntervalSince1970: seconds).timeIntervalSince1970, attribute)
+    }
+    mutating func setBool(_ value: Bool, _ attribute: Int) { setInteger(value ? 1 : 0, attribute) }
 }

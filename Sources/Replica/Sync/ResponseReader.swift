@@ -23,7 +23,7 @@ enum ResponseShape: Sendable {
 
 /// What the parsing thread sends the writer.
 enum ReaderMessage: Sendable {
-    case rows([PlannedRow])
+    case rows(RowBatch)
     case finished(ReaderSummary)
 }
 
@@ -47,7 +47,8 @@ final class ResponseReader: Sendable {
     let scope: RouteScope?
     let options: SyncOptions
     let source: String
-    let batchSize = 1024
+    /// Rows per batch handed to the writer.
+    let batchSize = 2048
     /// The hot path for the target entity's flat objects, when its map allows one.
     let fast: FastObjectDecoder?
 
@@ -66,8 +67,9 @@ final class ResponseReader: Sendable {
 
     /// Reads chunks from `next` until it returns `nil`, pushing rows to `queue`.
     /// Ends with `.finished`, or throws (malformed JSON, an invalid object under `fail`, cancellation).
+    /// Batches come from `pool`, where the writer returns them once written.
     func run(next: () throws -> [UInt8]?, totalBytes: Int64?, queue: BatchQueue<ReaderMessage>,
-             cancellation: CancellationFlag) throws {
+             pool: RowBatchPool, cancellation: CancellationFlag) throws {
         var summary = ReaderSummary()
         if case .data(let envelope) = shape {
             var bytes: [UInt8] = []
@@ -82,20 +84,20 @@ final class ResponseReader: Sendable {
             return
         }
         var parser = JSONStreamParser(patterns: shape.patterns, limits: options.limits)
-        var rows: [PlannedRow] = []
-        rows.reserveCapacity(batchSize)
+        var batch = pool.take()
+        var planned: [PlannedRow] = []
         var nextProgress = options.progressInterval
         let handle: (borrowing JSONElement) throws -> Void = { element in
-            try self.handle(element, rows: &rows, statistics: &summary.statistics)
+            try self.handle(element, batch: &batch, planned: &planned, statistics: &summary.statistics)
         }
         while let chunk = try next() {
             if cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
             try parse { try parser.feed(chunk, handle) }
             summary.byteCount += Int64(chunk.count)
-            if rows.count >= batchSize {
-                guard queue.push(.rows(rows)) else { return }
-                rows = []
-                rows.reserveCapacity(batchSize)
+            if batch.count >= batchSize {
+                let full = batch
+                batch = pool.take()
+                guard queue.push(.rows(full)) else { return }
             }
             if let progress = options.progress, summary.statistics.objectCount >= nextProgress {
                 nextProgress = summary.statistics.objectCount + options.progressInterval
@@ -104,7 +106,7 @@ final class ResponseReader: Sendable {
             }
         }
         summary.skeleton = try parse { try parser.finish(handle) }
-        if !rows.isEmpty { guard queue.push(.rows(rows)) else { return } }
+        if !batch.isEmpty { guard queue.push(.rows(batch)) else { return } }
         summary.matches = parser.matches
         try checkShape(parser: parser, summary: &summary)
         options.progress?(SyncProgress(bytesRead: summary.byteCount, totalBytes: totalBytes,
@@ -112,11 +114,22 @@ final class ResponseReader: Sendable {
         queue.push(.finished(summary))
     }
 
-    private func handle(_ element: borrowing JSONElement, rows: inout [PlannedRow], statistics: inout PlanStatistics) throws {
-        if let fast, case .entity(let entity, _) = shape, decodeFast(element, fast: fast, entity: entity, rows: &rows,
+    /// Plans one element into `batch`; `planned` is scratch space for the general path.
+    private func handle(_ element: borrowing JSONElement, batch: inout RowBatch, planned: inout [PlannedRow],
+                        statistics: inout PlanStatistics) throws {
+        if let fast, case .entity(let entity, _) = shape, decodeFast(element, fast: fast, entity: entity, batch: &batch,
                                                                       statistics: &statistics) {
             return
         }
+        planned.removeAll(keepingCapacity: true)
+        try plan(element, into: &planned, statistics: &statistics)
+        let maps = planner.mapping.maps
+        for row in planned { batch.append(row, keyIndex: maps[row.entity].primaryKeyIndex) }
+    }
+
+    /// Maps an element through the general path.
+    private func plan(_ element: borrowing JSONElement, into rows: inout [PlannedRow],
+                      statistics: inout PlanStatistics) throws {
         let value = try element.value()
         switch shape {
         case .entity(let entity, _):
@@ -141,23 +154,30 @@ final class ResponseReader: Sendable {
 
     /// Maps a flat object on the hot path; `false` sends it to the general path.
     private func decodeFast(_ element: borrowing JSONElement, fast: FastObjectDecoder, entity: Int,
-                            rows: inout [PlannedRow], statistics: inout PlanStatistics) -> Bool {
+                            batch: inout RowBatch, statistics: inout PlanStatistics) -> Bool {
         let map = fast.map
-        var values = [AttributeValue?](repeating: nil, count: map.attributes.count)
+        batch.beginRow(entity: entity, attributeCount: map.attributes.count)
         var ignored = 0
         var reader = element.reader()
-        guard fast.decode(&reader, into: &values, ignoredKeys: &ignored) else { return false }
+        guard fast.decode(&reader, into: &batch, ignoredKeys: &ignored) else {
+            batch.discardRow()
+            return false
+        }
         if let scope {
             for condition in scope.conditions {
-                if let index = map.index(ofAttribute: condition.attribute), values[index] == nil {
-                    values[index] = condition.value
+                if let index = map.index(ofAttribute: condition.attribute), batch.kind(index) == .absent {
+                    batch.set(condition.value, index)
                 }
             }
         }
-        guard let key = values[map.primaryKeyIndex], !key.isNull else { return false }
+        let keyKind = batch.kind(map.primaryKeyIndex)
+        guard keyKind != .absent && keyKind != .null else {
+            batch.discardRow()
+            return false
+        }
         statistics.objectCount += 1
         statistics.ignoredKeyCount += ignored
-        rows.append(PlannedRow(entity: entity, values: values, isTopLevel: true))
+        batch.commitRow(isTopLevel: true, keyIndex: map.primaryKeyIndex)
         return true
     }
 

@@ -22,26 +22,59 @@ final class RowWriter {
         self.tracked = maps.indices.map { tracked.contains($0) }
     }
 
-    func write(_ row: PlannedRow) throws {
-        let keyIndex = maps[row.entity].primaryKeyIndex
-        let key = row.values[keyIndex] ?? .null
-        switch try statements.upsert(entity: row.entity, values: row.values) {
-        case .inserted: changes[row.entity].inserted.append(key)
-        case .updated: changes[row.entity].updated.append(key)
-        case .unchanged: break
-        }
-        if row.isTopLevel && tracked[row.entity] {
-            seen[row.entity].append(key)
+    /// Upserts every row of `batch`, recording inserted and updated keys and, for tracked
+    /// entities, the keys of top-level rows.
+    func write(_ batch: RowBatch) throws {
+        try batch.cells.withUnsafeBufferPointer { cells in
+            try batch.arena.withUnsafeBytes { arena in
+                // The arena always holds at least one byte.
+                guard let base = arena.baseAddress else { return }
+                for (index, row) in batch.rows.enumerated() {
+                    let keyIndex = maps[row.entity].primaryKeyIndex
+                    let outcome = try statements.upsert(row, cells: cells, arena: base) {
+                        keyIndex < row.cellCount && cells[row.firstCell + keyIndex].kind != .absent
+                            ? batch.key(ofRow: index, keyIndex: keyIndex).description : "without key"
+                    }
+                    let isSeen = row.isTopLevel && tracked[row.entity]
+                    guard outcome != .unchanged || isSeen else { continue }
+                    let key = key(of: batch, row: index, cells: cells, keyIndex: keyIndex)
+                    switch outcome {
+                    case .inserted: changes[row.entity].inserted.append(key)
+                    case .updated: changes[row.entity].updated.append(key)
+                    case .unchanged: break
+                    }
+                    if isSeen { seen[row.entity].append(key) }
+                }
+            }
         }
     }
 
+    /// The primary key of row `index` as the change set records it.
+    @inline(__always)
+    private func key(of batch: RowBatch, row index: Int, cells: UnsafeBufferPointer<RowBatch.Cell>,
+                     keyIndex: Int) -> AttributeValue {
+        let row = batch.rows[index]
+        if batch.otherKeys.isEmpty, keyIndex < row.cellCount {
+            let cell = cells[row.firstCell + keyIndex]
+            if cell.kind == .integer { return .integer(cell.payload) }
+        }
+        return batch.key(ofRow: index, keyIndex: keyIndex)
+    }
+
+    /// The keys of top-level rows of `entity` written so far (tracked entities only).
+    func seenKeys(of entity: Int) -> PrimaryKeys { seen[entity] }
+
     /// Deletes rows of `entity` inside `scope` whose keys were not seen in this response.
     func deleteStale(entity: Int, scope: RouteScope?) throws {
+        try deleteStale(entity: entity, scope: scope, keeping: seen[entity])
+    }
+
+    /// Deletes rows of `entity` inside `scope` whose keys are not in `seenKeys`.
+    func deleteStale(entity: Int, scope: RouteScope?, keeping seenKeys: PrimaryKeys) throws {
         let map = maps[entity]
         let table = map.entity.tableName.quotedIdentifier
         let keyColumn = map.entity.primaryKey.quotedIdentifier
         let (condition, arguments) = scope?.whereClause ?? ("1", [])
-        let seenKeys = seen[entity]
         let seenIntegers = Set(seenKeys.integers)
         let seenStrings = Set(seenKeys.strings)
         var stale: [AttributeValue] = []
@@ -58,6 +91,12 @@ final class RowWriter {
             try statements.delete(entity: entity, key: key)
             changes[entity].deleted.append(key)
         }
+    }
+
+    /// Deletes one row, recording it when it existed.
+    func delete(entity: Int, key: AttributeValue) throws {
+        try statements.delete(entity: entity, key: key)
+        if db.changesCount > 0 { changes[entity].deleted.append(key) }
     }
 
     /// The changes by entity name, with duplicate keys folded (inserted then updated is inserted).

@@ -176,10 +176,17 @@ struct SyncPlan: Sendable {
     /// Entities whose stale rows a complete collection deletes.
     var staleEntities: Set<Int>
     var targetEntity: Int?
+    var collectKeys = false
 }
 
 extension SyncEngine {
     func resolve(_ target: ImportTarget, options: SyncOptions) throws -> SyncPlan {
+        var plan = try resolveTarget(target, options: options)
+        plan.collectKeys = options.collectKeys
+        return plan
+    }
+
+    private func resolveTarget(_ target: ImportTarget, options: SyncOptions) throws -> SyncPlan {
         switch target {
         case .entity(let name, let values):
             guard let index = planner.index(of: name) else {
@@ -238,13 +245,16 @@ extension SyncEngine {
     func run(_ plan: SyncPlan, source: String, totalBytes: Int64?, options: SyncOptions, channel: ChunkChannel? = nil,
              next: @escaping () throws -> [UInt8]?) async throws -> SyncResult {
         let queue = BatchQueue<ReaderMessage>(capacity: 4)
+        // Written batches go back to the parsing thread, which reuses their memory.
+        let pool = RowBatchPool(capacity: 8)
         let cancellation = CancellationFlag()
         let failure = FailureBox()
         let reader = ResponseReader(planner: planner, shape: plan.shape, scope: plan.scope, options: options, source: source)
         let nextChunk = UncheckedBox(next)
         let thread = Thread {
             do {
-                try reader.run(next: nextChunk.value, totalBytes: totalBytes, queue: queue, cancellation: cancellation)
+                try reader.run(next: nextChunk.value, totalBytes: totalBytes, queue: queue, pool: pool,
+                               cancellation: cancellation)
             } catch {
                 failure.set(error)
             }
@@ -263,7 +273,8 @@ extension SyncEngine {
                 if case .data = plan.shape {
                     return try await Self.awaitData(queue: queue, failure: failure, route: plan.route)
                 }
-                return try await write(plan, queue: queue, failure: failure, cancellation: cancellation, source: source)
+                return try await write(plan, queue: queue, pool: pool, failure: failure, cancellation: cancellation,
+                                       source: source)
             } onCancel: {
                 abort()
             }
@@ -287,7 +298,8 @@ extension SyncEngine {
                     if case .finished(let summary) = message {
                         continuation.resume(returning: SyncResult(
                             changes: ChangeSet(), skipped: [], ignoredKeyCount: 0, objectCount: 0,
-                            byteCount: summary.byteCount, data: summary.skeleton, route: route))
+                            byteCount: summary.byteCount, data: summary.skeleton, route: route,
+                            metadata: nil, seenKeys: PrimaryKeys(), scope: nil))
                         return
                     }
                 }
@@ -296,19 +308,23 @@ extension SyncEngine {
         }
     }
 
-    private func write(_ plan: SyncPlan, queue: BatchQueue<ReaderMessage>, failure: FailureBox,
+    private func write(_ plan: SyncPlan, queue: BatchQueue<ReaderMessage>, pool: RowBatchPool, failure: FailureBox,
                        cancellation: CancellationFlag, source: String) async throws -> SyncResult {
         let maps = mapping.maps
         let observers = self.observers
         let sequence = self.sequence
+        var tracked = plan.staleEntities
+        if plan.collectKeys, let target = plan.targetEntity { tracked.insert(target) }
+        let trackedEntities = tracked
         return try await store.database.write { db in
-            let writer = try RowWriter(db: db, maps: maps, trackSeen: plan.staleEntities)
+            let writer = try RowWriter(db: db, maps: maps, trackSeen: trackedEntities)
             var summary: ReaderSummary?
             while let message = queue.pop() {
                 if cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
                 switch message {
-                case .rows(let rows):
-                    for row in rows { try writer.write(row) }
+                case .rows(let batch):
+                    try writer.write(batch)
+                    pool.recycle(batch)
                 case .finished(let finished):
                     summary = finished
                 }
@@ -327,7 +343,9 @@ extension SyncEngine {
             return SyncResult(changes: changes, skipped: summary.statistics.skipped,
                               ignoredKeyCount: summary.statistics.ignoredKeyCount,
                               objectCount: summary.statistics.objectCount, byteCount: summary.byteCount,
-                              data: nil, route: plan.route)
+                              data: nil, route: plan.route, metadata: summary.skeleton,
+                              seenKeys: plan.targetEntity.map { writer.seenKeys(of: $0) } ?? PrimaryKeys(),
+                              scope: plan.scope)
         }
     }
 }

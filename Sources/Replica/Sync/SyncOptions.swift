@@ -37,16 +37,20 @@ public struct SyncOptions: Sendable {
     public var chunkSize: Int
     /// Limits for the JSON parser.
     public var limits: JSONLimits
+    /// Collect the keys of the response's own objects in ``SyncResult/seenKeys`` (pagination
+    /// uses them to delete stale rows once the last page arrived).
+    public var collectKeys: Bool
 
     public init(stalePolicy: StalePolicy? = nil, onInvalid: InvalidObjectPolicy = .fail,
                 progress: (@Sendable (SyncProgress) -> Void)? = nil, progressInterval: Int = 10_000,
-                chunkSize: Int = 1 << 16, limits: JSONLimits = .default) {
+                chunkSize: Int = 1 << 16, limits: JSONLimits = .default, collectKeys: Bool = false) {
         self.stalePolicy = stalePolicy
         self.onInvalid = onInvalid
         self.progress = progress
         self.progressInterval = progressInterval
         self.chunkSize = chunkSize
         self.limits = limits
+        self.collectKeys = collectKeys
     }
 }
 
@@ -78,4 +82,11 @@ public struct SyncResult: Sendable {
     public var data: JSONValue?
     /// The route the response was synced through, when it came from a path.
     public var route: Route?
+    /// The response without its streamed collections (emptied): the envelope's metadata
+    /// such as `{"meta": {"next_cursor": "abc"}, "data": []}`; `nil` for DATA routes.
+    public var metadata: JSONValue?
+    /// With ``SyncOptions/collectKeys``: the keys of the response's own objects (not nested ones).
+    public var seenKeys: PrimaryKeys
+    /// The scope the response was synced into.
+    public var scope: RouteScope?
 }

@@ -16,16 +16,21 @@ final class UpsertStatements {
         var mask: UInt64
         var wide: [Bool]?
 
-        init(entity: Int, values: [AttributeValue?]) {
+        init(entity: Int, mask: UInt64) {
             self.entity = entity
-            if values.count <= 64 {
-                var mask: UInt64 = 0
-                for (index, value) in values.enumerated() where value != nil { mask |= 1 << UInt64(index) }
-                self.mask = mask
+            self.mask = mask
+            self.wide = nil
+        }
+
+        /// The key of a row of `cells` (its mask when it has at most 64 attributes).
+        init(row: RowBatch.Row, cells: UnsafeBufferPointer<RowBatch.Cell>) {
+            self.entity = row.entity
+            if row.cellCount <= 64 {
+                self.mask = row.mask
                 self.wide = nil
             } else {
                 self.mask = 0
-                self.wide = values.map { $0 != nil }
+                self.wide = (0..<row.cellCount).map { cells[row.firstCell + $0].kind != .absent }
             }
         }
 
@@ -41,6 +46,8 @@ final class UpsertStatements {
     private var partialUpdates: [Key: OpaquePointer] = [:]
     private var exists: [Int: OpaquePointer] = [:]
     private var deletes: [Int: OpaquePointer] = [:]
+    /// The last upsert statement used, for rows of the same entity and mask as the previous one.
+    private var lastUpsert: (entity: Int, mask: UInt64, statement: OpaquePointer)?
     /// `SQLITE_TRANSIENT`: SQLite copies bound text and blobs.
     private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
@@ -82,11 +89,9 @@ final class UpsertStatements {
         return statement
     }
 
-    private var lastUpsert: (key: Key, statement: OpaquePointer)?
-
-    private func upsertStatement(_ key: Key, values: [AttributeValue?]) throws -> OpaquePointer {
+    private func upsertStatement(_ key: Key, count: Int) throws -> OpaquePointer {
         if let cached = upserts[key] { return cached }
-        let statement = try prepare(Self.upsertSQL(maps[key.entity].entity, present: Array(key.present.prefix(values.count))))
+        let statement = try prepare(Self.upsertSQL(maps[key.entity].entity, present: Array(key.present.prefix(count))))
         upserts[key] = statement
         return statement
     }
@@ -114,57 +119,77 @@ final class UpsertStatements {
         return result
     }
 
-    /// Upserts one row; `values[i] == nil` leaves attribute `i` untouched on update.
-    func upsert(entity index: Int, values: [AttributeValue?]) throws -> Outcome {
-        let key = Key(entity: index, values: values)
+    /// Upserts one row of a batch; an absent cell leaves its attribute untouched on update.
+    ///
+    /// Text and blobs are bound with `SQLITE_STATIC` pointers into `arena`, which must stay
+    /// valid until the statement is stepped. Bindings are not cleared afterwards: every
+    /// parameter of a statement is bound again before it is stepped again.
+    ///
+    /// - Parameters:
+    ///   - row: The row.
+    ///   - cells: The batch's cells.
+    ///   - arena: The batch's arena (text and blob bytes).
+    ///   - key: The row's primary key, for error messages.
+    func upsert(_ row: RowBatch.Row, cells: UnsafeBufferPointer<RowBatch.Cell>, arena: UnsafeRawPointer,
+                key describeKey: () -> String) throws -> Outcome {
         let statement: OpaquePointer
-        if let last = lastUpsert, last.key == key {
+        if let last = lastUpsert, last.entity == row.entity, last.mask == row.mask, row.cellCount <= 64 {
             // Bulk data repeats the same shape: skip the hash lookups.
             statement = last.statement
         } else {
-            if lacksRequired(key), let outcome = try updateExisting(key: key, values: values) {
+            let key = Key(row: row, cells: cells)
+            if lacksRequired(key), let outcome = try updateExisting(key: key, row: row, cells: cells, arena: arena,
+                                                                    describeKey: describeKey) {
                 return outcome
             }
-            statement = try upsertStatement(key, values: values)
-            if !lacksRequired(key) { lastUpsert = (key, statement) }
+            statement = try upsertStatement(key, count: row.cellCount)
+            if !lacksRequired(key) && key.wide == nil { lastUpsert = (row.entity, row.mask, statement) }
         }
         var position: Int32 = 1
-        for value in values {
-            guard let value else { continue }
-            bind(value, at: position, to: statement)
+        for index in row.firstCell..<row.firstCell + row.cellCount {
+            let cell = cells[index]
+            guard cell.kind != .absent else { continue }
+            bind(cell, at: position, to: statement, arena: arena)
             position += 1
         }
         // A sentinel rowid tells an insert (which sets the last rowid) from an update (which does not).
-        let primaryKey = values[maps[index].primaryKeyIndex]
-        let sentinel: Int64 = primaryKey == .integer(Int64.min) ? Int64.max : Int64.min
+        let keyCell = cells[row.firstCell + maps[row.entity].primaryKeyIndex]
+        let sentinel: Int64 = keyCell.kind == .integer && keyCell.payload == Int64.min ? Int64.max : Int64.min
         sqlite3_set_last_insert_rowid(connection, sentinel)
         let code = sqlite3_step(statement)
         sqlite3_reset(statement)
-        sqlite3_clear_bindings(statement)
         guard code == SQLITE_DONE else {
-            let entity = maps[index].entity
-            throw SyncError(.database, "\(entity.name) \(primaryKey.map(String.init(describing:)) ?? "without key"): "
-                            + String(cString: sqlite3_errmsg(connection)))
+            let entity = maps[row.entity].entity
+            throw SyncError(.database, "\(entity.name) \(describeKey()): " + String(cString: sqlite3_errmsg(connection)))
         }
         if sqlite3_changes(connection) == 0 { return .unchanged }
         return sqlite3_last_insert_rowid(connection) == sentinel ? .updated : .inserted
     }
 
     /// Updates an existing row of a partial object; `nil` when there is no such row (insert it).
-    private func updateExisting(key: Key, values: [AttributeValue?]) throws -> Outcome? {
+    private func updateExisting(key: Key, row: RowBatch.Row, cells: UnsafeBufferPointer<RowBatch.Cell>,
+                                arena: UnsafeRawPointer, describeKey: () -> String) throws -> Outcome? {
         let entity = maps[key.entity].entity
-        let primaryKey = values[maps[key.entity].primaryKeyIndex] ?? .null
-        if let sql = Self.updateSQL(entity, present: Array(key.present.prefix(values.count))) {
+        let keyIndex = maps[key.entity].primaryKeyIndex
+        var keyCell = cells[row.firstCell + keyIndex]
+        if keyCell.kind == .absent { keyCell = RowBatch.Cell(kind: .null, length: 0, payload: 0) }
+        if let sql = Self.updateSQL(entity, present: Array(key.present.prefix(row.cellCount))) {
             let statement = try cached(&partialUpdates, key, sql)
-            let changed = values.enumerated().compactMap { index, value -> AttributeValue? in
-                index == maps[key.entity].primaryKeyIndex ? nil : value
-            }
             var position: Int32 = 1
-            for value in changed { bind(value, at: position, to: statement); position += 1 }
-            bind(primaryKey, at: position, to: statement)
-            position += 1
-            for value in changed { bind(value, at: position, to: statement); position += 1 }
-            try step(statement, entity: entity, key: primaryKey)
+            // The new values, the key, then the new values again for the "some value differs" test.
+            for pass in 0..<2 {
+                for index in 0..<row.cellCount where index != keyIndex {
+                    let cell = cells[row.firstCell + index]
+                    guard cell.kind != .absent else { continue }
+                    bind(cell, at: position, to: statement, arena: arena)
+                    position += 1
+                }
+                if pass == 0 {
+                    bind(keyCell, at: position, to: statement, arena: arena)
+                    position += 1
+                }
+            }
+            try step(statement, entity: entity, describeKey: describeKey)
             if sqlite3_changes(connection) > 0 { return .updated }
         }
         let probe: OpaquePointer
@@ -174,7 +199,7 @@ final class UpsertStatements {
             probe = try prepare("SELECT 1 FROM \(entity.tableName.quotedIdentifier) WHERE \(entity.primaryKey.quotedIdentifier) = ?")
             exists[key.entity] = probe
         }
-        bind(primaryKey, at: 1, to: probe)
+        bind(keyCell, at: 1, to: probe, arena: arena)
         let found = sqlite3_step(probe) == SQLITE_ROW
         sqlite3_reset(probe)
         return found ? .unchanged : nil
@@ -187,12 +212,11 @@ final class UpsertStatements {
         return statement
     }
 
-    private func step(_ statement: OpaquePointer, entity: Entity, key: AttributeValue) throws {
+    private func step(_ statement: OpaquePointer, entity: Entity, describeKey: () -> String) throws {
         let code = sqlite3_step(statement)
         sqlite3_reset(statement)
-        sqlite3_clear_bindings(statement)
         guard code == SQLITE_DONE else {
-            throw SyncError(.database, "\(entity.name) \(key): " + String(cString: sqlite3_errmsg(connection)))
+            throw SyncError(.database, "\(entity.name) \(describeKey()): " + String(cString: sqlite3_errmsg(connection)))
         }
     }
 
@@ -237,6 +261,32 @@ final class UpsertStatements {
                 } else {
                     _ = sqlite3_bind_zeroblob(statement, position, 0)
                 }
+            }
+        }
+    }
+
+    /// Binds a cell; text and blobs point into `arena` (`SQLITE_STATIC`: SQLite does not copy them).
+    @inline(__always)
+    private func bind(_ cell: RowBatch.Cell, at position: Int32, to statement: OpaquePointer, arena: UnsafeRawPointer) {
+        switch cell.kind {
+        case .absent:
+            break
+        case .null:
+            sqlite3_bind_null(statement, position)
+        case .integer:
+            sqlite3_bind_int64(statement, position, cell.payload)
+        case .double:
+            sqlite3_bind_double(statement, position, Double(bitPattern: UInt64(bitPattern: cell.payload)))
+        case .text:
+            // The arena's first byte is always there, so even empty text has a valid pointer
+            // (a null pointer would bind NULL).
+            let text = (arena + Int(cell.payload)).assumingMemoryBound(to: CChar.self)
+            sqlite3_bind_text(statement, position, text, cell.length, nil)
+        case .blob:
+            if cell.length == 0 {
+                sqlite3_bind_zeroblob(statement, position, 0)
+            } else {
+                sqlite3_bind_blob(statement, position, arena + Int(cell.payload), cell.length, nil)
             }
         }
     }

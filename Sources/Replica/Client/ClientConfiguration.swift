@@ -1,0 +1,106 @@
+import Foundation
+
+/// Where a client sends requests: RSAPI's development and production base URLs.
+public enum Environment: String, Sendable, Hashable, CaseIterable {
+    case development
+    case production
+}
+
+/// Supplies a header on every request: a fixed value or a closure evaluated per request
+/// (an auth token that changes). Values given with a call override providers.
+///
+/// ```swift
+/// .header("Authorization") { "Bearer \(await tokens.current())" }
+/// ```
+public struct HeaderProvider: Sendable {
+    public let name: String
+    let value: @Sendable () async throws -> String?
+
+    public static func header(_ name: String, _ value: String) -> HeaderProvider {
+        HeaderProvider(name: name, value: { value })
+    }
+
+    public static func header(_ name: String, _ value: @escaping @Sendable () async throws -> String?) -> HeaderProvider {
+        HeaderProvider(name: name, value: value)
+    }
+}
+
+/// How a route's collection continues on further pages.
+public enum PaginationRule: Sendable, Hashable {
+    /// Follow `Link: <…>; rel="next"` headers.
+    case linkHeader
+    /// Send `parameter` = 1, 2, … until a page returns no objects.
+    case page(parameter: String, startingAt: Int)
+    /// Send the cursor found at `pointer` in each response's metadata as `parameter`, until it is null or missing.
+    case cursor(parameter: String, pointer: JSONPointer)
+}
+
+/// Incremental sync: a value from the last response (at `pointer` in its metadata, or a
+/// response header) sent back as the query parameter `parameter` on the next sync of the path.
+public struct SinceCursor: Sendable, Hashable {
+    public enum Source: Sendable, Hashable {
+        case metadata(JSONPointer)
+        case header(String)
+    }
+
+    public var parameter: String
+    public var source: Source
+
+    public init(parameter: String, source: Source) {
+        self.parameter = parameter
+        self.source = source
+    }
+}
+
+/// The configuration of a ``ReplicaClient``.
+///
+/// ```swift
+/// var configuration = ClientConfiguration(transport: HTTPTransport(),
+///                                         baseURLs: [.production: URL(string: "https://api.example.com")!])
+/// configuration.headerProviders = [.header("Authorization") { "Bearer \(token)" }]
+/// configuration.interceptors = [LoggingInterceptor(), RetryInterceptor()]
+/// ```
+public struct ClientConfiguration: Sendable {
+    /// The base URL of each environment.
+    public var baseURLs: [Environment: URL]
+    /// The environment requests go to (production by default).
+    public var environment: Environment
+    /// Sends the requests.
+    public var transport: any Transport
+    /// The interceptor chain, in request order.
+    public var interceptors: [any Interceptor]
+    /// Headers sent with every request.
+    public var headers: HeaderFields
+    /// Headers computed per request.
+    public var headerProviders: [HeaderProvider]
+    /// Path variables always available (the current user's id), by name.
+    public var variableProviders: [String: @Sendable () async throws -> String?]
+    /// The timeout of each request.
+    public var timeout: Duration
+    /// Body encodings by route pattern (`/upload/:id`), JSON when not listed.
+    public var bodyEncodings: [String: BodyEncoding]
+    /// Pagination by route pattern.
+    public var pagination: [String: PaginationRule]
+    /// Incremental sync by route pattern.
+    public var sinceCursors: [String: SinceCursor]
+    /// Remember ETag / Last-Modified per URL and send conditional GETs.
+    public var conditionalRequests: Bool
+    /// The most pages one call follows.
+    public var maxPages: Int
+
+    public init(transport: any Transport, baseURLs: [Environment: URL], environment: Environment = .production) {
+        self.transport = transport
+        self.baseURLs = baseURLs
+        self.environment = environment
+        self.interceptors = []
+        self.headers = HeaderFields()
+        self.headerProviders = []
+        self.variableProviders = [:]
+        self.timeout = .seconds(30)
+        self.bodyEncodings = [:]
+        self.pagination = [:]
+        self.sinceCursors = [:]
+        self.conditionalRequests = true
+        self.maxPages = 1000
+    }
+}

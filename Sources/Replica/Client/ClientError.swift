@@ -1,0 +1,91 @@
+/// A call that failed: an HTTP status above 299, a network failure, a body that is not what the
+/// route needs. A failed call never changes the store.
+///
+/// ```swift
+/// do {
+///     try await client.call("/posts", method: .post, params: ["title": ""])
+/// } catch let error as ClientError where error.code == .status {
+///     print(error.status ?? 0, error.fieldErrors["title"] ?? [])   // 422 ["can't be blank"]
+/// }
+/// ```
+public struct ClientError: Error, Sendable, CustomStringConvertible {
+    /// The kind of failure.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        let rawValue: String
+        public var description: String { rawValue }
+
+        /// The server answered with a status above 299.
+        public static let status = Code(rawValue: "status")
+        /// The connection failed (refused, reset, dropped).
+        public static let connection = Code(rawValue: "connection")
+        /// The request took longer than its timeout.
+        public static let timeout = Code(rawValue: "timeout")
+        /// The route needs a body and the response had none.
+        public static let emptyBody = Code(rawValue: "emptyBody")
+        /// The body was larger than allowed.
+        public static let bodyTooLarge = Code(rawValue: "bodyTooLarge")
+        /// No route, a missing path variable, a bad parameter or base URL.
+        public static let invalidRequest = Code(rawValue: "invalidRequest")
+        /// The call was cancelled.
+        public static let cancelled = Code(rawValue: "cancelled")
+    }
+
+    public var code: Code
+    public var message: String
+    /// The HTTP status, for `.status`.
+    public var status: Int?
+    /// The response headers, when there was a response.
+    public var headers: HeaderFields
+    /// The response body (up to 1 MiB), when there was one.
+    public var body: [UInt8]
+    /// Field validation errors from `{"errors": {...}}` or `{"post": {"errors": {...}}}`.
+    public var fieldErrors: [String: [String]]
+    /// The method and URL of the request.
+    public var request: String?
+
+    public init(_ code: Code, _ message: String, status: Int? = nil, headers: HeaderFields = HeaderFields(),
+                body: [UInt8] = [], fieldErrors: [String: [String]] = [:], request: String? = nil) {
+        self.code = code
+        self.message = message
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.fieldErrors = fieldErrors
+        self.request = request
+    }
+
+    /// The body as text.
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+
+    public var description: String {
+        var text = request.map { "\($0): " } ?? ""
+        text += message
+        if !fieldErrors.isEmpty {
+            text += " (" + fieldErrors.keys.sorted().map { "\($0): \(fieldErrors[$0]?.joined(separator: ", ") ?? "")" }
+                .joined(separator: "; ") + ")"
+        }
+        return text
+    }
+
+    /// Reads field errors from a JSON error body: `{"errors": {"field": ["message"]}}`, or the same
+    /// inside an entity namespace (`{"post": {"errors": {...}}}`); a single string per field is accepted.
+    static func fieldErrors(in body: [UInt8]) -> [String: [String]] {
+        guard let json = try? JSONValue(parsing: body), case .object(let root) = json else { return [:] }
+        var candidates: [JSONValue] = []
+        if let errors = root["errors"] { candidates.append(errors) }
+        for (_, value) in root { if let errors = value["errors"] { candidates.append(errors) } }
+        for candidate in candidates {
+            guard case .object(let fields) = candidate else { continue }
+            var result: [String: [String]] = [:]
+            for (field, messages) in fields {
+                switch messages {
+                case .array(let items): result[field] = items.compactMap(\.stringValue)
+                case .string(let message): result[field] = [message]
+                default: continue
+                }
+            }
+            if !result.isEmpty { return result }
+        }
+        return [:]
+    }
+}

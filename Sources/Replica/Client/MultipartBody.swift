@@ -1,0 +1,109 @@
+import Foundation
+
+/// A `multipart/form-data` body whose file parts are read from disk as it is sent.
+///
+/// ```swift
+/// let body = MultipartBody(fields: [("name", "jeff"), ("avatar", .file(upload))])
+/// request.headers["Content-Type"] = body.contentType
+/// ```
+public struct MultipartBody: Sendable, Hashable {
+    public enum Content: Sendable, Hashable {
+        case bytes([UInt8])
+        case file(path: String)
+    }
+
+    public struct Part: Sendable, Hashable {
+        public var name: String
+        public var fileName: String?
+        public var contentType: String?
+        public var content: Content
+    }
+
+    public var boundary: String
+    public var parts: [Part]
+
+    /// A body from flattened form fields; file parameters become file parts.
+    public init(fields: [(String, Parameter)], boundary: String = "replica-" + UUID().uuidString) {
+        self.boundary = boundary
+        self.parts = fields.map { name, parameter in
+            if case .file(let file) = parameter {
+                let content: Content
+                switch file.source {
+                case .bytes(let bytes): content = .bytes(bytes)
+                case .file(let path): content = .file(path: path)
+                }
+                return Part(name: name, fileName: file.fileName, contentType: file.mimeType, content: content)
+            }
+            return Part(name: name, fileName: nil, contentType: nil, content: .bytes(Array((parameter.text ?? "").utf8)))
+        }
+    }
+
+    /// The `Content-Type` header value.
+    public var contentType: String { "multipart/form-data; boundary=\(boundary)" }
+
+    func head(of part: Part) -> [UInt8] {
+        var text = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(Self.quote(part.name))\""
+        if let fileName = part.fileName { text += "; filename=\"\(Self.quote(fileName))\"" }
+        text += "\r\n"
+        if let type = part.contentType { text += "Content-Type: \(type)\r\n" }
+        return Array((text + "\r\n").utf8)
+    }
+
+    var tail: [UInt8] { Array("--\(boundary)--\r\n".utf8) }
+
+    static func quote(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
+    }
+
+    /// The total length, or `nil` when a file cannot be measured.
+    public var contentLength: Int64? {
+        var total = Int64(tail.count)
+        for part in parts {
+            total += Int64(head(of: part).count) + 2
+            switch part.content {
+            case .bytes(let bytes): total += Int64(bytes.count)
+            case .file(let path):
+                guard let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
+                else { return nil }
+                total += size
+            }
+        }
+        return total
+    }
+
+    /// The body as chunks, reading files `chunkSize` bytes at a time.
+    ///
+    /// - Throws: ``ClientError`` `.invalidRequest` when a file cannot be read.
+    public func chunks(chunkSize: Int = 1 << 16) -> AsyncThrowingStream<[UInt8], any Error> {
+        let parts = self.parts
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    for part in parts {
+                        continuation.yield(head(of: part))
+                        switch part.content {
+                        case .bytes(let bytes):
+                            if !bytes.isEmpty { continuation.yield(bytes) }
+                        case .file(let path):
+                            guard let handle = FileHandle(forReadingAtPath: path) else {
+                                throw ClientError(.invalidRequest, "cannot read upload file \(path)")
+                            }
+                            defer { try? handle.close() }
+                            while let data = try handle.read(upToCount: chunkSize), !data.isEmpty {
+                                if Task.isCancelled { break }
+                                continuation.yield([UInt8](data))
+                            }
+                        }
+                        continuation.yield(Array("\r\n".utf8))
+                    }
+                    continuation.yield(tail)
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}

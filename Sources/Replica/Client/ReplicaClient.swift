@@ -1,0 +1,176 @@
+import Foundation
+
+/// Calls a REST API and syncs what it returns through the route table into the store.
+///
+/// RSAPI's `call:params:withDelegate:`, RestingKit's client and ApiModel's `find`/`save`, as one API.
+///
+/// ```swift
+/// let client = ReplicaClient(engine: engine, configuration: configuration)
+/// let result = try await client.call("/users/:userID/posts", params: ["userID": 3, "page": 2])
+/// print(result.changes)
+/// ```
+public final class ReplicaClient: Sendable {
+    /// The engine responses are synced through.
+    public let engine: SyncEngine
+    /// The configuration.
+    public let configuration: ClientConfiguration
+    let cache: ClientCache
+
+    public init(engine: SyncEngine, configuration: ClientConfiguration) {
+        self.engine = engine
+        self.configuration = configuration
+        self.cache = ClientCache(database: engine.store.database)
+    }
+
+    /// A prepared request: the route, the concrete path and what is left of the parameters.
+    struct Prepared: Sendable {
+        var method: HTTPMethod
+        var entry: RouteTable.Entry
+        /// The method whose route reads the response (GET's, when the method has no route of its own).
+        var syncMethod: HTTPMethod
+        var path: String
+        var remaining: [String: Parameter]
+        var routeName: String { entry.pattern.description }
+    }
+
+    /// Calls `path` and syncs the response through its route.
+    ///
+    /// `path` is either a concrete path (`/users/3/posts`) or a pattern whose `:variables` are
+    /// filled from `params` and the variable providers. The remaining parameters go into the
+    /// query string (GET, DELETE, HEAD) or the body (JSON by default; form or multipart when the
+    /// route says so; multipart whenever a parameter holds a ``FileUpload``).
+    ///
+    /// ```swift
+    /// try await client.call("/posts", method: .post, params: ["title": "Hello"])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: A path or route pattern.
+    ///   - method: The HTTP method.
+    ///   - params: Path variables, query or body parameters.
+    ///   - headers: Headers for this call; they override providers.
+    ///   - options: Sync options (invalid-object policy, progress …).
+    /// - Returns: The HTTP status, headers and what changed.
+    /// - Throws: ``ClientError`` (status > 299 with field errors, connection, timeout, empty body) or
+    ///   ``SyncError``; the store is then unchanged.
+    @discardableResult
+    public func call(_ path: String, method: HTTPMethod = .get, params: [String: Parameter] = [:],
+                     headers: HeaderFields = HeaderFields(), options: SyncOptions = SyncOptions()) async throws -> CallResult {
+        let prepared = try await prepare(path, method: method, params: params)
+        return try await execute(prepared, headers: headers, options: options)
+    }
+
+    /// The delegate form of ``call(_:method:params:headers:options:)``: the outcome goes to
+    /// `delegate` on `queue`.
+    public func call(_ path: String, method: HTTPMethod = .get, params: [String: Parameter] = [:],
+                     delegate: any ReplicaClientDelegate, queue: DispatchQueue) {
+        Task {
+            do {
+                let result = try await call(path, method: method, params: params)
+                queue.async { delegate.client(self, didReturn: result, forRoute: result.route) }
+            } catch {
+                queue.async { delegate.client(self, didFail: error, forRoute: path) }
+            }
+        }
+    }
+
+    func prepare(_ path: String, method: HTTPMethod, params: [String: Parameter]) async throws -> Prepared {
+        var remaining = params
+        var concrete = path
+        if path.contains(":") || path.contains("{") {
+            let pattern: RoutePattern
+            do { pattern = try RoutePattern(path) } catch {
+                throw ClientError(.invalidRequest, error.message)
+            }
+            var values: [String: String] = [:]
+            for variable in pattern.variables {
+                if let value = remaining[variable]?.text {
+                    values[variable] = value
+                    remaining[variable] = nil
+                } else if let provider = configuration.variableProviders[variable], let value = try await provider() {
+                    values[variable] = value
+                } else {
+                    throw ClientError(.invalidRequest, "missing value for variable '\(variable)' of \(pattern)")
+                }
+            }
+            do { concrete = try pattern.path(with: values) } catch {
+                throw ClientError(.invalidRequest, error.message)
+            }
+        }
+        let routePath = concrete.split(separator: "?", maxSplits: 1).first.map(String.init) ?? concrete
+        if let (entry, _) = engine.routes.match(method, routePath) {
+            return Prepared(method: method, entry: entry, syncMethod: method, path: concrete, remaining: remaining)
+        }
+        // A method without a route of its own (PUT /posts/7) reads its response as the GET route of the path.
+        if method != .get, let (entry, _) = engine.routes.match(.get, routePath) {
+            return Prepared(method: method, entry: entry, syncMethod: .get, path: concrete, remaining: remaining)
+        }
+        throw ClientError(.invalidRequest, "no route for \(method) \(routePath)")
+    }
+
+    /// The absolute URL of `path` (with `query` appended) in the current environment.
+    func url(for path: String, query: [(String, Parameter)]) throws -> URL {
+        guard let base = configuration.baseURLs[configuration.environment] else {
+            throw ClientError(.invalidRequest, "no base URL for the \(configuration.environment) environment")
+        }
+        var text = base.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        text += path.hasPrefix("/") ? path : "/" + path
+        if !query.isEmpty { text += (text.contains("?") ? "&" : "?") + FormEncoding.query(query) }
+        guard let url = URL(string: text) else { throw ClientError(.invalidRequest, "invalid URL \(text)") }
+        return url
+    }
+
+    func request(for prepared: Prepared, headers: HeaderFields, extraQuery: [(String, Parameter)] = []) async throws -> ClientRequest {
+        let sendsBody = prepared.method == .post || prepared.method == .put || prepared.method == .patch
+        var query = sendsBody ? [] : Parameter.flatten(prepared.remaining)
+        query += extraQuery
+        var request = ClientRequest(method: prepared.method, url: try url(for: prepared.path, query: query),
+                                  timeout: configuration.timeout, route: prepared.routeName)
+        request.headers = configuration.headers
+        for provider in configuration.headerProviders {
+            if let value = try await provider.value() { request.headers[provider.name] = value }
+        }
+        if request.headers["Accept"] == nil { request.headers["Accept"] = "application/json" }
+        if sendsBody {
+            let encoding: BodyEncoding = prepared.remaining.values.contains(where: \.containsFile)
+                ? .multipart : configuration.bodyEncodings[prepared.routeName] ?? .json
+            switch encoding {
+            case .json:
+                request.body = .bytes(Parameter.object(prepared.remaining).json.serializedBytes())
+                request.headers["Content-Type"] = "application/json"
+            case .form:
+                request.body = .bytes(Array(FormEncoding.query(Parameter.flatten(prepared.remaining)).utf8))
+                request.headers["Content-Type"] = "application/x-www-form-urlencoded"
+            case .multipart:
+                let body = MultipartBody(fields: Parameter.flatten(prepared.remaining))
+                request.body = .multipart(body)
+                request.headers["Content-Type"] = body.contentType
+            }
+        }
+        for (name, value) in headers { request.headers[name] = value }
+        return request
+    }
+
+    /// Sends a request through the interceptors and the transport, turning failures into ``ClientError``s.
+    func send(_ request: ClientRequest) async throws -> ClientResponse {
+        let what = "\(request.method) \(request.url.absoluteString)"
+        let response: ClientResponse
+        do {
+            response = try await configuration.interceptors.run(request, transport: configuration.transport)
+        } catch var error as ClientError {
+            if error.request == nil { error.request = what }
+            throw error
+        } catch is CancellationError {
+            throw ClientError(.cancelled, "cancelled", request: what)
+        } catch {
+            throw ClientError(.connection, String(describing: error), request: what)
+        }
+        guard response.status <= 299 || response.status == 304 else {
+            let body = (try? await response.body.collect(upTo: 1 << 20)) ?? []
+            throw ClientError(.status, "HTTP \(response.status)", status: response.status, headers: response.headers,
+                              body: body, fieldErrors: ClientError.fieldErrors(in: body), request: what)
+        }
+        return response
+    }
+}

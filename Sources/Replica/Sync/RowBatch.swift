@@ -1,0 +1,230 @@
+import Foundation
+
+/// Planned rows in columnar form: what the parsing thread hands the writer.
+///
+/// Every row has one cell per attribute of its entity; a cell is a kind and a 64-bit payload
+/// (an integer, a double's bits, or an offset into ``arena`` with a length for text and
+/// blobs). The writer binds cells straight onto prepared statements, text and blobs with
+/// `SQLITE_STATIC` pointers into the arena, without touching a Swift object per value.
+/// Values convert the way the writer always bound them: JSON as its serialized text, dates
+/// as Unix seconds, booleans as 0/1, empty blobs as zero-length blobs.
+///
+/// A batch is reused: the writer sends it back to the parsing thread (``RowBatchPool``),
+/// which empties it keeping its capacity, so the memory is allocated and freed on one thread
+/// (glibc frees memory of another thread's arena slowly). It is a value of plain arrays: the
+/// parsing thread builds it in a local variable, without the runtime exclusivity checks a
+/// class's stored properties would cost per cell.
+struct RowBatch: Sendable {
+    /// What a cell holds.
+    enum Kind: UInt8, Sendable {
+        /// The attribute was absent: the stored value stays untouched.
+        case absent
+        case null
+        /// `payload` is the integer (booleans are 0 or 1).
+        case integer
+        /// `payload` is the double's bit pattern (dates are Unix seconds).
+        case double
+        /// `payload` is the offset of the UTF-8 bytes in the arena, `length` their count.
+        case text
+        /// `payload` is the offset of the bytes in the arena, `length` their count.
+        case blob
+    }
+
+    struct Cell: Sendable {
+        var kind: Kind
+        var length: Int32
+        var payload: Int64
+        static let absent = Cell(kind: .absent, length: 0, payload: 0)
+    }
+
+    struct Row: Sendable {
+        var entity: Int
+        var firstCell: Int
+        var cellCount: Int
+        /// Bit `i` set when attribute `i` is present (entities of up to 64 attributes).
+        var mask: UInt64
+        var isTopLevel: Bool
+    }
+
+    private(set) var rows: [Row] = []
+    private(set) var cells: [Cell] = []
+    /// Text and blob bytes. Byte 0 is always there (a NUL), so the arena's base address is
+    /// never `nil` and empty text has a valid pointer.
+    private(set) var arena: [UInt8] = [0]
+    /// Primary keys that are neither integers nor text (rare), by row index: the change set
+    /// records them as the values the object had.
+    private(set) var otherKeys: [Int: AttributeValue] = [:]
+
+    /// The row being built: its entity, first cell, presence mask and where the arena was.
+    private var openEntity = 0
+    private var openFirstCell = 0
+    private var openMask: UInt64 = 0
+    private var openArenaCount = 1
+
+    init() {}
+
+    var count: Int { rows.count }
+    var isEmpty: Bool { rows.isEmpty }
+
+    /// Empties the batch, keeping its capacity.
+    mutating func removeAll() {
+        rows.removeAll(keepingCapacity: true)
+        cells.removeAll(keepingCapacity: true)
+        arena.removeAll(keepingCapacity: true)
+        arena.append(0)
+        if !otherKeys.isEmpty { otherKeys.removeAll() }
+    }
+
+    /// Bytes held (capacity), to decide whether a batch is worth keeping for reuse.
+    var retainedBytes: Int {
+        rows.capacity * MemoryLayout<Row>.stride + cells.capacity * MemoryLayout<Cell>.stride + arena.capacity
+    }
+
+    // MARK: Building (parsing thread)
+
+    /// Starts a row of `entity` with `attributeCount` absent cells.
+    mutating func beginRow(entity: Int, attributeCount: Int) {
+        openEntity = entity
+        openFirstCell = cells.count
+        openMask = 0
+        openArenaCount = arena.count
+        cells.append(contentsOf: repeatElement(Cell.absent, count: attributeCount))
+    }
+
+    /// Drops the row being built.
+    mutating func discardRow() {
+        cells.removeSubrange(openFirstCell...)
+        arena.removeSubrange(openArenaCount...)
+    }
+
+    /// Ends the row being built; `keyIndex` is the entity's primary key attribute.
+    mutating func commitRow(isTopLevel: Bool, keyIndex: Int) {
+        let cellCount = cells.count - openFirstCell
+        rows.append(Row(entity: openEntity, firstCell: openFirstCell, cellCount: cellCount, mask: openMask,
+                        isTopLevel: isTopLevel))
+        if keyIndex < cellCount {
+            let cell = cells[openFirstCell + keyIndex]
+            if cell.kind != .integer && cell.kind != .text {
+                otherKeys[rows.count - 1] = value(of: cell) ?? .null
+            }
+        }
+    }
+
+    /// The kind of attribute `attribute` of the row being built.
+    func kind(_ attribute: Int) -> Kind { cells[openFirstCell + attribute].kind }
+
+    @inline(__always)
+    private mutating func set(_ attribute: Int, _ cell: Cell) {
+        cells[openFirstCell + attribute] = cell
+        if attribute < 64 { openMask |= 1 << UInt64(attribute) }
+    }
+
+    mutating func setNull(_ attribute: Int) { set(attribute, Cell(kind: .null, length: 0, payload: 0)) }
+
+    mutating func setInteger(_ value: Int64, _ attribute: Int) { set(attribute, Cell(kind: .integer, length: 0, payload: value)) }
+
+    mutating func setDouble(_ value: Double, _ attribute: Int) {
+        set(attribute, Cell(kind: .double, length: 0, payload: Int64(bitPattern: value.bitPattern)))
+    }
+
+    /// Sets text (`kind == .text`) or a blob from raw bytes, copied into the arena.
+    mutating func setBytes(_ bytes: UnsafeRawBufferPointer, kind: Kind, _ attribute: Int) {
+        let offset = arena.count
+        arena.append(contentsOf: bytes)
+        set(attribute, Cell(kind: kind, length: Int32(clamping: bytes.count), payload: Int64(offset)))
+    }
+
+    mutating func setText(_ text: String, _ attribute: Int) {
+        var text = text
+        text.withUTF8 { setBytes(UnsafeRawBufferPointer($0), kind: .text, attribute) }
+    }
+
+    /// Sets an attribute value, converted as the writer binds it.
+    mutating func set(_ value: AttributeValue, _ attribute: Int) {
+        switch value {
+        case .null: setNull(attribute)
+        case .integer(let i): setInteger(i, attribute)
+        case .double(let d): setDouble(d, attribute)
+        case .bool(let b): setInteger(b ? 1 : 0, attribute)
+        case .date(let date): setDouble(date.timeIntervalSince1970, attribute)
+        case .string(let s): setText(s, attribute)
+        case .json(let json):
+            json.serializedBytes().withUnsafeBytes { setBytes($0, kind: .text, attribute) }
+        case .data(let bytes):
+            bytes.withUnsafeBytes { setBytes($0, kind: .blob, attribute) }
+        }
+    }
+
+    /// Appends a row planned by the general path.
+    mutating func append(_ row: PlannedRow, keyIndex: Int) {
+        beginRow(entity: row.entity, attributeCount: row.values.count)
+        for (index, value) in row.values.enumerated() {
+            if let value { set(value, index) }
+        }
+        commitRow(isTopLevel: row.isTopLevel, keyIndex: keyIndex)
+    }
+
+    // MARK: Reading (writer)
+
+    /// Text of a cell (for keys and messages; the hot path binds arena pointers instead).
+    func text(of cell: Cell) -> String {
+        let start = Int(cell.payload)
+        return arena.withUnsafeBufferPointer { buffer in
+            String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<start + Int(cell.length)]), as: UTF8.self)
+        }
+    }
+
+    /// A cell as an attribute value of its stored kind (`nil` when absent).
+    func value(of cell: Cell) -> AttributeValue? {
+        switch cell.kind {
+        case .absent: return nil
+        case .null: return .null
+        case .integer: return .integer(cell.payload)
+        case .double: return .double(Double(bitPattern: UInt64(bitPattern: cell.payload)))
+        case .text: return .string(text(of: cell))
+        case .blob:
+            let start = Int(cell.payload)
+            return .data(Array(arena[start..<start + Int(cell.length)]))
+        }
+    }
+
+    /// The primary key of row `index` as the object gave it (`.null` when it had none).
+    func key(ofRow index: Int, keyIndex: Int) -> AttributeValue {
+        if let other = otherKeys[index] { return other }
+        let row = rows[index]
+        guard keyIndex < row.cellCount else { return .null }
+        return value(of: cells[row.firstCell + keyIndex]) ?? .null
+    }
+}
+
+/// Consumed batches on their way back from the writer to the parsing thread, which reuses them.
+///
+/// `@unchecked Sendable`: `free` is read and written under `lock` only.
+final class RowBatchPool: @unchecked Sendable {
+    private let lock = NSLock()
+    private var free: [RowBatch] = []
+    private let capacity: Int
+    /// Batches that grew beyond this many bytes (a few huge values) are not kept.
+    private let maximumRetainedBytes = 8 << 20
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// An empty batch: a returned one when there is one, else a new one.
+    func take() -> RowBatch {
+        lock.lock()
+        let batch = free.popLast()
+        lock.unlock()
+        guard var batch else { return RowBatch() }
+        batch.removeAll()
+        return batch
+    }
+
+    /// Hands a consumed batch back; the writer must not keep a copy, so that the parsing thread
+    /// reuses its storage instead of copying it.
+    func recycle(_ batch: consuming RowBatch) {
+        guard batch.retainedBytes <= maximumRetainedBytes else { return }
+        lock.lock()
+        if free.count < capacity { free.append(batch) }
+        lock.unlock()
+    }
+}
