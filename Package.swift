@@ -37,7 +37,11 @@ let package = Package(
         ),
         .target(
             name: "ReplicaHTTP",
-            dependencies: ["Replica"],
+            dependencies: [
+                "Replica",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(

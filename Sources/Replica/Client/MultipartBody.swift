@@ -72,6 +72,12 @@ public struct MultipartBody: Sendable, Hashable {
         return total
     }
 
+    /// The bytes of a file as chunks, read as they are taken.
+    public static func fileChunks(path: String, chunkSize: Int = 1 << 16) -> AsyncThrowingStream<[UInt8], any Error> {
+        let reader = FileChunkReader(path: path, chunkSize: chunkSize)
+        return AsyncThrowingStream { try reader.next() }
+    }
+
     /// The body as chunks, reading files `chunkSize` bytes at a time.
     ///
     /// - Throws: ``ClientError`` `.invalidRequest` when a file cannot be read.
@@ -106,4 +112,33 @@ public struct MultipartBody: Sendable, Hashable {
             continuation.onTermination = { _ in task.cancel() }
         }
     }
+}
+
+/// Reads a file chunk by chunk for an unfolding stream.
+/// `@unchecked Sendable`: the stream calls `next()` once at a time, from its single consumer.
+final class FileChunkReader: @unchecked Sendable {
+    private let path: String
+    private let chunkSize: Int
+    private var handle: FileHandle?
+
+    init(path: String, chunkSize: Int) {
+        self.path = path
+        self.chunkSize = chunkSize
+    }
+
+    func next() throws -> [UInt8]? {
+        if handle == nil {
+            guard let opened = FileHandle(forReadingAtPath: path) else {
+                throw ClientError(.invalidRequest, "cannot read upload file \(path)")
+            }
+            handle = opened
+        }
+        guard let data = try handle?.read(upToCount: chunkSize), !data.isEmpty else {
+            try? handle?.close()
+            return nil
+        }
+        return [UInt8](data)
+    }
+
+    deinit { try? handle?.close() }
 }

@@ -1,0 +1,132 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Replica
+
+/// The client's ``Transport`` over AsyncHTTPClient: request bodies (files, multipart) stream from
+/// disk, response bodies stream straight into the sync engine's parser, so a 1 GB response never
+/// sits in memory whole.
+///
+/// ```swift
+/// let transport = HTTPTransport()                       // uses HTTPClient.shared
+/// var configuration = ClientConfiguration(transport: transport,
+///                                         baseURLs: [.production: URL(string: "https://api.example.com")!])
+/// let client = ReplicaClient(engine: engine, configuration: configuration)
+/// ```
+public final class HTTPTransport: Transport {
+    let client: HTTPClient
+    let ownsClient: Bool
+
+    /// A transport on an existing client (by default AsyncHTTPClient's shared one); you shut it down.
+    public init(client: HTTPClient = .shared) {
+        self.client = client
+        self.ownsClient = false
+    }
+
+    /// A transport on its own client; call ``shutdown()`` when done.
+    public init(configuration: HTTPClient.Configuration) {
+        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.ownsClient = true
+    }
+
+    /// Shuts down the client the transport created (nothing for a shared one).
+    public func shutdown() async throws {
+        if ownsClient { try await client.shutdown() }
+    }
+
+    public func send(_ request: ClientRequest) async throws -> ClientResponse {
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.method = .init(rawValue: request.method.rawValue)
+        for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
+        let progress = request.uploadProgress
+        let total = request.body.knownLength
+        switch request.body {
+        case .none:
+            break
+        case .bytes(let bytes):
+            outgoing.body = .bytes(ByteBuffer(bytes: bytes))
+            progress?(Int64(bytes.count), Int64(bytes.count))
+        case .file(let path):
+            let chunks = MultipartBody.fileChunks(path: path)
+            outgoing.body = .stream(CountingChunks(chunks: chunks, total: total, progress: progress),
+                                    length: total.map { .known($0) } ?? .unknown)
+        case .multipart(let multipart):
+            outgoing.body = .stream(CountingChunks(chunks: multipart.chunks(), total: total, progress: progress),
+                                    length: total.map { .known($0) } ?? .unknown)
+        }
+        let timeout = TimeAmount.nanoseconds(Int64(request.timeout.components.seconds) * 1_000_000_000
+                                             + request.timeout.components.attoseconds / 1_000_000_000)
+        let what = "\(request.method) \(request.url.absoluteString)"
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(outgoing, timeout: timeout)
+        } catch {
+            throw Self.clientError(error, request: what)
+        }
+        var headers = HeaderFields()
+        for header in response.headers { headers.add(header.name, header.value) }
+        let body = ResponseBody(StreamedBody(body: response.body, request: what))
+        return ClientResponse(status: Int(response.status.code), headers: headers, body: body)
+    }
+
+    /// AsyncHTTPClient's errors as ``ClientError``s: timeouts apart from other connection failures.
+    static func clientError(_ error: any Error, request: String) -> ClientError {
+        if let error = error as? ClientError { return error }
+        if error is CancellationError { return ClientError(.cancelled, "cancelled", request: request) }
+        if let error = error as? HTTPClientError,
+           error == .deadlineExceeded || error == .connectTimeout || error == .readTimeout || error == .writeTimeout {
+            return ClientError(.timeout, "timed out (\(error))", request: request)
+        }
+        return ClientError(.connection, String(describing: error), request: request)
+    }
+}
+
+/// The response body as byte chunks, pulled from AsyncHTTPClient (back-pressure preserved),
+/// with its errors as ``ClientError``s.
+struct StreamedBody: AsyncSequence, Sendable {
+    typealias Element = [UInt8]
+    let body: HTTPClientResponse.Body
+    let request: String
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: HTTPClientResponse.Body.AsyncIterator
+        let request: String
+
+        mutating func next() async throws -> [UInt8]? {
+            do {
+                guard let buffer = try await base.next() else { return nil }
+                return Array(buffer: buffer)
+            } catch {
+                throw HTTPTransport.clientError(error, request: request)
+            }
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: body.makeAsyncIterator(), request: request) }
+}
+
+/// Request body chunks as `ByteBuffer`s, reporting upload progress as they are taken.
+struct CountingChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let chunks: AsyncThrowingStream<[UInt8], any Error>
+    let total: Int64?
+    let progress: (@Sendable (Int64, Int64?) -> Void)?
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator
+        let total: Int64?
+        let progress: (@Sendable (Int64, Int64?) -> Void)?
+        var sent: Int64 = 0
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard let chunk = try await base.next() else { return nil }
+            sent += Int64(chunk.count)
+            progress?(sent, total)
+            return ByteBuffer(bytes: chunk)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: chunks.makeAsyncIterator(), total: total, progress: progress)
+    }
+}
