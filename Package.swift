@@ -63,6 +63,7 @@ let package = Package(
             name: "replica",
             dependencies: [
                 "Replica",
+                "ReplicaHTTP",
                 "ReplicaServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -71,6 +72,17 @@ let package = Package(
         .testTarget(
             name: "ReplicaTests",
             dependencies: ["Replica"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ReplicaHTTPTests",
+            dependencies: [
+                "ReplicaHTTP",
+                "ReplicaServer",
+                "replica",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

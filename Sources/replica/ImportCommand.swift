@@ -70,6 +70,11 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func openStore() throws -> Store {
+        try Self.openStore(db: db, schema: schema)
+    }
+
+    /// Opens `db` with the schema file (creating it), or with its recorded schema.
+    static func openStore(db: String, schema: String?) throws -> Store {
         do {
             let loaded = try schema.map { try Schema(contentsOf: URL(fileURLWithPath: $0)) }
             if loaded == nil && !FileManager.default.fileExists(atPath: db) {

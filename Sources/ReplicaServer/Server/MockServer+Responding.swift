@@ -61,9 +61,11 @@ extension MockServer {
         }
         do {
             var body: JSONValue?
-            if ["POST", "PUT", "PATCH"].contains(method) { body = try await readBody(request) }
+            var formFields: JSONObject?
+            if ["POST", "PUT", "PATCH"].contains(method) { (body, formFields) = try await readBody(request) }
             let routeMethod = method == "HEAD" ? "GET" : method
             let routed = try route(method: routeMethod, segments: segments, snapshot: snapshot)
+            if let formFields { body = MockFormBody.typed(formFields, for: routed.resource) }
             let host = request.head.authority ?? "\(options.host):\(port)"
             let mockRequest = MockRequest(
                 method: method, path: "/" + segments.joined(separator: "/"), segments: segments, queryItems: queryItems,
@@ -85,8 +87,9 @@ extension MockServer {
         }
     }
 
-    /// Reads and parses a JSON body within `maxBodySize`; an oversized body is drained, then answered 413.
-    private func readBody(_ request: Request) async throws -> JSONValue? {
+    /// Reads and parses a body within `maxBodySize` — JSON, or form and multipart fields (typed once
+    /// the resource is known); an oversized body is drained, then answered 413.
+    private func readBody(_ request: Request) async throws -> (JSONValue?, JSONObject?) {
         let limit = options.maxBodySize
         let drainLimit = max(limit, 1 << 20) * 64
         if let text = request.headers[.contentLength], let length = Int(text), length > drainLimit {
@@ -104,9 +107,12 @@ extension MockServer {
             throw MockHTTPError.badRequest("the request body could not be read: \(error)", code: "invalidBody")
         }
         if seen > limit { throw Self.tooLarge(limit) }
-        guard collected.readableBytes > 0 else { return nil }
+        guard collected.readableBytes > 0 else { return (nil, nil) }
+        if let fields = try MockFormBody.parse(Array(buffer: collected), contentType: request.headers[.contentType]) {
+            return (nil, fields)
+        }
         do {
-            return try collected.withUnsafeReadableBytes { try JSONValue(parsing: $0) }
+            return (try collected.withUnsafeReadableBytes { try JSONValue(parsing: $0) }, nil)
         } catch let error as JSONParseError {
             throw MockHTTPError.badRequest("malformed JSON: \(error.message) at line \(error.line), column \(error.column)",
                                            code: "invalidJSON")

@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import Replica
+import ReplicaHTTP
+
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Sync API paths into the store over HTTP.",
+        discussion: """
+            Each path is fetched from the base URL and synced through its route (pages followed, stale rows \
+            deleted as the route says, conditional requests with ETag/Last-Modified). With --every the paths are \
+            synced again and again until Ctrl-C.
+            Example: replica sync --db people.sqlite --schema Schemas/people.json --base-url http://127.0.0.1:8888 /people /cars
+            """
+    )
+
+    @Option(help: "The SQLite database file (created when missing; needs --schema then).")
+    var db: String
+
+    @Option(help: "The schema file; without it the schema recorded in the database is used.")
+    var schema: String?
+
+    @Option(name: .customLong("base-url"), help: "The API's base URL.")
+    var baseURL: String
+
+    @Option(name: .customLong("header"), help: "A header sent with every request, 'Name: value'.")
+    var headers: [String] = []
+
+    @Option(help: "Keep syncing every SECONDS until interrupted.")
+    var every: Double?
+
+    @Option(help: "Seconds before a request times out.")
+    var timeout: Double = 30
+
+    @Argument(help: "API paths, e.g. /people /people/1/cars.")
+    var paths: [String]
+
+    func validate() throws {
+        if paths.isEmpty { throw ValidationError("give at least one path") }
+        if let every, every <= 0 { throw ValidationError("--every takes a positive number of seconds") }
+        for header in headers where !header.contains(":") { throw ValidationError("--header takes 'Name: value', not '\(header)'") }
+        guard let url = URL(string: baseURL), url.scheme == "http" || url.scheme == "https" else {
+            throw ValidationError("--base-url must be an http or https URL")
+        }
+    }
+
+    func run() async throws {
+        let store = try ImportCommand.openStore(db: db, schema: schema)
+        let engine = try SyncEngine(store: store)
+        guard let base = URL(string: baseURL) else { throw CLIError("invalid --base-url \(baseURL)") }
+        let transport = HTTPTransport()
+        var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
+        configuration.timeout = .milliseconds(Int(timeout * 1000))
+        for header in headers {
+            let parts = header.split(separator: ":", maxSplits: 1)
+            configuration.headers[String(parts[0]).trimmingCharacters(in: .whitespaces)] =
+                String(parts[1]).trimmingCharacters(in: .whitespaces)
+        }
+        let client = ReplicaClient(engine: engine, configuration: configuration)
+        var failed = false
+        repeat {
+            for path in paths {
+                do {
+                    let result = try await client.call(path)
+                    print(Self.line(path, result))
+                } catch {
+                    failed = true
+                    printError("\(path): \(error)")
+                }
+            }
+            if let every {
+                try await Task.sleep(for: .milliseconds(Int(every * 1000)))
+            }
+        } while every != nil
+        if failed { throw ExitCode.failure }
+    }
+
+    static func line(_ path: String, _ result: CallResult) -> String {
+        if result.notModified { return "\(path): 304 not modified" }
+        var inserted = 0, updated = 0, deleted = 0
+        for changes in result.changes.entities.values {
+            inserted += changes.inserted.count
+            updated += changes.updated.count
+            deleted += changes.deleted.count
+        }
+        let pages = result.pages > 1 ? ", \(result.pages) pages" : ""
+        return "\(path): \(result.status), inserted \(inserted), updated \(updated), deleted \(deleted) "
+            + "(\(result.sync.objectCount) objects\(pages))"
+    }
+}
