@@ -9,15 +9,15 @@ struct MockServerConditionTests {
         let conditions = MockConditions(latency: .milliseconds(150) ... .milliseconds(300))
         try await withServer(try Fixture.peopleResources, options: MockServerOptions(conditions: conditions)) { server, client in
             _ = try await client.get("/people")  // warm the connection
-            var delays: [Duration] = []
             for path in ["/people", "/people/1", "/nothing", "/people"] {
                 let start = ContinuousClock.now
-                _ = try await client.get(path)
-                delays.append(start.duration(to: .now))
-            }
-            for delay in delays {
-                #expect(delay >= .milliseconds(150), "\(delay)")
-                #expect(delay < .milliseconds(300) + .milliseconds(250), "\(delay)")
+                let reply = try await client.get(path)
+                let measured = start.duration(to: .now)
+                // The server reports the delay it chose; it lies in the range, and the client waited at least that long.
+                let chosen = try #require(reply.headers.first(name: "X-Mock-Latency").flatMap(Double.init))
+                #expect(chosen >= 150 && chosen <= 300, "\(chosen) ms")
+                #expect(measured >= .milliseconds(150), "\(measured)")
+                #expect(measured >= .microseconds(Int(chosen * 1000)), "\(measured) < \(chosen) ms")
             }
             server.setConditions(MockConditions())
             let start = ContinuousClock.now

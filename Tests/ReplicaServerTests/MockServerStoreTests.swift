@@ -40,7 +40,7 @@ struct MockServerStoreTests {
     func sqliteRestart() async throws {
         let path = try Fixture.temporaryDirectory().appendingPathComponent("people.sqlite").path
         let resources = try Fixture.peopleResources
-        let server = try await MockServer.start(resources: resources, options: MockServerOptions(store: try SQLiteMockStore(path: path)))
+        let server = try await Fixture.startOnQuietPort(resources: resources, store: try SQLiteMockStore(path: path))
         let client = Client(server)
         #expect(try await client.post("/people", #"{"name":"john","avatar":"AAEC"}"#).status == 201)
         #expect(try await client.post("/people/1/cars", #"{"name":"beetle"}"#).status == 201)
@@ -65,7 +65,7 @@ struct MockServerStoreTests {
 
     @Test("the memory store starts empty on a new server; a stopped server restarts with its data")
     func memoryRestart() async throws {
-        let server = try await MockServer.start(resources: try Fixture.peopleResources)
+        let server = try await Fixture.startOnQuietPort(resources: try Fixture.peopleResources, store: MemoryMockStore())
         #expect(try await Client(server).post("/people", #"{"name":"john"}"#).status == 201)
         await server.stop()
         await server.stop()

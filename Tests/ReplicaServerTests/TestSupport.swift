@@ -50,6 +50,21 @@ struct Client {
 
 /// Fixtures shared by the suites.
 enum Fixture {
+    /// Starts a server on a port outside the kernel's ephemeral range (32768–60999 on Linux), so
+    /// that a test restarting it on the same port does not race other tests binding port 0.
+    static func startOnQuietPort(resources: [MockResource], store: any MockStore) async throws -> MockServer {
+        var lastError: (any Error)?
+        for _ in 0..<20 {
+            do {
+                return try await MockServer.start(resources: resources,
+                                                  options: MockServerOptions(port: Int.random(in: 20_000..<30_000), store: store))
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError ?? MockServerError(code: .bindFailed, message: "no free port")
+    }
+
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

@@ -1,7 +1,8 @@
 import Foundation
 
 extension ReplicaClient {
-    func execute(_ prepared: Prepared, headers: HeaderFields, options: SyncOptions) async throws -> CallResult {
+    func execute(_ prepared: Prepared, headers: HeaderFields, options: SyncOptions,
+                 uploadProgress: (@Sendable (Int64, Int64?) -> Void)? = nil) async throws -> CallResult {
         let routeName = prepared.routeName
         let isGet = prepared.method == .get
         let cacheKey = try url(for: prepared.path, query: Parameter.flatten(prepared.remaining)).absoluteString
@@ -10,6 +11,7 @@ extension ReplicaClient {
         let cached = isGet ? try await cache.entry(for: cacheKey) : nil
         if let since, let cursor = cached?.cursor { extraQuery.append((since.parameter, .value(.string(cursor)))) }
         var request = try await request(for: prepared, headers: headers, extraQuery: extraQuery)
+        request.uploadProgress = uploadProgress
         if isGet && configuration.conditionalRequests, let cached {
             if let etag = cached.etag, request.headers["If-None-Match"] == nil { request.headers["If-None-Match"] = etag }
             if let modified = cached.lastModified, request.headers["If-Modified-Since"] == nil {

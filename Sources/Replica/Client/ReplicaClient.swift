@@ -50,14 +50,16 @@ public final class ReplicaClient: Sendable {
     ///   - params: Path variables, query or body parameters.
     ///   - headers: Headers for this call; they override providers.
     ///   - options: Sync options (invalid-object policy, progress …).
+    ///   - uploadProgress: Called as the request body is sent, with bytes sent and the total when known.
     /// - Returns: The HTTP status, headers and what changed.
     /// - Throws: ``ClientError`` (status > 299 with field errors, connection, timeout, empty body) or
     ///   ``SyncError``; the store is then unchanged.
     @discardableResult
     public func call(_ path: String, method: HTTPMethod = .get, params: [String: Parameter] = [:],
-                     headers: HeaderFields = HeaderFields(), options: SyncOptions = SyncOptions()) async throws -> CallResult {
+                     headers: HeaderFields = HeaderFields(), options: SyncOptions = SyncOptions(),
+                     uploadProgress: (@Sendable (Int64, Int64?) -> Void)? = nil) async throws -> CallResult {
         let prepared = try await prepare(path, method: method, params: params)
-        return try await execute(prepared, headers: headers, options: options)
+        return try await execute(prepared, headers: headers, options: options, uploadProgress: uploadProgress)
     }
 
     /// The delegate form of ``call(_:method:params:headers:options:)``: the outcome goes to

@@ -6,8 +6,10 @@
 /// keys.contains(.integer(7))
 /// ```
 public struct PrimaryKeys: Sendable, Hashable, Sequence, CustomStringConvertible {
-    var integers: [Int64] = []
-    var strings: [String] = []
+    /// The integer keys, in order.
+    public internal(set) var integers: [Int64] = []
+    /// The text keys, in order.
+    public internal(set) var strings: [String] = []
 
     public init() {}
 

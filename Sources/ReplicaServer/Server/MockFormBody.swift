@@ -11,11 +11,12 @@ enum MockFormBody {
     ///
     /// - Throws: ``MockHTTPError`` 400 for a multipart body without a boundary or with a broken part.
     static func parse(_ bytes: [UInt8], contentType: String?) throws -> JSONObject? {
-        guard let contentType = contentType?.lowercased() else { return nil }
-        if contentType.hasPrefix("application/x-www-form-urlencoded") {
+        guard let contentType else { return nil }
+        let mediaType = contentType.lowercased()
+        if mediaType.hasPrefix("application/x-www-form-urlencoded") {
             return urlEncoded(bytes)
         }
-        if contentType.hasPrefix("multipart/form-data") {
+        if mediaType.hasPrefix("multipart/form-data") {
             guard let boundary = parameter("boundary", in: contentType) else {
                 throw MockHTTPError.badRequest("multipart body without a boundary", code: "invalidBody")
             }

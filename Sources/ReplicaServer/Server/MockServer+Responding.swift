@@ -25,9 +25,10 @@ extension MockServer {
             outcome = .answer(conditional(response, request: request, lastModified: resource.flatMap { snapshot.lastModified[$0] }),
                               resource: resource)
         }
-        if let latency = snapshot.conditions.randomLatency() { try? await Task.sleep(for: latency) }
+        let latency = snapshot.conditions.randomLatency()
+        if let latency { try? await Task.sleep(for: latency) }
         let status: Int
-        let answer: Response
+        var answer: Response
         switch outcome {
         case .drop:
             status = 0
@@ -36,6 +37,11 @@ extension MockServer {
         case .answer(let response, _):
             status = response.status
             answer = Self.httpResponse(response, headOnly: method == "HEAD")
+            if let latency, let name = HTTPField.Name("X-Mock-Latency") {
+                // The delay chosen for this response, in milliseconds, so clients and tests can check it.
+                let milliseconds = Double(latency.components.seconds) * 1000 + Double(latency.components.attoseconds) / 1e15
+                answer.headers[name] = String(format: "%.3f", milliseconds)
+            }
         }
         options.requestLog?(MockRequestLogEntry(method: method, path: logPath, status: status,
                                                 duration: started.duration(to: .now)))

@@ -87,6 +87,27 @@ public final class MockServer: Sendable {
     /// ```
     /// - Throws: `MockServerError` `.invalidState` when already running, `.bindFailed` when binding fails.
     public func start() async throws {
+        // A restart on the port it just released may find the socket not yet closed: retry briefly.
+        let restarting = isRestart
+        var attempt = 0
+        while true {
+            do {
+                return try await startOnce()
+            } catch let error as MockServerError where error.code == .bindFailed && restarting && attempt < 40 {
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+    }
+
+    private var isRestart: Bool {
+        lifecycle.withLockedValue { state in
+            if case .stopped(let last) = state { return last != nil }
+            return false
+        }
+    }
+
+    private func startOnce() async throws {
         let lastPort: Int? = lifecycle.withLockedValue { state in
             if case .stopped(let last) = state { return last ?? options.port }
             return nil

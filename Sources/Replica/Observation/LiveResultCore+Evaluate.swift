@@ -1,0 +1,67 @@
+/// Turning a batch of change sets into the next snapshot: incrementally from the changed keys
+/// when the result can be merged, by re-running the query when it must.
+///
+/// Rules, in order:
+/// 1. Re-query when a change set is unknown (written behind Replica's back), after an error,
+///    when the plan cannot merge (sorted by a `json` attribute, or primary keys that are
+///    neither integers nor strings), or when more keys changed than
+///    ``LiveResultCore/incrementalKeyLimit(for:)`` allows.
+/// 2. Otherwise each key's last change in the batch decides: deleted keys are dropped without a
+///    query; inserted and updated keys are fetched with `WHERE pk IN (...) AND (predicate)` (in
+///    chunks of ``QueryPlan/chunkSize``) and merged into the sorted rows.
+/// 3. With a limit: while the previous result was not full it held every matching row, so the
+///    merge is exact; when it was full, fetched rows sorting after its last row are left out, and
+///    if fewer than `limit` rows remain, rows outside the window would have to enter, so the
+///    query is re-run.
+extension LiveResultCore {
+    /// The number of changed keys above which re-running the query is cheaper than fetching them:
+    /// at least 256, or half the rows shown.
+    static func incrementalKeyLimit(for count: Int) -> Int { max(256, count / 2) }
+
+    /// The next snapshot, or `nil` when the batch changes nothing shown.
+    func evaluate(_ batch: [EntityChanges]) throws -> ResultSnapshot? {
+        statistics.batches += 1
+        statistics.changeSets += batch.count
+        if needsRequery || !plan.canMerge || batch.contains(where: \.isUnknown) { return try requery() }
+
+        // The last change of each key decides whether it is gone or must be read.
+        var isDeleted: [ExactKey: Bool] = [:]
+        for changes in batch {
+            for key in changes.inserted { isDeleted[ExactKey(key)] = false }
+            for key in changes.updated { isDeleted[ExactKey(key)] = false }
+            for key in changes.deleted { isDeleted[ExactKey(key)] = true }
+        }
+        if isDeleted.count > Self.incrementalKeyLimit(for: current.count) { return try requery() }
+        let fetchKeys = isDeleted.filter { !$0.value }.map(\.key.value)
+        let touchesShown = isDeleted.keys.contains { current.positions[$0] != nil }
+        if fetchKeys.isEmpty && !touchesShown {
+            statistics.queryFreeBatches += 1
+            return nil
+        }
+
+        var fetched: [EntityRow] = []
+        if fetchKeys.isEmpty {
+            statistics.queryFreeBatches += 1
+        } else {
+            fetched = try plan.fetch(keys: fetchKeys, from: store)
+            statistics.keyFetches += 1
+        }
+        let old = current.rows
+        let base = touchesShown ? old.filter { isDeleted[ExactKey($0.primaryKey)] == nil } : old
+        guard let limit = plan.query.limit else { return plan.snapshot(plan.merge(base, fetched)) }
+        guard old.count >= limit else { return plan.snapshot(Array(plan.merge(base, fetched).prefix(limit))) }
+        guard let boundary = old.last else { return nil }   // limit 0
+        let entering = fetched.filter { plan.order.compare($0, boundary) <= 0 }
+        let merged = plan.merge(base, entering)
+        if merged.count < limit { return try requery() }
+        return plan.snapshot(Array(merged.prefix(limit)))
+    }
+
+    /// Re-runs the whole query.
+    func requery() throws -> ResultSnapshot {
+        statistics.requeries += 1
+        let rows = try plan.fetchAll(store)
+        needsRequery = false
+        return plan.snapshot(rows)
+    }
+}

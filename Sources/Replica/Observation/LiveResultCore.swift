@@ -1,0 +1,169 @@
+import Foundation
+
+/// The mutable state of one ``LiveResultSet``: its query, current snapshot, pending change sets
+/// and consumers.
+///
+/// `@unchecked Sendable`: every mutable property is read and written only on `queue`, a serial
+/// queue (the engine delivers change sets on it; every public entry point hops onto it).
+final class LiveResultCore: @unchecked Sendable {
+    let store: Store
+    let queue: DispatchQueue
+    /// Set once by the owner right after creation, read by delegate deliveries.
+    weak var owner: LiveResultSet?
+    /// Readable from any thread: delegate deliveries stop at once after ``LiveResultSet/close()``.
+    let closedFlag = LockedFlag()
+
+    // Confined to `queue`.
+    var plan: QueryPlan
+    var current: ResultSnapshot
+    /// Increases each time ``current`` changes.
+    var version: UInt64 = 0
+    /// The diff from version `version - 1` to `version`, for consumers exactly one step behind.
+    var lastDiff: ResultDiff?
+    var pending: [EntityChanges] = []
+    var isScheduled = false
+    var needsRequery = false
+    var delegateConsumer: DelegateConsumer?
+    var streams: [UInt64: StreamConsumer] = [:]
+    var nextStreamID: UInt64 = 1
+    var statistics = LiveResultStatistics()
+    var lastError: (any Error)?
+
+    init(store: Store, plan: QueryPlan, queue: DispatchQueue) {
+        self.store = store
+        self.plan = plan
+        self.queue = queue
+        self.current = .empty(sectioned: plan.sectionIndex != nil, sectionOffset: plan.query.sectionOffset)
+    }
+
+    /// Loads the first snapshot (on `queue`).
+    func load() throws {
+        statistics.requeries += 1
+        current = plan.snapshot(try plan.fetchAll(store))
+    }
+
+    /// Takes a committed change set (on `queue`); bursts that arrive before processing runs are
+    /// processed together.
+    func receive(_ changes: ChangeSet) {
+        guard !closedFlag.isSet, let entityChanges = changes[plan.query.entity], !entityChanges.isEmpty else { return }
+        pending.append(entityChanges)
+        guard !isScheduled else { return }
+        isScheduled = true
+        queue.async { self.processPending() }
+    }
+
+    /// Processes the change sets received so far (on `queue`); a no-op when there are none.
+    func processPending() {
+        isScheduled = false
+        let batch = pending
+        pending = []
+        guard !closedFlag.isSet, !batch.isEmpty else { return }
+        do {
+            if let next = try evaluate(batch) { advance(to: next) }
+        } catch {
+            needsRequery = true
+            report(error)
+        }
+    }
+
+    /// Replaces the query and reports the diff from the old results to the new.
+    func refresh(_ query: LiveQuery) throws -> ResultDiff {
+        guard !closedFlag.isSet else { throw LiveResultError(.closed, "the live result set was closed") }
+        let newPlan = try QueryPlan(query: query, store: store)
+        let rows = try newPlan.fetchAll(store)
+        statistics.requeries += 1
+        plan = newPlan
+        // The full read saw every commit delivered so far.
+        pending = []
+        needsRequery = false
+        let next = newPlan.snapshot(rows)
+        let diff = ResultDiff(from: current, to: next)
+        advance(to: next, diff: diff)
+        return diff
+    }
+
+    /// Makes `next` current and feeds consumers.
+    func advance(to next: ResultSnapshot, diff: ResultDiff? = nil) {
+        let diff = diff ?? ResultDiff(from: current, to: next)
+        // An empty diff means equal snapshots: same sections, keys, positions and values.
+        guard !diff.isEmpty else { return }
+        current = next
+        version += 1
+        lastDiff = diff
+        statistics.diffs += 1
+        feedConsumers()
+    }
+
+    /// The diff a consumer that has seen `snapshot` (at `seen`) needs to reach ``current``.
+    func diff(since seen: UInt64, snapshot: ResultSnapshot) -> ResultDiff {
+        if seen + 1 == version, let lastDiff { return lastDiff }
+        statistics.catchUpDiffs += 1
+        return ResultDiff(from: snapshot, to: current)
+    }
+
+    func feedConsumers() {
+        feedDelegate()
+        for id in streams.keys.sorted() { feedStream(id) }
+    }
+
+    func report(_ error: any Error) {
+        lastError = error
+        guard let consumer = delegateConsumer, let owner else { return }
+        let flag = closedFlag
+        consumer.queue.async { [weak owner] in
+            guard let owner, !flag.isSet, let delegate = consumer.delegate.value else { return }
+            delegate.resultSet(owner, didFail: error)
+        }
+    }
+
+    /// Stops everything (on `queue`): waiting iterators end.
+    func shutdown() {
+        pending = []
+        delegateConsumer = nil
+        let waiting = streams.values.compactMap(\.waiting)
+        streams = [:]
+        for continuation in waiting { continuation.resume(returning: nil) }
+    }
+}
+
+/// What a live result set did, for tests and tuning.
+struct LiveResultStatistics: Sendable, Hashable {
+    /// Full queries (first load, refresh, re-query fallbacks).
+    var requeries = 0
+    /// Fetches of changed keys only.
+    var keyFetches = 0
+    /// Batches of change sets evaluated without any query (deletes only, rows outside the result).
+    var queryFreeBatches = 0
+    /// Batches of change sets processed.
+    var batches = 0
+    /// Change sets processed.
+    var changeSets = 0
+    /// Snapshots produced (each with one diff).
+    var diffs = 0
+    /// Diffs computed for consumers more than one snapshot behind (coalesced).
+    var catchUpDiffs = 0
+    /// Delegates set so far (identifies delegate registrations).
+    var delegateGenerations: UInt64 = 0
+}
+
+/// A flag readable from any thread. `@unchecked Sendable`: `value` is guarded by `lock`.
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    var isSet: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+
+    /// Sets the flag; `true` when it was not set before.
+    @discardableResult
+    func set() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        let wasSet = value
+        value = true
+        return !wasSet
+    }
+}

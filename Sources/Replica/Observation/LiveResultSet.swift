@@ -1,0 +1,210 @@
+import Foundation
+
+/// A live, sectioned, sorted result set over one entity (RSAPI's RSDataFetcher, Core Data's
+/// NSFetchedResultsController, for Linux): an immutable ``snapshot``, and for each commit that
+/// changes it, a ``ResultDiff`` a list view can apply.
+///
+/// It watches the sync engine's change sets. A change set not touching the entity costs nothing;
+/// one that does is evaluated from the changed keys when it can (see
+/// ``LiveResultCore/evaluate(_:)`` for when the query is re-run instead). All state is owned by one
+/// serial queue. Updates arrive as an async sequence (``updates()``) or through a delegate on the
+/// queue you pick (``setDelegate(_:queue:)``). Once `engine.sync` has returned, ``snapshot``
+/// reflects its commit. ``close()`` (or releasing the set) unregisters it from the engine.
+///
+/// ```swift
+/// let posts = try LiveResultSet(engine: engine, query: LiveQuery(
+///     "Post", where: .equal("userID", .integer(3)), sort: [.descending("createdAt")], sectionKey: "published"))
+/// let updates = posts.updates()
+/// Task { for await update in updates { print(update.diff) } }
+/// try await engine.sync(.get, "/users/3/posts", body: data)
+/// ```
+public final class LiveResultSet: Sendable {
+    /// The engine whose commits are watched.
+    public let engine: SyncEngine
+    let core: LiveResultCore
+    let token: ObserverToken
+
+    /// Opens a live result set and loads its first snapshot.
+    ///
+    /// ```swift
+    /// let users = try LiveResultSet(engine: engine, query: LiveQuery("User", sort: [.ascending("name")]))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - engine: The engine whose commits keep it live.
+    ///   - query: What to show.
+    /// - Throws: ``StoreError`` for an unknown entity or attribute or SQL that SQLite refuses;
+    ///   ``LiveResultError/Code/invalidQuery`` for an unknown section key.
+    public init(engine: SyncEngine, query: LiveQuery) throws {
+        let plan = try QueryPlan(query: query, store: engine.store)
+        let core = LiveResultCore(store: engine.store, plan: plan,
+                                  queue: DispatchQueue(label: "Replica.LiveResultSet.\(query.entity)"))
+        self.engine = engine
+        self.core = core
+        // Registering before the first read, on the core's queue: a commit racing with the read is
+        // delivered after it and re-read (evaluating a change set twice is harmless).
+        self.token = try core.queue.sync {
+            let token = engine.addObserver(for: [query.entity], queue: core.queue) { [weak core] changes in
+                core?.receive(changes)
+            }
+            do {
+                try core.load()
+            } catch {
+                engine.removeObserver(token)
+                throw error
+            }
+            return token
+        }
+        core.queue.sync { core.owner = self }
+    }
+
+    /// Opens a live result set on the rows a route's response speaks for.
+    ///
+    /// ```swift
+    /// let posts = try LiveResultSet(engine: engine, path: "/users/3/posts", sort: [.ascending("title")])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - engine: The engine; its route table resolves `path`.
+    ///   - path: The request path, e.g. `/users/3/posts`.
+    ///   - method: The request method.
+    ///   - predicate: An extra condition, and-ed with the scope's.
+    ///   - sort: The order.
+    ///   - sectionKey: The attribute grouping rows into sections.
+    ///   - sectionOffset: The shift of every reported section index.
+    ///   - limit: The most rows to show.
+    /// - Throws: ``RouteError`` when no route matches; ``LiveResultError`` for a DATA or MANY
+    ///   route; ``StoreError`` for an invalid query.
+    public convenience init(engine: SyncEngine, path: String, method: HTTPMethod = .get,
+                            where predicate: RowPredicate = .all, sort: [SortKey] = [], sectionKey: String? = nil,
+                            sectionOffset: Int = 0, limit: Int? = nil) throws {
+        try self.init(engine: engine, query: LiveQuery(path: path, method: method, routes: engine.routes,
+                                                       where: predicate, sort: sort, sectionKey: sectionKey,
+                                                       sectionOffset: sectionOffset, limit: limit))
+    }
+
+    deinit {
+        close()
+    }
+
+    /// The current snapshot.
+    ///
+    /// ```swift
+    /// print(resultSet.snapshot.count)
+    /// ```
+    public var snapshot: ResultSnapshot {
+        let core = self.core
+        return core.queue.sync {
+            // Change sets already received are evaluated first, so that a commit whose
+            // `engine.sync` has returned is always reflected.
+            core.processPending()
+            return core.current
+        }
+    }
+
+    /// The current query (changed by ``refresh(_:sort:)``).
+    public var query: LiveQuery {
+        core.queue.sync { core.plan.query }
+    }
+
+    /// The last error met while evaluating a change, or `nil`; the next change re-runs the query.
+    public var lastError: (any Error)? {
+        core.queue.sync { core.lastError }
+    }
+
+    /// `true` once ``close()`` was called.
+    public var isClosed: Bool { core.closedFlag.isSet }
+
+    /// What the set did so far, after evaluating the change sets already received.
+    var statistics: LiveResultStatistics {
+        let core = self.core
+        return core.queue.sync {
+            core.processPending()
+            return core.statistics
+        }
+    }
+
+    /// The updates from now on, as an async sequence starting at its ``LiveResultUpdates/initial`` snapshot.
+    ///
+    /// ```swift
+    /// for await update in resultSet.updates() {
+    ///     print(update.snapshot.count, update.diff)
+    /// }
+    /// ```
+    ///
+    /// - Returns: A sequence to iterate once; it ends when the set is closed or the task cancelled.
+    public func updates() -> LiveResultUpdates {
+        LiveResultUpdates(subscription: LiveResultSubscription(core: core))
+    }
+
+    /// Sets (or with `nil` removes) the delegate, called on `queue`, starting from the current snapshot.
+    ///
+    /// ```swift
+    /// resultSet.setDelegate(controller, queue: .main)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - delegate: The delegate, held weakly.
+    ///   - queue: Where its methods are called.
+    public func setDelegate(_ delegate: (any LiveResultSetDelegate)?, queue: DispatchQueue) {
+        core.queue.sync { core.setDelegate(delegate, queue: queue) }
+    }
+
+    /// Replaces the predicate (and optionally the sort) and reports the diff from the old results to
+    /// the new, to consumers and as the return value (RSDataFetcher's
+    /// `refreshRequestWithPredicate:andSortDescriptors:`).
+    ///
+    /// ```swift
+    /// let diff = try await posts.refresh(.equal("published", .bool(true)), sort: [.ascending("title")])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - predicate: The new predicate; ``RowPredicate/all`` for every row.
+    ///   - sort: The new sort, or `nil` to keep the current one.
+    /// - Returns: The diff from the old results to the new (empty when they are the same).
+    /// - Throws: ``StoreError`` or ``LiveResultError``; the old query then stays in force.
+    @discardableResult
+    public func refresh(_ predicate: RowPredicate, sort: [SortKey]? = nil) async throws -> ResultDiff {
+        let core = self.core
+        return try await withCheckedThrowingContinuation { continuation in
+            core.queue.async {
+                var query = core.plan.query
+                query.predicate = predicate
+                if let sort { query.sort = sort }
+                continuation.resume(with: Result { try core.refresh(query) })
+            }
+        }
+    }
+
+    /// Replaces the predicate, given as SQL text, and optionally the sort; see ``refresh(_:sort:)``.
+    ///
+    /// ```swift
+    /// try await posts.refresh(predicate: "userID = ?", arguments: [.integer(4)], sort: nil)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - predicate: The where-clause, or `nil` for every row.
+    ///   - arguments: Values for its `?` placeholders.
+    ///   - sort: The new sort, or `nil` to keep the current one.
+    /// - Returns: The diff from the old results to the new.
+    /// - Throws: ``StoreError`` or ``LiveResultError``; the old query then stays in force.
+    @discardableResult
+    public func refresh(predicate: String?, arguments: [AttributeValue] = [], sort: [SortKey]? = nil) async throws
+        -> ResultDiff
+    {
+        try await refresh(predicate.map { RowPredicate(sql: $0, arguments: arguments) } ?? .all, sort: sort)
+    }
+
+    /// Stops watching: unregisters from the engine at once (safe from inside a delegate method or
+    /// an iteration), stops delegate calls in progress, and ends the async sequences.
+    ///
+    /// ```swift
+    /// resultSet.close()
+    /// ```
+    public func close() {
+        guard core.closedFlag.set() else { return }
+        engine.removeObserver(token)
+        let core = self.core
+        core.queue.async { core.shutdown() }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs a program and reports its output and peak resident memory (from `wait4`).
+enum ChildProcess {
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var peakMemory: Int
+    }
+
+    /// The built `replica` executable, next to the test bundle.
+    static let replica: String = {
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            let candidate = bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("replica").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return PeopleAPI.packageRoot.appendingPathComponent(".build/debug/replica").path
+    }()
+
+    static func run(_ path: String, _ arguments: [String]) throws -> Output {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-child-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let out = directory.appendingPathComponent("out").path
+        let err = directory.appendingPathComponent("err").path
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL) }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
+        let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return Output(status: exit,
+                      stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
+                      stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "",
+                      peakMemory: Int(usage.ru_maxrss) * 1024)
+    }
+}

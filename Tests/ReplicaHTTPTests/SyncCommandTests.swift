@@ -1,0 +1,64 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import ReplicaHTTP
+import Testing
+
+@Suite("replica sync against replica serve")
+struct SyncCommandTests {
+    @Test("fills a store whose rows equal the server's data")
+    func syncEqualsServer() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-sync-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let data = directory.appendingPathComponent("data.json")
+        try Data("""
+            {"people": [{"name": "john", "numberOfKids": 1}, {"name": "ann", "numberOfKids": 2, "kilometersWalked": 3.5}],
+             "cars": [{"name": "beetle", "color": "red", "person_id": 1}, {"name": "mini", "color": "blue", "person_id": 2}]}
+            """.utf8).write(to: data)
+        let schema = PeopleAPI.packageRoot.appendingPathComponent("Schemas/people.json").path
+        let serve = Process()
+        serve.executableURL = URL(fileURLWithPath: ChildProcess.replica)
+        serve.arguments = ["serve", "--schema", schema, "--data", data.path, "--port", "0"]
+        let out = Pipe()
+        serve.standardOutput = out
+        serve.standardError = FileHandle.nullDevice
+        try serve.run()
+        defer { if serve.isRunning { serve.interrupt() }; serve.waitUntilExit() }
+        let line = try #require(Self.firstLine(out.fileHandleForReading))
+        #expect(line.hasPrefix("Listening on http://127.0.0.1:"))
+        let base = String(line.dropFirst("Listening on ".count))
+
+        let db = directory.appendingPathComponent("people.sqlite").path
+        let output = try ChildProcess.run(ChildProcess.replica, ["sync", "--db", db, "--schema", schema, "--base-url", base,
+                                                                 "/people", "/cars"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout == """
+            /people: 200, inserted 2, updated 0, deleted 0 (2 objects)
+            /cars: 200, inserted 2, updated 0, deleted 0 (2 objects)
+
+            """)
+        let again = try ChildProcess.run(ChildProcess.replica, ["sync", "--db", db, "--base-url", base, "/people"])
+        #expect(again.stdout == "/people: 304 not modified\n")
+
+        // The store's rows equal what the server serves.
+        let store = try Store(path: db)
+        for (path, entity) in [("/people", "Person"), ("/cars", "Car")] {
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + path), timeout: .seconds(10))
+            let body = try await response.body.collect(upTo: 1 << 20)
+            let served = try JSONValue(parsing: Array(buffer: body))
+            let map = try SyncEngine(store: store).mapping.requireMap(entity)
+            let stored = try store.rows(entity).map { JSONValue.object(map.encode($0)) }
+            #expect(stored == served.arrayValue, "\(entity)")
+        }
+    }
+
+    static func firstLine(_ handle: FileHandle) -> String? {
+        var bytes: [UInt8] = []
+        while let chunk = try? handle.read(upToCount: 1), let byte = chunk.first {
+            if byte == 10 { break }
+            bytes.append(byte)
+        }
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+    }
+}

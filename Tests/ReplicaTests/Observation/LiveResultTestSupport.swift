@@ -1,0 +1,146 @@
+import Foundation
+import GRDB
+import Testing
+@testable import Replica
+
+/// A store of items in groups (and unrelated tags), its engine, and JSON helpers.
+struct LiveResultFixture {
+    let store: Store
+    let engine: SyncEngine
+
+    static func schema() throws -> Schema {
+        try Schema(name: "live", routes: [
+            Route(.get, "/items", target: .entity("Item")),
+            Route(.get, "/groups/:groupID/items", target: .entity("Item"), stale: .delete),
+            Route(.get, "/tags", target: .entity("Tag")),
+            Route(.get, "/stats", target: .data),
+        ]) {
+            Entity("Item") {
+                Attribute("id", .integer)
+                Attribute("groupID", .integer)
+                Attribute("category", .string)
+                Attribute("score", .integer)
+                Attribute("name", .string)
+                Attribute("price", .double)
+                Attribute("flag", .bool)
+            }
+            Entity("Tag") {
+                Attribute("id", .integer)
+                Attribute("label", .string)
+            }
+        }
+    }
+
+    init() throws {
+        store = try Store.inMemory(schema: try Self.schema())
+        engine = try SyncEngine(store: store)
+    }
+
+    /// One item as JSON; `nil` values are JSON null.
+    struct Item: Sendable, Hashable {
+        var id: Int64
+        var groupID: Int64
+        var category: String?
+        var score: Int64?
+        var name: String
+        var price: Double
+        var flag: Bool
+
+        func json(includeGroup: Bool = true) -> String {
+            var fields = ["\"id\": \(id)"]
+            if includeGroup { fields.append("\"group_id\": \(groupID)") }
+            fields.append("\"category\": " + (category.map(Self.quote) ?? "null"))
+            fields.append("\"score\": " + (score.map(String.init) ?? "null"))
+            fields.append("\"name\": " + Self.quote(name))
+            fields.append("\"price\": \(price)")
+            fields.append("\"flag\": \(flag)")
+            return "{" + fields.joined(separator: ", ") + "}"
+        }
+
+        static func quote(_ text: String) -> String {
+            "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
+    }
+
+    @discardableResult
+    func upsert(_ items: [Item]) async throws -> SyncResult {
+        try await engine.sync(.get, "/items", body: Data(("[" + items.map { $0.json() }.joined(separator: ", ") + "]").utf8))
+    }
+
+    /// Replaces a group's items: the ones not listed are deleted as stale.
+    @discardableResult
+    func replaceGroup(_ group: Int64, with items: [Item]) async throws -> SyncResult {
+        let body = "[" + items.map { $0.json(includeGroup: false) }.joined(separator: ", ") + "]"
+        return try await engine.sync(.get, "/groups/\(group)/items", body: Data(body.utf8))
+    }
+
+    /// The snapshot a fresh query gives for `query`.
+    func freshSnapshot(_ query: LiveQuery) throws -> ResultSnapshot {
+        let rows = try store.rows(query.rowQuery)
+        let entity = try store.requireEntity(query.entity)
+        let sectionIndex = query.sectionKey.flatMap { key in entity.attributes.firstIndex { $0.name == key } }
+        // Group independently of ResultSnapshot's own grouping.
+        var sections: [ResultSnapshot.Section] = []
+        for row in rows {
+            let key = sectionIndex.map { row.values[$0] } ?? .null
+            if sectionIndex != nil, let last = sections.last, last.key.isIdentical(to: key) {
+                sections[sections.count - 1].rows.append(row)
+            } else if sectionIndex != nil || sections.isEmpty {
+                sections.append(ResultSnapshot.Section(key: key, rows: [row]))
+            } else {
+                sections[0].rows.append(row)
+            }
+        }
+        if sectionIndex == nil && sections.isEmpty { sections = [ResultSnapshot.Section(key: .null, rows: [])] }
+        return ResultSnapshot(sections: sections, sectionOffset: query.sectionOffset, isSectioned: sectionIndex != nil)
+    }
+}
+
+/// A deterministic random generator (SplitMix64).
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A delegate recording every call, and signalling each finished diff.
+final class RecordingDelegate: LiveResultSetDelegate, @unchecked Sendable {
+    // `@unchecked Sendable`: `events` and `finished` are only touched on the delegate queue
+    // given to the result set, and read by the test after awaiting `updates`.
+    var events: [String] = []
+    var finished: [(ResultSnapshot, ResultDiff)] = []
+    let updates: AsyncStream<ResultSnapshot>
+    let continuation: AsyncStream<ResultSnapshot>.Continuation
+    /// Called at the end of each finished diff (on the delegate queue).
+    var onFinish: (@Sendable (LiveResultSet) -> Void)?
+
+    init() {
+        (updates, continuation) = AsyncStream<ResultSnapshot>.makeStream()
+    }
+
+    func resultSetWillChange(_ resultSet: LiveResultSet, diff: ResultDiff) { events.append("will") }
+    func resultSet(_ resultSet: LiveResultSet, didDeleteSection change: ResultDiff.SectionChange) {
+        events.append("-s\(change.index)")
+    }
+    func resultSet(_ resultSet: LiveResultSet, didInsertSection change: ResultDiff.SectionChange) {
+        events.append("+s\(change.index)")
+    }
+    func resultSet(_ resultSet: LiveResultSet, didDeleteRow change: ResultDiff.RowChange) { events.append("-\(change.key)") }
+    func resultSet(_ resultSet: LiveResultSet, didInsertRow change: ResultDiff.RowChange) { events.append("+\(change.key)") }
+    func resultSet(_ resultSet: LiveResultSet, didMoveRow change: ResultDiff.RowChange) { events.append("~\(change.key)") }
+    func resultSet(_ resultSet: LiveResultSet, didUpdateRow change: ResultDiff.RowChange) { events.append("*\(change.key)") }
+    func resultSetDidFinishUpdating(_ resultSet: LiveResultSet, snapshot: ResultSnapshot, diff: ResultDiff) {
+        events.append("did")
+        finished.append((snapshot, diff))
+        onFinish?(resultSet)
+        continuation.yield(snapshot)
+    }
+}
