@@ -10,7 +10,7 @@ struct ReplicaCommand: AsyncParsableCommand {
             Schemas describe entities and routes (see Schemas/ for examples). Every subcommand \
             has --help.
             """,
-        subcommands: [DemoCommand.self, SchemaCommand.self, ImportCommand.self, QueryCommand.self, ServeCommand.self, SyncCommand.self]
+        subcommands: [DemoCommand.self, SchemaCommand.self, ImportCommand.self, QueryCommand.self, WatchCommand.self, ServeCommand.self, SyncCommand.self]
     )
 }
 

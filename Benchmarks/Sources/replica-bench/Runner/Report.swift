@@ -2,7 +2,7 @@ import Foundation
 
 /// One measured value (or why there is none).
 struct Cell: Codable, Sendable {
-    /// The measured rate, higher is better; `nil` when not measured.
+    /// The measured value in the row's unit (a rate, higher is better, except latencies in `ms`); `nil` when not measured.
     var value: Double?
     /// Why there is no value ("failed: …", "not measured yet"), or a remark shown beside it.
     var note: String?
@@ -146,7 +146,7 @@ struct Report: Codable, Sendable {
         return parts.isEmpty ? "—" : parts.joined(separator: "<br>")
     }
 
-    /// `1.23 M`, `456 k`, `789`, or the cell's note.
+    /// `1.23 M`, `456 k`, `789`, `12.34`, or the cell's note.
     static func format(_ cell: Cell) -> String {
         guard let value = cell.value else { return cell.note ?? "—" }
         let number = formatNumber(value)
@@ -160,7 +160,8 @@ struct Report: Codable, Sendable {
         case 1e6...: return String(format: "%.2f M", value / 1e6)
         case 1e4...: return String(format: "%.0f k", value / 1e3)
         case 1e3...: return String(format: "%.1f k", value / 1e3)
-        default: return String(format: "%.0f", value)
+        case 100...: return String(format: "%.0f", value)
+        default: return String(format: "%.2f", value)   // latencies in milliseconds
         }
     }
 

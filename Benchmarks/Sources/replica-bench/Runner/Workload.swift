@@ -49,6 +49,7 @@ extension Workload {
 let allWorkloads: [any Workload] = [
     RouteLookupWorkload(),
     ImportWorkload(),
+    MockServerWorkload(),
 ]
 
 /// What a workload gets from the runner.
