@@ -18,37 +18,17 @@ struct QueryCommand: AsyncParsableCommand {
         case json
     }
 
-    @Option(help: "The SQLite database file.")
-    var db: String
-
-    @Argument(help: "The entity (or table) name.")
-    var entity: String
-
-    @Option(name: .customLong("where"), help: "An SQL where-clause over attribute names.")
-    var predicate: String?
-
-    @Option(name: .customLong("arg"), parsing: .unconditionalSingleValue, help: "A value for the next ? in --where (may start with '-').")
-    var arguments: [String] = []
-
-    @Option(parsing: .unconditional, help: "Comma-separated attributes; '-' means descending (-createdAt,name).")
-    var sort: String?
-
-    @Option(help: "The most rows to print.")
-    var limit: Int?
+    @OptionGroup var query: QueryOptions
 
     @Option(help: "table (aligned, for terminals) or json (one object per line, for scripts).")
     var format: Format = .table
 
     func run() async throws {
-        guard FileManager.default.fileExists(atPath: db) else {
-            throw CLIError("\(db): no such database file")
-        }
+        let store = try query.openStore()
         do {
-            let store = try Store(path: db)
-            let sortKeys = try sort.map(SortKey.parseList) ?? []
-            let rows = try store.rows(entity, where: predicate, arguments: arguments.map(Self.argument),
-                                      sort: sortKeys, limit: limit)
-            let resolved = try store.requireEntity(entity)
+            let rows = try store.rows(query.entity, where: query.predicate, arguments: query.boundArguments,
+                                      sort: try query.sortKeys(), limit: query.limit)
+            let resolved = try store.requireEntity(query.entity)
             switch format {
             case .table:
                 let table = TextTable(columns: resolved.attributes.map(\.name),
@@ -61,14 +41,5 @@ struct QueryCommand: AsyncParsableCommand {
         } catch let error as StoreError {
             throw CLIError(error.description)
         }
-    }
-
-    /// A command-line value bound as an integer, a double or text.
-    static func argument(_ text: String) -> AttributeValue {
-        if let integer = Int64(text) { return .integer(integer) }
-        if let double = Double(text), double.isFinite, text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
-            return .double(double)
-        }
-        return .string(text)
     }
 }

@@ -58,6 +58,8 @@ struct WatchCommandTests {
             var actions = posix_spawn_file_actions_t()
             posix_spawn_file_actions_init(&actions)
             defer { posix_spawn_file_actions_destroy(&actions) }
+            // Close every other descriptor in the child: the tmux server must not keep test servers' sockets open.
+            closeInheritedDescriptors(&actions)
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 1, capture, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
@@ -126,4 +128,12 @@ final class LineReader {
             buffer += chunk
         }
     }
+}
+
+/// Adds "close every descriptor from 3 up" to `actions` (glibc's `posix_spawn_file_actions_addclosefrom_np`,
+/// looked up at run time), so that a child never keeps a test server's listening socket open.
+func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return }
+    _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
 }

@@ -30,6 +30,8 @@ enum ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        // Close every other descriptor in the child: it must not keep test servers' sockets open.
+        closeInheritedDescriptors(&actions)
         posix_spawn_file_actions_addopen(&actions, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
@@ -46,4 +48,12 @@ enum ChildProcess {
                       stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "",
                       peakMemory: Int(usage.ru_maxrss) * 1024)
     }
+}
+
+/// Adds "close every descriptor from 3 up" to `actions` (glibc's `posix_spawn_file_actions_addclosefrom_np`,
+/// looked up at run time), so that a child never keeps a test server's listening socket open.
+func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return }
+    _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
 }

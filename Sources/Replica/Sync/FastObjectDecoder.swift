@@ -19,11 +19,18 @@ struct FastObjectDecoder: Sendable {
         let isNullable: Bool
     }
 
+    /// What a key maps to: plain values, so that a lookup retains nothing.
+    struct Target: Sendable {
+        let attribute: Int
+        let kind: Kind
+        let isNullable: Bool
+    }
+
     struct KeyEntry: Sendable {
         let head: UInt64
         let length: Int
         let start: Int
-        let slot: Int
+        let target: Target
     }
 
     let slots: [Slot]
@@ -31,6 +38,13 @@ struct FastObjectDecoder: Sendable {
     let keyBytes: [UInt8]
     let declined: [[UInt8]]
     let map: PropertyMap
+    /// The number of attributes and the primary key's index, copied out of `map` for the hot path.
+    let attributeCount: Int
+    let primaryKeyIndex: Int
+    /// What a row's primary key cell must hold for the hot path to keep the row: text for a
+    /// string key, an integer for an integer key. Other key types take the general path, whose
+    /// change sets record the key values exactly as mapped.
+    let keyCellKind: RowBatch.Kind?
 
     /// `nil` when the entity's map uses key paths (nested keys), which only the general path reads.
     init?(map: PropertyMap) {
@@ -52,33 +66,44 @@ struct FastObjectDecoder: Sendable {
         self.slots = slots
         var entries: [KeyEntry] = []
         var bytes: [UInt8] = []
-        for (index, slot) in slots.enumerated() {
+        for slot in slots {
             var head: UInt64 = 0
             slot.key.withUnsafeBytes { key in
                 if let base = key.baseAddress { memcpy(&head, base, Swift.min(8, key.count)) }
             }
-            entries.append(KeyEntry(head: head, length: slot.key.count, start: bytes.count, slot: index))
+            let target = Target(attribute: slot.attribute, kind: slot.kind, isNullable: slot.isNullable)
+            entries.append(KeyEntry(head: head, length: slot.key.count, start: bytes.count, target: target))
             bytes += slot.key
         }
         self.keyIndex = entries
         self.keyBytes = bytes
         self.declined = map.relationships.compactMap { $0.jsonPath.first.map { Array($0.utf8) } }
         self.map = map
+        self.attributeCount = map.attributes.count
+        self.primaryKeyIndex = map.primaryKeyIndex
+        let keyType = map.attributes.indices.contains(map.primaryKeyIndex) ? map.attributes[map.primaryKeyIndex].type : nil
+        switch keyType {
+        case .integer?: keyCellKind = .integer
+        case .string?: keyCellKind = .text
+        default: keyCellKind = nil
+        }
     }
 
     /// The slot whose key equals `key`'s raw bytes. Keys are compared by length, then by their
     /// first eight bytes, then in full, over a flat copy of all keys (no per-lookup retain).
-    private func slot(for key: JSONString) -> Slot? {
+    private func target(for key: JSONString) -> Target? {
         let raw = key.rawBytes
-        guard let rawBase = raw.baseAddress else { return slots.first { $0.key.isEmpty } }
+        guard let rawBase = raw.baseAddress else {
+            return keyIndex.first { $0.length == 0 }?.target
+        }
         let length = raw.count
         var head: UInt64 = 0
         memcpy(&head, rawBase, Swift.min(8, length))
-        return keyIndex.withUnsafeBufferPointer { index -> Slot? in
-            keyBytes.withUnsafeBytes { bytes -> Slot? in
+        return keyIndex.withUnsafeBufferPointer { index -> Target? in
+            keyBytes.withUnsafeBytes { bytes -> Target? in
                 guard let base = bytes.baseAddress else { return nil }
                 for entry in index where entry.length == length && entry.head == head {
-                    if length <= 8 || memcmp(base + entry.start, rawBase, length) == 0 { return slots[entry.slot] }
+                    if length <= 8 || memcmp(base + entry.start, rawBase, length) == 0 { return entry.target }
                 }
                 return nil
             }
@@ -125,7 +150,7 @@ struct FastObjectDecoder: Sendable {
                     break
                 }
                 if key.hasEscapes { return false }
-                guard let slot = slot(for: key) else {
+                guard let slot = target(for: key) else {
                     if isDeclined(key) { return false }
                     ignoredKeys += 1
                     try reader.skipValue()
@@ -142,7 +167,7 @@ struct FastObjectDecoder: Sendable {
 
     /// Stores one value; `false` when it needs the general path.
     @inline(__always)
-    private func store<Sink: FastValueSink>(_ token: JSONToken, slot: Slot, into sink: inout Sink) -> Bool {
+    private func store<Sink: FastValueSink>(_ token: JSONToken, slot: Target, into sink: inout Sink) -> Bool {
         switch (token, slot.kind) {
         case (.string(let text), .string):
             sink.setString(text, slot.attribute)
@@ -165,7 +190,7 @@ struct FastObjectDecoder: Sendable {
         return true
     }
 
-    private func convert(_ token: JSONToken, slot: Slot) -> AttributeValue? {
+    private func convert(_ token: JSONToken, slot: Target) -> AttributeValue? {
         switch token {
         case .beginObject, .beginArray, .endObject, .endArray, .key, .end, .null:
             return nil

@@ -155,29 +155,28 @@ final class ResponseReader: Sendable {
     /// Maps a flat object on the hot path; `false` sends it to the general path.
     private func decodeFast(_ element: borrowing JSONElement, fast: FastObjectDecoder, entity: Int,
                             batch: inout RowBatch, statistics: inout PlanStatistics) -> Bool {
-        let map = fast.map
-        batch.beginRow(entity: entity, attributeCount: map.attributes.count)
+        batch.beginRow(entity: entity, attributeCount: fast.attributeCount)
         var ignored = 0
         var reader = element.reader()
         guard fast.decode(&reader, into: &batch, ignoredKeys: &ignored) else {
             batch.discardRow()
             return false
         }
-        if let scope {
+        if let scope, !scope.conditions.isEmpty {
+            let map = fast.map
             for condition in scope.conditions {
                 if let index = map.index(ofAttribute: condition.attribute), batch.kind(index) == .absent {
                     batch.set(condition.value, index)
                 }
             }
         }
-        let keyKind = batch.kind(map.primaryKeyIndex)
-        guard keyKind != .absent && keyKind != .null else {
+        guard let keyKind = fast.keyCellKind, batch.kind(fast.primaryKeyIndex) == keyKind else {
             batch.discardRow()
             return false
         }
         statistics.objectCount += 1
         statistics.ignoredKeyCount += ignored
-        batch.commitRow(isTopLevel: true, keyIndex: map.primaryKeyIndex)
+        batch.commitRow(isTopLevel: true)
         return true
     }
 

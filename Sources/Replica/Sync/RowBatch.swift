@@ -51,8 +51,8 @@ struct RowBatch: Sendable {
     /// Text and blob bytes. Byte 0 is always there (a NUL), so the arena's base address is
     /// never `nil` and empty text has a valid pointer.
     private(set) var arena: [UInt8] = [0]
-    /// Primary keys that are neither integers nor text (rare), by row index: the change set
-    /// records them as the values the object had.
+    /// Primary keys that are not `.integer` or `.string` values (rare; general path only), by
+    /// row index: the change set records them as the values the object had, not as bound.
     private(set) var otherKeys: [Int: AttributeValue] = [:]
 
     /// The row being built: its entity, first cell, presence mask and where the arena was.
@@ -97,17 +97,11 @@ struct RowBatch: Sendable {
         arena.removeSubrange(openArenaCount...)
     }
 
-    /// Ends the row being built; `keyIndex` is the entity's primary key attribute.
-    mutating func commitRow(isTopLevel: Bool, keyIndex: Int) {
-        let cellCount = cells.count - openFirstCell
-        rows.append(Row(entity: openEntity, firstCell: openFirstCell, cellCount: cellCount, mask: openMask,
-                        isTopLevel: isTopLevel))
-        if keyIndex < cellCount {
-            let cell = cells[openFirstCell + keyIndex]
-            if cell.kind != .integer && cell.kind != .text {
-                otherKeys[rows.count - 1] = value(of: cell) ?? .null
-            }
-        }
+    /// Ends the row being built. Its primary key must be an integer or text cell holding the
+    /// object's own `.integer` or `.string` key; other keys go through ``append(_:keyIndex:)``.
+    mutating func commitRow(isTopLevel: Bool) {
+        rows.append(Row(entity: openEntity, firstCell: openFirstCell, cellCount: cells.count - openFirstCell,
+                        mask: openMask, isTopLevel: isTopLevel))
     }
 
     /// The kind of attribute `attribute` of the row being built.
@@ -155,13 +149,18 @@ struct RowBatch: Sendable {
         }
     }
 
-    /// Appends a row planned by the general path.
+    /// Appends a row planned by the general path; `keyIndex` is its entity's primary key attribute.
     mutating func append(_ row: PlannedRow, keyIndex: Int) {
         beginRow(entity: row.entity, attributeCount: row.values.count)
         for (index, value) in row.values.enumerated() {
             if let value { set(value, index) }
         }
-        commitRow(isTopLevel: row.isTopLevel, keyIndex: keyIndex)
+        commitRow(isTopLevel: row.isTopLevel)
+        let key = keyIndex < row.values.count ? row.values[keyIndex] : nil
+        switch key {
+        case .integer?, .string?: break
+        default: otherKeys[rows.count - 1] = key ?? .null
+        }
     }
 
     // MARK: Reading (writer)

@@ -12,6 +12,8 @@ final class RowWriter {
     /// Keys of top-level rows by entity index, for stale-row deletion (only for tracked entities).
     private var seen: [PrimaryKeys]
     private let tracked: [Bool]
+    /// The primary key's attribute index by entity index.
+    private let keyIndexes: [Int]
 
     init(db: Database, maps: [PropertyMap], trackSeen tracked: Set<Int>) throws {
         self.db = db
@@ -20,45 +22,43 @@ final class RowWriter {
         self.changes = Array(repeating: EntityChanges(), count: maps.count)
         self.seen = Array(repeating: PrimaryKeys(), count: maps.count)
         self.tracked = maps.indices.map { tracked.contains($0) }
+        self.keyIndexes = maps.map(\.primaryKeyIndex)
     }
 
     /// Upserts every row of `batch`, recording inserted and updated keys and, for tracked
     /// entities, the keys of top-level rows.
     func write(_ batch: RowBatch) throws {
-        try batch.cells.withUnsafeBufferPointer { cells in
-            try batch.arena.withUnsafeBytes { arena in
-                // The arena always holds at least one byte.
-                guard let base = arena.baseAddress else { return }
-                for (index, row) in batch.rows.enumerated() {
-                    let keyIndex = maps[row.entity].primaryKeyIndex
-                    let outcome = try statements.upsert(row, cells: cells, arena: base) {
-                        keyIndex < row.cellCount && cells[row.firstCell + keyIndex].kind != .absent
-                            ? batch.key(ofRow: index, keyIndex: keyIndex).description : "without key"
+        let hasOtherKeys = !batch.otherKeys.isEmpty
+        try batch.rows.withUnsafeBufferPointer { rows in
+            try batch.cells.withUnsafeBufferPointer { cells in
+                try batch.arena.withUnsafeBytes { arena in
+                    // The arena always holds at least one byte.
+                    guard let base = arena.baseAddress else { return }
+                    for index in rows.indices {
+                        let row = rows[index]
+                        let keyIndex = keyIndexes[row.entity]
+                        let keyCell = keyIndex < row.cellCount ? cells[row.firstCell + keyIndex] : RowBatch.Cell.absent
+                        let outcome: UpsertStatements.Outcome
+                        do {
+                            outcome = try statements.upsert(row, cells: cells, arena: base)
+                        } catch let failure as UpsertStatements.RowFailure {
+                            let key = keyCell.kind == .absent ? "without key" : batch.key(ofRow: index, keyIndex: keyIndex).description
+                            throw SyncError(.database, "\(maps[row.entity].entity.name) \(key): \(failure.message)")
+                        }
+                        let isSeen = row.isTopLevel && tracked[row.entity]
+                        guard outcome != .unchanged || isSeen else { continue }
+                        let key: AttributeValue = keyCell.kind == .integer && !hasOtherKeys
+                            ? .integer(keyCell.payload) : batch.key(ofRow: index, keyIndex: keyIndex)
+                        switch outcome {
+                        case .inserted: changes[row.entity].inserted.append(key)
+                        case .updated: changes[row.entity].updated.append(key)
+                        case .unchanged: break
+                        }
+                        if isSeen { seen[row.entity].append(key) }
                     }
-                    let isSeen = row.isTopLevel && tracked[row.entity]
-                    guard outcome != .unchanged || isSeen else { continue }
-                    let key = key(of: batch, row: index, cells: cells, keyIndex: keyIndex)
-                    switch outcome {
-                    case .inserted: changes[row.entity].inserted.append(key)
-                    case .updated: changes[row.entity].updated.append(key)
-                    case .unchanged: break
-                    }
-                    if isSeen { seen[row.entity].append(key) }
                 }
             }
         }
-    }
-
-    /// The primary key of row `index` as the change set records it.
-    @inline(__always)
-    private func key(of batch: RowBatch, row index: Int, cells: UnsafeBufferPointer<RowBatch.Cell>,
-                     keyIndex: Int) -> AttributeValue {
-        let row = batch.rows[index]
-        if batch.otherKeys.isEmpty, keyIndex < row.cellCount {
-            let cell = cells[row.firstCell + keyIndex]
-            if cell.kind == .integer { return .integer(cell.payload) }
-        }
-        return batch.key(ofRow: index, keyIndex: keyIndex)
     }
 
     /// The keys of top-level rows of `entity` written so far (tracked entities only).

@@ -9,6 +9,12 @@ import GRDBSQLite
 final class UpsertStatements {
     enum Outcome { case inserted, updated, unchanged }
 
+    /// A row SQLite refused; the caller names the row in the ``SyncError`` it throws.
+    struct RowFailure: Error {
+        /// SQLite's message.
+        var message: String
+    }
+
     /// The statement cache key: the entity and which attributes are present (a bit mask for up
     /// to 64 attributes, so that looking a statement up costs no allocation).
     struct Key: Hashable {
@@ -41,6 +47,8 @@ final class UpsertStatements {
 
     private let connection: OpaquePointer
     private let maps: [PropertyMap]
+    /// The primary key's attribute index by entity index.
+    private let keyIndexes: [Int]
     private var upserts: [Key: OpaquePointer] = [:]
     /// For objects lacking a non-null attribute without default: UPDATE, then INSERT if no row.
     private var partialUpdates: [Key: OpaquePointer] = [:]
@@ -57,6 +65,7 @@ final class UpsertStatements {
         }
         self.connection = connection
         self.maps = maps
+        self.keyIndexes = maps.map(\.primaryKeyIndex)
     }
 
     deinit {
@@ -129,17 +138,15 @@ final class UpsertStatements {
     ///   - row: The row.
     ///   - cells: The batch's cells.
     ///   - arena: The batch's arena (text and blob bytes).
-    ///   - key: The row's primary key, for error messages.
-    func upsert(_ row: RowBatch.Row, cells: UnsafeBufferPointer<RowBatch.Cell>, arena: UnsafeRawPointer,
-                key describeKey: () -> String) throws -> Outcome {
+    /// - Throws: ``RowFailure`` when SQLite refuses the row; ``SyncError`` when a statement cannot be prepared.
+    func upsert(_ row: RowBatch.Row, cells: UnsafeBufferPointer<RowBatch.Cell>, arena: UnsafeRawPointer) throws -> Outcome {
         let statement: OpaquePointer
         if let last = lastUpsert, last.entity == row.entity, last.mask == row.mask, row.cellCount <= 64 {
             // Bulk data repeats the same shape: skip the hash lookups.
             statement = last.statement
         } else {
             let key = Key(row: row, cells: cells)
-            if lacksRequired(key), let outcome = try updateExisting(key: key, row: row, cells: cells, arena: arena,
-                                                                    describeKey: describeKey) {
+            if lacksRequired(key), let outcome = try updateExisting(key: key, row: row, cells: cells, arena: arena) {
                 return outcome
             }
             statement = try upsertStatement(key, count: row.cellCount)
@@ -153,22 +160,20 @@ final class UpsertStatements {
             position += 1
         }
         // A sentinel rowid tells an insert (which sets the last rowid) from an update (which does not).
-        let keyCell = cells[row.firstCell + maps[row.entity].primaryKeyIndex]
+        let keyIndex = keyIndexes[row.entity]
+        let keyCell = keyIndex < row.cellCount ? cells[row.firstCell + keyIndex] : RowBatch.Cell.absent
         let sentinel: Int64 = keyCell.kind == .integer && keyCell.payload == Int64.min ? Int64.max : Int64.min
         sqlite3_set_last_insert_rowid(connection, sentinel)
         let code = sqlite3_step(statement)
         sqlite3_reset(statement)
-        guard code == SQLITE_DONE else {
-            let entity = maps[row.entity].entity
-            throw SyncError(.database, "\(entity.name) \(describeKey()): " + String(cString: sqlite3_errmsg(connection)))
-        }
+        guard code == SQLITE_DONE else { throw RowFailure(message: String(cString: sqlite3_errmsg(connection))) }
         if sqlite3_changes(connection) == 0 { return .unchanged }
         return sqlite3_last_insert_rowid(connection) == sentinel ? .updated : .inserted
     }
 
     /// Updates an existing row of a partial object; `nil` when there is no such row (insert it).
     private func updateExisting(key: Key, row: RowBatch.Row, cells: UnsafeBufferPointer<RowBatch.Cell>,
-                                arena: UnsafeRawPointer, describeKey: () -> String) throws -> Outcome? {
+                                arena: UnsafeRawPointer) throws -> Outcome? {
         let entity = maps[key.entity].entity
         let keyIndex = maps[key.entity].primaryKeyIndex
         var keyCell = cells[row.firstCell + keyIndex]
@@ -189,7 +194,9 @@ final class UpsertStatements {
                     position += 1
                 }
             }
-            try step(statement, entity: entity, describeKey: describeKey)
+            let code = sqlite3_step(statement)
+            sqlite3_reset(statement)
+            guard code == SQLITE_DONE else { throw RowFailure(message: String(cString: sqlite3_errmsg(connection))) }
             if sqlite3_changes(connection) > 0 { return .updated }
         }
         let probe: OpaquePointer
@@ -210,14 +217,6 @@ final class UpsertStatements {
         let statement = try prepare(sql)
         cache[key] = statement
         return statement
-    }
-
-    private func step(_ statement: OpaquePointer, entity: Entity, describeKey: () -> String) throws {
-        let code = sqlite3_step(statement)
-        sqlite3_reset(statement)
-        guard code == SQLITE_DONE else {
-            throw SyncError(.database, "\(entity.name) \(describeKey()): " + String(cString: sqlite3_errmsg(connection)))
-        }
     }
 
     /// Deletes the row of entity `index` with primary key `key`.

@@ -16,26 +16,10 @@ struct WatchCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The SQLite database file.")
-    var db: String
-
-    @Argument(help: "The entity (or table) name.")
-    var entity: String
-
-    @Option(name: .customLong("where"), help: "An SQL where-clause over attribute names.")
-    var predicate: String?
-
-    @Option(name: .customLong("arg"), parsing: .unconditionalSingleValue, help: "A value for the next ? in --where.")
-    var arguments: [String] = []
-
-    @Option(parsing: .unconditional, help: "Comma-separated attributes; '-' means descending (-createdAt,name).")
-    var sort: String?
+    @OptionGroup var query: QueryOptions
 
     @Option(help: "The attribute whose values make the sections.")
     var section: String?
-
-    @Option(help: "The most rows to show.")
-    var limit: Int?
 
     @Option(help: "Milliseconds between checks for writes by other processes.")
     var poll: Int = 200
@@ -44,17 +28,15 @@ struct WatchCommand: AsyncParsableCommand {
     var duration: Double?
 
     func run() async throws {
-        guard FileManager.default.fileExists(atPath: db) else { throw CLIError("\(db): no such database file") }
-        let store: Store
+        let store = try query.openStore()
         let results: LiveResultSet
         let engine: SyncEngine
         do {
-            store = try Store(path: db)
             engine = try SyncEngine(store: store)
-            let query = LiveQuery(try store.requireEntity(entity).name, where: predicate ?? "1",
-                                  arguments: arguments.map(QueryCommand.argument),
-                                  sort: try sort.map(SortKey.parseList) ?? [], sectionKey: section, limit: limit)
-            results = try LiveResultSet(engine: engine, query: query)
+            let live = LiveQuery(try store.requireEntity(query.entity).name, where: query.predicate ?? "1",
+                                 arguments: query.boundArguments, sort: try query.sortKeys(), sectionKey: section,
+                                 limit: query.limit)
+            results = try LiveResultSet(engine: engine, query: live)
         } catch let error as StoreError {
             throw CLIError(error.description)
         } catch let error as SyncError {
@@ -68,20 +50,20 @@ struct WatchCommand: AsyncParsableCommand {
         let updates = results.updates()
         let deadline = duration.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
         if Terminal.width(of: STDOUT_FILENO) != nil {
-            try await WatchTerminalView(title: title(store: store), columns: try store.requireEntity(entity).attributes.map(\.name))
+            try await WatchTerminalView(title: title(), columns: try store.requireEntity(query.entity).attributes.map(\.name))
                 .run(updates: updates, deadline: deadline)
         } else {
             try await WatchJSONLines().run(updates: updates, deadline: deadline)
         }
     }
 
-    func title(store: Store) -> String {
-        var text = "replica watch \(entity)"
-        if let predicate { text += " where \(predicate)" }
-        if !arguments.isEmpty { text += " [" + arguments.joined(separator: ", ") + "]" }
-        if let sort { text += " sort \(sort)" }
+    func title() -> String {
+        var text = "replica watch \(query.entity)"
+        if let predicate = query.predicate { text += " where \(predicate)" }
+        if !query.arguments.isEmpty { text += " [" + query.arguments.joined(separator: ", ") + "]" }
+        if let sort = query.sort { text += " sort \(sort)" }
         if let section { text += " by \(section)" }
-        if let limit { text += " limit \(limit)" }
+        if let limit = query.limit { text += " limit \(limit)" }
         return text
     }
 }
