@@ -220,6 +220,29 @@ struct ClientTests {
         #expect(connection?.code == .connection)
     }
 
+    @Test("a since-cursor from the last response's metadata goes back as a query parameter")
+    func sinceCursor() async throws {
+        let transport = ScriptedTransport { _, index in
+            json(200, #"{"meta": {"cursor": "c\#(index)"}, "users": [{"user_id": \#(index), "name": "u"}]}"#)
+        }
+        let schema = try Schema(name: "feed", routes: [Route(.get, "/users", target: .entity("User"))]) {
+            Entity("User", primaryKey: "userID", jsonIDKey: "user_id", collectionNamespace: "users") {
+                Attribute("userID", .integer)
+                Attribute("name", .string)
+            }
+        }
+        let engine = try SyncEngine(store: try Store.inMemory(schema: schema))
+        guard let base = URL(string: "http://127.0.0.1:9") else { return }
+        var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
+        configuration.sinceCursors["/users"] = SinceCursor(parameter: "since", source: .metadata(JSONPointer("/meta/cursor") ?? .root))
+        let client = ReplicaClient(engine: engine, configuration: configuration)
+        try await client.call("/users")
+        try await client.call("/users")
+        try await client.call("/users")
+        #expect(transport.requests.map { $0.url.query ?? "" } == ["", "since=c1", "since=c2"])
+        #expect(try engine.store.count("User") == 3)
+    }
+
     @Test("environments switch the base URL")
     func environments() async throws {
         let transport = ScriptedTransport { _, _ in json(200, "{}") }

@@ -1,0 +1,64 @@
+import Foundation
+import ReplicaHTTP
+import ReplicaServer
+import Testing
+
+@Suite("Client model operations and delegate against the mock server")
+struct ModelOperationTests {
+    @Test("save POSTs a new object and PUTs a known one; find and findAll sync and return rows; delete removes it")
+    func saveFindDelete() async throws {
+        let api = try await PeopleAPI.start()
+        defer { Task { await api.stop() } }
+        let created = try #require(try await api.client.save("Person", ["name": .string("john"), "numberOfKids": .integer(1)]))
+        #expect(created["id"] == .integer(1))
+        #expect(created["name"] == .string("john"))
+        let renamed = try #require(try await api.client.save("Person", ["id": .integer(1), "name": .string("jeff")]))
+        #expect(renamed["name"] == .string("jeff"))
+        #expect(renamed["numberOfKids"] == .integer(1))
+
+        _ = try await api.server.load(json: try JSONValue(parsing: #"{"people": [{"name": "ann"}]}"#))
+        let all = try await api.client.findAll("Person")
+        #expect(all.map { $0["name"] } == [.string("jeff"), .string("ann")])
+        let found = try await api.client.find("Person", id: .integer(2))
+        #expect(found?["name"] == .string("ann"))
+        #expect(try await api.client.find("Person", id: .integer(42)) == nil)
+
+        try await api.client.delete("Person", id: .integer(1))
+        #expect(try api.rows("Person").map(\.primaryKey) == [.integer(2)])
+        let gone = await #expect(throws: ClientError.self) { try await api.client.delete("Person", id: .integer(1)) }
+        #expect(gone?.status == 404)
+    }
+
+    @Test("the delegate hears didReturn and didFail on its queue")
+    func delegate() async throws {
+        let api = try await PeopleAPI.start()
+        defer { Task { await api.stop() } }
+        let recorder = DelegateRecorder()
+        let queue = DispatchQueue(label: "delegate")
+        api.client.call("/people", delegate: recorder, queue: queue)
+        api.client.call("/people/:id", params: ["id": 9], delegate: recorder, queue: queue)
+        var events: [String] = []
+        for await event in recorder.events {
+            events.append(event)
+            if events.count == 2 { break }
+        }
+        #expect(events.sorted() == ["didFail /people/:id 404", "didReturn /people 200"])
+    }
+}
+
+/// Collects delegate callbacks as an async stream. `@unchecked Sendable`: the continuation is thread-safe.
+final class DelegateRecorder: ReplicaClientDelegate, @unchecked Sendable {
+    let events: AsyncStream<String>
+    private let continuation: AsyncStream<String>.Continuation
+
+    init() { (events, continuation) = AsyncStream<String>.makeStream() }
+
+    func client(_ client: ReplicaClient, didReturn result: CallResult, forRoute route: String) {
+        continuation.yield("didReturn \(route) \(result.status)")
+    }
+
+    func client(_ client: ReplicaClient, didFail error: any Error, forRoute route: String) {
+        continuation.yield("didFail \(route) \((error as? ClientError)?.status ?? 0)")
+    }
+}
+
