@@ -49,6 +49,8 @@ extension Workload {
 let allWorkloads: [any Workload] = [
     RouteLookupWorkload(),
     ImportWorkload(),
+    ImportLiveWorkload(),
+    CommitToDiffWorkload(),
     MockServerWorkload(),
 ]
 

@@ -87,22 +87,26 @@ struct ImportData: Sendable {
         }
         buffer.append(UInt8(ascii: "["))
         for index in 0..<count {
-            let item = item(at: index)
             buffer.append(contentsOf: index == 0 ? "\n".utf8 : ",\n".utf8)
-            buffer.append(contentsOf: "{\"id\":\(item.id),\"name\":".utf8)
-            appendString(item.name, to: &buffer)
-            buffer.append(contentsOf: ",\"email\":".utf8)
-            appendString(item.email, to: &buffer)
-            buffer.append(contentsOf: ",\"city\":".utf8)
-            appendString(item.city, to: &buffer)
-            buffer.append(contentsOf: ",\"age\":\(item.age),\"score\":\(item.score),\"active\":\(item.active),\"created_at\":\"".utf8)
-            appendISO8601(item.createdAt, to: &buffer)
-            buffer.append(contentsOf: "\"}".utf8)
+            appendJSON(of: item(at: index), to: &buffer)
             if buffer.count >= 1 << 20 { try flush() }
         }
         buffer.append(contentsOf: "\n]\n".utf8)
         try flush()
         return total
+    }
+
+    /// Appends `item` as one JSON object (no separator), as ``writeJSON(to:)`` writes it.
+    func appendJSON(of item: GeneratedItem, to buffer: inout [UInt8]) {
+        buffer.append(contentsOf: "{\"id\":\(item.id),\"name\":".utf8)
+        appendString(item.name, to: &buffer)
+        buffer.append(contentsOf: ",\"email\":".utf8)
+        appendString(item.email, to: &buffer)
+        buffer.append(contentsOf: ",\"city\":".utf8)
+        appendString(item.city, to: &buffer)
+        buffer.append(contentsOf: ",\"age\":\(item.age),\"score\":\(item.score),\"active\":\(item.active),\"created_at\":\"".utf8)
+        appendISO8601(item.createdAt, to: &buffer)
+        buffer.append(contentsOf: "\"}".utf8)
     }
 
     private func appendString(_ string: String, to buffer: inout [UInt8]) {

@@ -61,6 +61,8 @@ struct ImportWorkload: Workload {
         for (revision, path) in files.enumerated() {
             bytes = try ImportData(count: count, revision: revision).writeJSON(to: path)
         }
+        // import-live reuses the first file.
+        markGeneratedItemsFile(count: count, context: context)
         context.log(String(format: "import: wrote 2 files of %@ objects, %.1f MB each, in %.1f s",
                            Report.formatCount(count), Double(bytes) / 1e6, start.duration(to: clock.now).seconds))
 
