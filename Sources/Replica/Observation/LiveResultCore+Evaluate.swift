@@ -8,7 +8,10 @@
 ///    ``LiveResultCore/incrementalKeyLimit(for:)`` allows.
 /// 2. Otherwise each key's last change in the batch decides: deleted keys are dropped without a
 ///    query; inserted and updated keys are fetched with `WHERE pk IN (...) AND (predicate)` (in
-///    chunks of ``QueryPlan/chunkSize``) and merged into the sorted rows.
+///    chunks of ``QueryPlan/chunkSize``) and placed among the sorted rows. Without a limit, the
+///    snapshot and its diff are derived from the changed keys alone
+///    (``QueryPlan/incrementalUpdate(of:changedKeys:fetched:)``); otherwise the rows are merged
+///    and the diff is computed from both snapshots.
 /// 3. With a limit: while the previous result was not full it held every matching row, so the
 ///    merge is exact; when it was full, fetched rows sorting after its last row are left out, and
 ///    if fewer than `limit` rows remain, rows outside the window would have to enter, so the
@@ -18,11 +21,12 @@ extension LiveResultCore {
     /// at least 256, or half the rows shown.
     static func incrementalKeyLimit(for count: Int) -> Int { max(256, count / 2) }
 
-    /// The next snapshot, or `nil` when the batch changes nothing shown.
-    func evaluate(_ batch: [EntityChanges]) throws -> ResultSnapshot? {
+    /// The next snapshot (with its diff when it was derived from the changed keys), or `nil`
+    /// when the batch changes nothing shown.
+    func evaluate(_ batch: [EntityChanges]) throws -> (snapshot: ResultSnapshot, diff: ResultDiff?)? {
         statistics.batches += 1
         statistics.changeSets += batch.count
-        if needsRequery || !plan.canMerge || batch.contains(where: \.isUnknown) { return try requery() }
+        if needsRequery || !plan.canMerge || batch.contains(where: \.isUnknown) { return (try requery(), nil) }
 
         // The last change of each key decides whether it is gone or must be read.
         var isDeleted: [ExactKey: Bool] = [:]
@@ -31,9 +35,9 @@ extension LiveResultCore {
             for key in changes.updated { isDeleted[ExactKey(key)] = false }
             for key in changes.deleted { isDeleted[ExactKey(key)] = true }
         }
-        if isDeleted.count > Self.incrementalKeyLimit(for: current.count) { return try requery() }
+        if isDeleted.count > Self.incrementalKeyLimit(for: current.count) { return (try requery(), nil) }
         let fetchKeys = isDeleted.filter { !$0.value }.map(\.key.value)
-        let touchesShown = isDeleted.keys.contains { current.positions[$0] != nil }
+        let touchesShown = isDeleted.keys.contains { current.contains($0) }
         if fetchKeys.isEmpty && !touchesShown {
             statistics.queryFreeBatches += 1
             return nil
@@ -46,15 +50,19 @@ extension LiveResultCore {
             fetched = try plan.fetch(keys: fetchKeys, from: store)
             statistics.keyFetches += 1
         }
+        if let (snapshot, diff) = plan.incrementalUpdate(of: current, changedKeys: isDeleted.keys, fetched: fetched) {
+            statistics.incrementalDiffs += 1
+            return (snapshot, diff)
+        }
         let old = current.rows
         let base = touchesShown ? old.filter { isDeleted[ExactKey($0.primaryKey)] == nil } : old
-        guard let limit = plan.query.limit else { return plan.snapshot(plan.merge(base, fetched)) }
-        guard old.count >= limit else { return plan.snapshot(Array(plan.merge(base, fetched).prefix(limit))) }
+        guard let limit = plan.query.limit else { return (plan.snapshot(plan.merge(base, fetched)), nil) }
+        guard old.count >= limit else { return (plan.snapshot(Array(plan.merge(base, fetched).prefix(limit))), nil) }
         guard let boundary = old.last else { return nil }   // limit 0
         let entering = fetched.filter { plan.order.compare($0, boundary) <= 0 }
         let merged = plan.merge(base, entering)
-        if merged.count < limit { return try requery() }
-        return plan.snapshot(Array(merged.prefix(limit)))
+        if merged.count < limit { return (try requery(), nil) }
+        return (plan.snapshot(Array(merged.prefix(limit))), nil)
     }
 
     /// Re-runs the whole query.

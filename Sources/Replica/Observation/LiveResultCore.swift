@@ -59,7 +59,7 @@ final class LiveResultCore: @unchecked Sendable {
         pending = []
         guard !closedFlag.isSet, !batch.isEmpty else { return }
         do {
-            if let next = try evaluate(batch) { advance(to: next) }
+            if let next = try evaluate(batch) { advance(to: next.snapshot, diff: next.diff) }
         } catch {
             needsRequery = true
             report(error)
@@ -140,6 +140,8 @@ struct LiveResultStatistics: Sendable, Hashable {
     var changeSets = 0
     /// Snapshots produced (each with one diff).
     var diffs = 0
+    /// Snapshots and diffs derived from the changed keys alone.
+    var incrementalDiffs = 0
     /// Diffs computed for consumers more than one snapshot behind (coalesced).
     var catchUpDiffs = 0
     /// Delegates set so far (identifies delegate registrations).

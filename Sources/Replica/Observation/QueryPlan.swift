@@ -35,7 +35,8 @@ struct QueryPlan: Sendable {
 
     /// A snapshot of rows in this plan's order.
     func snapshot(_ rows: [EntityRow]) -> ResultSnapshot {
-        ResultSnapshot(rows: rows, sectionIndex: sectionIndex, sectionOffset: query.sectionOffset)
+        ResultSnapshot(rows: rows, sectionIndex: sectionIndex, sectionOffset: query.sectionOffset,
+                       order: canMerge ? order : nil)
     }
 
     /// Runs the whole query.

@@ -14,6 +14,8 @@ extension ResultDiff {
     public init(from old: ResultSnapshot, to new: ResultSnapshot) {
         self.init()
         let (oldOffset, newOffset) = (old.sectionOffset, new.sectionOffset)
+        let oldPositions = old.positionTable()
+        let newPositions = new.positionTable()
 
         // Sections: the same key value is the same section; both lists follow the same order.
         var newSectionByKey: [ExactKey: Int] = [:]
@@ -60,7 +62,7 @@ extension ResultDiff {
         for (s, section) in new.sections.enumerated() {
             for (r, row) in section.rows.enumerated() {
                 let to = ResultIndexPath(section: s + newOffset, row: r)
-                guard let position = old.positions[ExactKey(row.primaryKey)] else {
+                guard let position = oldPositions[ExactKey(row.primaryKey)] else {
                     entries.append(Entry(row: row, to: to, old: nil, isCandidate: false))
                     continue
                 }
@@ -89,7 +91,7 @@ extension ResultDiff {
             }
         }
         for (s, section) in old.sections.enumerated().reversed() {
-            for (r, row) in section.rows.enumerated().reversed() where new.positions[ExactKey(row.primaryKey)] == nil {
+            for (r, row) in section.rows.enumerated().reversed() where newPositions[ExactKey(row.primaryKey)] == nil {
                 rowDeletes.append(RowChange(key: row.primaryKey, from: ResultIndexPath(section: s + oldOffset, row: r),
                                             to: nil, row: row))
             }

@@ -48,8 +48,20 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
     public let isSectioned: Bool
     /// The number of rows in all sections.
     public let count: Int
-    /// Primary key → position.
-    let positions: [ExactKey: Position]
+    /// The flat index of each section's first row.
+    let sectionStarts: [Int]
+    /// How a primary key is found.
+    let locator: Locator
+
+    /// Finds rows by primary key.
+    enum Locator: Sendable {
+        /// Key → row, in a snapshot sorted by `order` (total: it ends with the primary key), so a
+        /// row's position is found by binary search. Updated incrementally: a change of k rows
+        /// touches k entries.
+        case sorted(RowOrder, [ExactKey: EntityRow])
+        /// Key → position, for snapshots whose order is not known (built from sections).
+        case table([ExactKey: Position])
+    }
 
     /// Builds a snapshot from rows in order, grouping runs of equal section-key values.
     ///
@@ -57,7 +69,9 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
     ///   - rows: The rows, sorted with the section key first.
     ///   - sectionIndex: The position of the section attribute in the rows' values, or `nil`.
     ///   - sectionOffset: The shift of reported section indices.
-    init(rows: [EntityRow], sectionIndex: Int?, sectionOffset: Int) {
+    ///   - order: The order `rows` are in, when it is reproducible in Swift; positions are then
+    ///     found by binary search and later snapshots can be derived incrementally.
+    init(rows: [EntityRow], sectionIndex: Int?, sectionOffset: Int, order: RowOrder? = nil) {
         var sections: [Section] = []
         if let sectionIndex {
             for row in rows {
@@ -72,14 +86,21 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
         } else {
             sections = [Section(key: .null, rows: rows)]
         }
-        self.init(sections: sections, sectionOffset: sectionOffset, isSectioned: sectionIndex != nil)
+        if let order {
+            var keyed: [ExactKey: EntityRow] = [:]
+            keyed.reserveCapacity(rows.count)
+            for row in rows { keyed[ExactKey(row.primaryKey)] = row }
+            self.init(sections: sections, sectionOffset: sectionOffset, isSectioned: sectionIndex != nil,
+                      locator: .sorted(order, keyed))
+        } else {
+            self.init(sections: sections, sectionOffset: sectionOffset, isSectioned: sectionIndex != nil)
+        }
     }
 
+    /// Builds a snapshot from sections, indexing every row's position.
     init(sections: [Section], sectionOffset: Int, isSectioned: Bool) {
-        self.sections = sections
-        self.sectionOffset = sectionOffset
-        self.isSectioned = isSectioned
         var positions: [ExactKey: Position] = [:]
+        positions.reserveCapacity(sections.reduce(0) { $0 + $1.rows.count })
         var flat = 0
         for (s, section) in sections.enumerated() {
             for (r, row) in section.rows.enumerated() {
@@ -87,8 +108,74 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
                 flat += 1
             }
         }
-        self.positions = positions
+        self.init(sections: sections, sectionOffset: sectionOffset, isSectioned: isSectioned, locator: .table(positions))
+    }
+
+    /// Builds a snapshot from sections and a ready locator.
+    init(sections: [Section], sectionOffset: Int, isSectioned: Bool, locator: Locator) {
+        self.sections = sections
+        self.sectionOffset = sectionOffset
+        self.isSectioned = isSectioned
+        var starts: [Int] = []
+        starts.reserveCapacity(sections.count)
+        var flat = 0
+        for section in sections {
+            starts.append(flat)
+            flat += section.rows.count
+        }
+        self.sectionStarts = starts
         self.count = flat
+        self.locator = locator
+    }
+
+    /// Where the row with primary key `key` is, or `nil` when it is not shown: a hash lookup, plus
+    /// a binary search in a sorted snapshot.
+    func position(of key: ExactKey) -> Position? {
+        switch locator {
+        case .table(let positions):
+            return positions[key]
+        case .sorted(let order, let keyed):
+            guard let row = keyed[key] else { return nil }
+            return position(of: row, in: order)
+        }
+    }
+
+    /// `true` when the row with primary key `key` is shown.
+    func contains(_ key: ExactKey) -> Bool {
+        switch locator {
+        case .table(let positions): return positions[key] != nil
+        case .sorted(_, let keyed): return keyed[key] != nil
+        }
+    }
+
+    /// The position of `row` (present in this snapshot, which is sorted by `order`).
+    func position(of row: EntityRow, in order: RowOrder) -> Position? {
+        // The last section whose first row does not sort after `row`.
+        var low = 0
+        var high = sections.count
+        while low < high {
+            let mid = (low + high) / 2
+            if let first = sections[mid].rows.first, order.compare(first, row) <= 0 { low = mid + 1 } else { high = mid }
+        }
+        guard low > 0 else { return nil }
+        let s = low - 1
+        let r = sections[s].rows.lowerBound(of: row, in: order)
+        guard r < sections[s].rows.count, order.compare(sections[s].rows[r], row) == 0 else { return nil }
+        return Position(section: s, row: r, flat: sectionStarts[s] + r)
+    }
+
+    /// Every row's position, keyed by primary key (for diffs between arbitrary snapshots).
+    func positionTable() -> [ExactKey: Position] {
+        if case .table(let positions) = locator { return positions }
+        var positions: [ExactKey: Position] = [:]
+        positions.reserveCapacity(count)
+        for (s, section) in sections.enumerated() {
+            let start = sectionStarts[s]
+            for (r, row) in section.rows.enumerated() {
+                positions[ExactKey(row.primaryKey)] = Position(section: s, row: r, flat: start + r)
+            }
+        }
+        return positions
     }
 
     /// An empty snapshot of the given shape.
@@ -123,9 +210,9 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
     /// ```
     ///
     /// - Parameter key: The primary key.
-    /// - Returns: Its index path (offset included), in constant time.
+    /// - Returns: Its index path (offset included); a hash lookup and a binary search.
     public func indexPath(of key: AttributeValue) -> ResultIndexPath? {
-        positions[ExactKey(key)].map { ResultIndexPath(section: $0.section + sectionOffset, row: $0.row) }
+        position(of: ExactKey(key)).map { ResultIndexPath(section: $0.section + sectionOffset, row: $0.row) }
     }
 
     /// The reported index of the section whose key is `key`, or `nil`.
@@ -155,5 +242,18 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         "\(count) rows in \(sections.count) sections: "
             + sections.map { "\($0.key) \($0.rows.map(\.primaryKey.description))" }.joined(separator: "; ")
+    }
+}
+
+extension Array where Element == EntityRow {
+    /// The index of the first row that does not sort before `row` (rows sorted by `order`).
+    func lowerBound(of row: EntityRow, in order: RowOrder) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if order.compare(self[mid], row) < 0 { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 }

@@ -23,6 +23,10 @@ struct LiveResultModelTests {
                 query: LiveQuery("Item", where: .notEqual("flag", .bool(true)) || .isNull("score"),
                                  sort: [.ascending("name")], sectionKey: "category", sectionOffset: 2),
                 seed: 2),
+        Variant(name: "sections by a nullable integer, descending",
+                query: LiveQuery("Item", sort: [.descending("score"), .ascending("name")], sectionKey: "score",
+                                 sectionOffset: 1),
+                seed: 5),
         Variant(name: "sections descending with a limit",
                 query: LiveQuery("Item", where: .less("score", .integer(15)) || .isNull("score"),
                                  sort: [.descending("category"), .ascending("price")], sectionKey: "category", limit: 12),
@@ -162,6 +166,9 @@ struct LiveResultModelTests {
         }
         if variant.query.limit != nil { #expect(statistics.requeries > 1, "the window had to be re-read: \(statistics)") }
         #expect(statistics.keyFetches > statistics.requeries, "\(statistics)")
+        if variant.query.limit == nil {
+            #expect(statistics.incrementalDiffs > diffCount / 2, "most diffs come from the changed keys alone: \(statistics)")
+        }
         #expect(statistics.catchUpDiffs == 0, "a consumer in lockstep gets the incremental diffs")
     }
 }

@@ -69,6 +69,45 @@ struct LiveResultSetTests {
         #expect(throws: LiveResultError.self) { try diff.apply(to: after) }
     }
 
+    @Test("a diff from the changed keys keeps every untouched row in place")
+    func untouchedRowsStay() async throws {
+        let fixture = try LiveResultFixture()
+        try await fixture.upsert((1 ... 5).map { Self.item($0, "a", score: $0) })
+        let set = try LiveResultSet(engine: fixture.engine, query: LiveQuery("Item", sort: [.ascending("score")]))
+        let updates = set.updates()
+        var iterator = updates.makeAsyncIterator()
+        let path = { (row: Int) in ResultIndexPath(section: 0, row: row) }
+
+        // A value outside the sort changes: an update in place, no move.
+        _ = try await fixture.upsert([Self.item(3, "a", score: 3, name: "renamed")])
+        let renamed = try #require(await iterator.next())
+        #expect(renamed.diff.changeCount == 1)
+        #expect(renamed.diff.rowUpdates.map(\.key) == [.integer(3)])
+        #expect(renamed.diff.rowUpdates.first?.from == path(2))
+        #expect(renamed.diff.rowUpdates.first?.to == path(2))
+
+        // 4 and 5 jump ahead of 1, 2 and 3: the changed rows move, the untouched ones stay,
+        // although moving 1, 2 and 3 instead would also give the new order.
+        _ = try await fixture.upsert([Self.item(4, "a", score: -2), Self.item(5, "a", score: -1)])
+        let jumped = try #require(await iterator.next())
+        #expect(jumped.snapshot.rows.map(\.primaryKey) == [4, 5, 1, 2, 3].map { AttributeValue.integer($0) })
+        #expect(jumped.diff.rowMoves.map(\.key) == [.integer(4), .integer(5)])
+        #expect(jumped.diff.rowMoves.map(\.from) == [path(3), path(4)])
+        #expect(jumped.diff.rowMoves.map(\.to) == [path(0), path(1)])
+        #expect(jumped.diff.changeCount == 2)
+        #expect(try jumped.diff.apply(to: renamed.snapshot) == jumped.snapshot)
+        #expect(set.statistics.incrementalDiffs == 2)
+        #expect(set.statistics.requeries == 1)
+
+        // Two changed rows trade places between the same untouched neighbours: one of them moves.
+        _ = try await fixture.upsert([Self.item(1, "a", score: 3), Self.item(2, "a", score: 1)])
+        let swapped = try #require(await iterator.next())
+        #expect(swapped.snapshot.rows.map(\.primaryKey) == [4, 5, 2, 1, 3].map { AttributeValue.integer($0) })
+        #expect(swapped.diff.rowMoves.count == 1)
+        #expect(swapped.diff.rowUpdates.count == 1)
+        #expect(try swapped.diff.apply(to: jumped.snapshot) == swapped.snapshot)
+    }
+
     @Test("refresh replaces predicate and sort and reports the diff to consumers")
     func refresh() async throws {
         let fixture = try LiveResultFixture()
