@@ -39,72 +39,33 @@ struct WatchCommandTests {
         #expect(lines.next() == #"{"event":"diff","count":1,"inserted":[],"updated":[],"moved":[],"deleted":[10]}"#)
     }
 
-    static let tmux: String? = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/opt/homebrew/bin/tmux"]
-        .first { FileManager.default.isExecutableFile(atPath: $0) }
-
     @Test("in a real terminal (tmux) it draws the rows, shows rows written by another process, and quits on q",
-          .enabled(if: WatchCommandTests.tmux != nil, "tmux is not installed (.ci/run installs it)"))
+          .enabled(if: TmuxSession.executable != nil, "tmux is not installed (.ci/run installs it)"))
     func terminal() throws {
-        let tmux = try #require(Self.tmux)
+        let tmux = try #require(TmuxSession.executable)
         let (directory, db) = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         try Self.importPosts(db, #"{"posts": [{"id": 10, "title": "Hello", "published": true}]}"#)
-        let session = "replica-watch-\(UUID().uuidString.prefix(8))"
-        let socket = directory.appendingPathComponent("tmux.sock").path
-        // tmux runs through posix_spawn and waitpid, its output in a file: the tmux server the first call
-        // starts keeps the descriptors Foundation's Process watches, so Process would never see it exit.
-        let capture = directory.appendingPathComponent("tmux.out").path
-        func run(_ arguments: [String]) throws -> String {
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            // Close every other descriptor in the child: the tmux server must not keep test servers' sockets open.
-            closeInheritedDescriptors(&actions)
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, capture, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-            let argv = ([tmux, "-S", socket] + arguments).map { strdup($0) } + [nil]
-            defer { for pointer in argv { free(pointer) } }
-            var pid: pid_t = 0
-            guard posix_spawn(&pid, tmux, &actions, nil, argv, environ) == 0 else { return "" }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            return (try? String(contentsOfFile: capture, encoding: .utf8)) ?? ""
-        }
         let replica = ReplicaTool.productsDirectory.appendingPathComponent("replica").path
-        _ = try run(["new-session", "-d", "-s", session, "-x", "100", "-y", "20",
-                     "\(replica) watch --db \(db) Post --sort -id --section published --poll 20"])
-        defer { _ = try? run(["kill-server"]) }
-        /// Waits (bounded) until the pane shows `text`, returning the pane.
-        func pane(showing text: String) throws -> String {
-            var screen = ""
-            for _ in 0..<200 {
-                screen = try run(["capture-pane", "-p", "-t", session])
-                if screen.contains(text) { return screen }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-            return screen
-        }
-        let first = try pane(showing: "Hello")
+        let session = try TmuxSession(executable: tmux, directory: directory,
+                                      command: "\(replica) watch --db \(db) Post --sort -id --section published --poll 20",
+                                      columns: 100, rows: 20)
+        defer { session.kill() }
+        let first = session.pane(showing: "Hello")
         #expect(first.contains("replica watch Post sort -id by published"))
         #expect(first.contains("1 row · 0 updates"))
         #expect(first.contains("── true"))
         #expect(first.contains("10  1       Hello"))
         try Self.importPosts(db, #"{"posts": [{"id": 10, "title": "Hello", "published": true}, {"id": 21, "title": "Fresh post"}]}"#)
-        let second = try pane(showing: "Fresh post")
+        let second = session.pane(showing: "Fresh post")
         #expect(second.contains("2 rows · 1 updates"))
         #expect(second.contains("── false"))
         #expect(second.contains("21  1       Fresh post"))
         // Highlighted as inserted: black on green.
-        let colored = try run(["capture-pane", "-p", "-e", "-t", session])
+        let colored = session.pane(colors: true)
         #expect(colored.contains("\u{1B}[30m\u{1B}[42m21  1       Fresh post") || colored.contains("\u{1B}[30;42m21"), "\(colored)")
-        _ = try run(["send-keys", "-t", session, "q"])
-        var alive = true
-        for _ in 0..<100 where alive {
-            alive = try run(["list-sessions"]).contains(session)
-            if alive { Thread.sleep(forTimeInterval: 0.05) }
-        }
-        #expect(!alive, "watch did not quit on q")
+        session.sendKeys("q")
+        #expect(session.waitForExit(), "watch did not quit on q")
     }
 }
 

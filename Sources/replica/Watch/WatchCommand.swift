@@ -116,7 +116,12 @@ struct WatchJSONLines {
 /// The full-screen view: redraws on every update and a moment later, to fade highlights.
 struct WatchTerminalView {
     let title: String
+    /// The attribute names, in the rows' value order.
     let columns: [String]
+    /// The positions of the columns shown, all when `nil`.
+    var visibleColumns: [Int]? = nil
+    /// An extra header line, asked for on every redraw and once a second.
+    var footer: (@Sendable () -> String)? = nil
     static let highlightTime: Duration = .milliseconds(1500)
 
     func run(updates: LiveResultUpdates, deadline: ContinuousClock.Instant?) async throws {
@@ -125,9 +130,12 @@ struct WatchTerminalView {
         let (quit, quitSignal) = AsyncStream<Void>.makeStream()
         session.readKeys { quitSignal.yield() }
         let state = ViewState(snapshot: updates.initial)
+        let (title, columns, visible, footer) = (title, columns, visibleColumns, footer)
         let redraw: @Sendable () -> Void = {
             let size = session.size
-            session.draw(state.screen(title: title, columns: columns).render(width: size.columns, height: size.rows))
+            var screen = state.screen(title: title, columns: columns, visible: visible)
+            screen.footer = footer?()
+            session.draw(screen.render(width: size.columns, height: size.rows))
         }
         redraw()
         await withTaskGroup(of: Void.self) { group in
@@ -147,6 +155,14 @@ struct WatchTerminalView {
                 _ = await iterator.next()
             }
             group.addTask { await Deadline.sleep(until: deadline) }
+            if footer != nil {
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(1))
+                        redraw()
+                    }
+                }
+            }
             _ = await group.next()
             group.cancelAll()
         }
@@ -189,27 +205,32 @@ final class ViewState: @unchecked Sendable {
         }
     }
 
-    func screen(title: String, columns: [String]) -> WatchScreen {
-        lock.withLock {
+    func screen(title: String, columns: [String], visible: [Int]? = nil) -> WatchScreen {
+        let pick: (EntityRow) -> [String] = { row in
+            guard let visible else { return row.values.map(TextTable.cell) }
+            return visible.map { row.values.indices.contains($0) ? TextTable.cell(row.values[$0]) : "" }
+        }
+        let shownColumns = visible.map { $0.map { columns.indices.contains($0) ? columns[$0] : "" } } ?? columns
+        return lock.withLock {
             var sections: [WatchScreen.Section] = []
             let sectioned = snapshot.sections.count > 1 || snapshot.sections.first.map { !$0.key.isNull } == true
             for (index, section) in snapshot.sections.enumerated() {
                 var rows = section.rows.map { row in
-                    WatchScreen.Row(cells: row.values.map(TextTable.cell), mark: marks[row.primaryKey]?.0 ?? .none)
+                    WatchScreen.Row(cells: pick(row), mark: marks[row.primaryKey]?.0 ?? .none)
                 }
                 for ghost in ghosts where ghost.section == index {
-                    rows.append(WatchScreen.Row(cells: ghost.row.values.map(TextTable.cell), mark: .deleted))
+                    rows.append(WatchScreen.Row(cells: pick(ghost.row), mark: .deleted))
                 }
                 sections.append(WatchScreen.Section(title: sectioned ? section.key.description : nil, rows: rows))
             }
             let orphans = ghosts.filter { $0.section >= snapshot.sections.count }
             if !orphans.isEmpty {
                 sections.append(WatchScreen.Section(title: "deleted", rows: orphans.map {
-                    WatchScreen.Row(cells: $0.row.values.map(TextTable.cell), mark: .deleted)
+                    WatchScreen.Row(cells: pick($0.row), mark: .deleted)
                 }))
             }
             let time = Date().formatted(.dateTime.hour().minute().second())
-            return WatchScreen(title: title, status: "\(updateCount) updates · \(time)", columns: columns, sections: sections)
+            return WatchScreen(title: title, status: "\(updateCount) updates · \(time)", columns: shownColumns, sections: sections)
         }
     }
 }

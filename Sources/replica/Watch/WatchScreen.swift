@@ -20,6 +20,8 @@ struct WatchScreen {
     var status: String
     var columns: [String]
     var sections: [Section]
+    /// An extra line under the status, when set.
+    var footer: String? = nil
 
     static let reset = "\u{1B}[0m"
 
@@ -39,6 +41,7 @@ struct WatchScreen {
         lines.append("\u{1B}[1m" + TextTable.fit(title, width).trimmingTrailingSpaces() + Self.reset)
         lines.append(TextTable.fit("\(rowCount) \(rowCount == 1 ? "row" : "rows") · \(status) · q quits", width)
             .trimmingTrailingSpaces())
+        if let footer { lines.append("\u{1B}[2m" + TextTable.fit(footer, width).trimmingTrailingSpaces() + Self.reset) }
         let table = TextTable(columns: columns, rows: sections.flatMap { $0.rows.map(\.cells) })
         let widths = table.widths(maxWidth: width)
         lines.append("\u{1B}[4m" + table.line(columns, widths) + Self.reset)
