@@ -1,9 +1,11 @@
 /// What changed from one ``ResultSnapshot`` to the next, in terms a list view applies.
 ///
 /// Rows are identified by primary key. Each row that is in both snapshots is either *stable*
-/// (same section, same order relative to the other stable rows — the largest such set is kept)
-/// or *moved*; a stable row whose values changed is *updated*. A moved row is never also reported
-/// as updated: its move carries the new value.
+/// (same section, same order relative to the other stable rows) or *moved*; a stable row whose
+/// values changed is *updated*. A moved row is never also reported as updated: its move carries
+/// the new value. The diffs a ``LiveResultSet`` delivers for a commit keep every row the commit
+/// did not touch stable, so only changed rows move; ``init(from:to:)``, which knows nothing of
+/// commits, keeps the largest stable set (the fewest moves).
 ///
 /// **Index paths.** Section indices include the query's section offset. `from` paths are in the
 /// old snapshot, `to` paths in the new one (UIKit's batch-update convention).
