@@ -27,14 +27,14 @@ final class ProgressBar: @unchecked Sendable {
             line += String(format: "%3.0f%% ", fraction * 100)
         }
         line += "\(Format.integer(progress.objectsWritten)) objects, \(Format.integer(rate)) objects/s\u{1B}[K"
-        FileHandle.standardError.write(Data(line.utf8))
+        Output.write(line, to: .standardError)
         drawn = true
     }
 
     func clear() {
         lock.lock()
         defer { lock.unlock() }
-        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if drawn { Output.write("\r\u{1B}[K", to: .standardError) }
         drawn = false
     }
 }

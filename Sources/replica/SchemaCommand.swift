@@ -77,10 +77,10 @@ struct SchemaCommand: AsyncParsableCommand {
 
 /// Writes one error line to standard error, as ArgumentParser prints errors.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data(("Error: " + message + "\n").utf8))
+    Output.write("Error: " + message + "\n", to: .standardError)
 }
 
 /// Writes one warning line to standard error.
 func printWarning(_ message: String) {
-    FileHandle.standardError.write(Data(("warning: " + message + "\n").utf8))
+    Output.write("warning: " + message + "\n", to: .standardError)
 }

@@ -76,7 +76,7 @@ struct ServeCommand: AsyncParsableCommand {
         options.conditions.latency = try latencyRange()
         if failRate > 0 { options.conditions.faults = [MockFault(.status(500), probability: failRate)] }
         options.requestLog = { entry in
-            FileHandle.standardError.write(Data((entry.description + "\n").utf8))
+            Output.write(entry.description + "\n", to: .standardError)
         }
         let server: MockServer
         do {
@@ -94,7 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
                 throw CLIError("\(error)")
             }
         }
-        FileHandle.standardOutput.write(Data("Listening on \(server.baseURL)\n".utf8))
+        Output.write("Listening on \(server.baseURL)\n", to: .standardOutput)
         let names = server.resources.map { "/" + $0.name }.joined(separator: ", ")
         printInfo("resources: \(names.isEmpty ? "none (give --schema)" : names); Ctrl-C stops")
         let signals = Self.stopOnSignals(server)
@@ -117,5 +117,5 @@ struct ServeCommand: AsyncParsableCommand {
 
 /// One informational line on standard error.
 private func printInfo(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    Output.write(message + "\n", to: .standardError)
 }

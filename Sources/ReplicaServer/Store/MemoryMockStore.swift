@@ -37,12 +37,13 @@ public final class MemoryMockStore: MockStore {
     }
 
     public func objects(_ resource: MockResource, query: MockQuery) async throws -> MockPage {
-        let all: [JSONObject] = tables.withLockedValue { tables in
+        var matching: [JSONObject] = tables.withLockedValue { tables in
             guard let table = tables[resource.name] else { return [] }
-            return table.order.compactMap { table.rows[$0] }
-        }
-        var matching = all.filter { object in
-            query.filters.allSatisfy { MockValueOrder.equal(object[$0.property] ?? .null, $0.value) }
+            return table.order.compactMap { id in
+                guard let object = table.rows[id],
+                      query.filters.allSatisfy({ MockValueOrder.equal(object[$0.property] ?? .null, $0.value) }) else { return nil }
+                return object
+            }
         }
         if !query.sort.isEmpty {
             let key = resource.primaryKey.name
@@ -62,7 +63,9 @@ public final class MemoryMockStore: MockStore {
     public func create(_ resource: MockResource, values: JSONObject) async throws -> JSONObject {
         let keyName = resource.primaryKey.name
         let result: Result<JSONObject, MockHTTPError> = tables.withLockedValue { tables in
-            var table = tables[resource.name] ?? Table()
+            // Taken out while it changes, so that the change does not copy the whole table.
+            var table = tables.removeValue(forKey: resource.name) ?? Table()
+            defer { tables[resource.name] = table }
             var values = values
             let id: JSONValue
             if let given = values[keyName], !given.isNull {
@@ -81,7 +84,6 @@ public final class MemoryMockStore: MockStore {
             values[keyName] = id
             table.rows[id] = values
             table.order.append(id)
-            tables[resource.name] = table
             return .success(values)
         }
         return resource.complete(try result.get())

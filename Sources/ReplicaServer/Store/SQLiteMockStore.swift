@@ -52,11 +52,16 @@ public final class SQLiteMockStore: MockStore {
                     columns.append("\(SQLiteMockSQL.quote(property.name)) \(SQLiteMockSQL.columnType(property.type))")
                 }
                 try db.execute(sql: "CREATE TABLE \(table) (\(columns.joined(separator: ", ")))")
-                return
+            } else {
+                let existing = Set(try db.columns(in: resource.name).map(\.name))
+                for property in resource.properties where !existing.contains(property.name) {
+                    try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(SQLiteMockSQL.quote(property.name)) \(SQLiteMockSQL.columnType(property.type))")
+                }
             }
-            let existing = Set(try db.columns(in: resource.name).map(\.name))
-            for property in resource.properties where !existing.contains(property.name) {
-                try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(SQLiteMockSQL.quote(property.name)) \(SQLiteMockSQL.columnType(property.type))")
+            // Nested routes (`/people/1/cars`) filter on the parent key.
+            for parent in resource.parents {
+                let index = SQLiteMockSQL.quote("\(resource.name)_\(parent.key)")
+                try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(table)(\(SQLiteMockSQL.quote(parent.key)))")
             }
         }
     }

@@ -59,13 +59,18 @@ struct DemoCommand: AsyncParsableCommand {
         let schema = try Schema(json: Data(DemoSchema.blogJSON.utf8), file: "Schemas/blog.json")
         let generated = ContinuousClock.now
         let data = DemoData(userCount: users, seed: seed)
-        let server = try await DemoServer.start(schema: schema, data: data, latency: .milliseconds(latency))
+        let path = try databasePath()
+        let serverFile = (Self.scratchDirectory as NSString).appendingPathComponent("server-\(getpid()).sqlite")
+        try Self.remove(serverFile)
+        defer { try? Self.remove(serverFile) }
+        let server = try await DemoServer.start(schema: schema, data: data, latency: .milliseconds(latency), storePath: serverFile)
         let transport = HTTPTransport()
         do {
             report.line("replica demo: mock API at \(server.baseURL) (schema \(schema.name), latency \(latency)–\(latency * 2) ms)")
             report.line("  generated \(Format.integer(data.users.count)) users, \(Format.integer(data.posts.count)) posts, "
                         + "\(Format.integer(data.comments.count)) comments in \(DemoReport.seconds(since: generated))")
-            try await run(server: server, transport: transport, schema: schema, data: data, report: report, interactive: interactive)
+            try await run(server: server, transport: transport, schema: schema, data: data, path: path, report: report,
+                          interactive: interactive)
         } catch {
             try? await transport.shutdown()
             await server.stop()
@@ -75,9 +80,8 @@ struct DemoCommand: AsyncParsableCommand {
         await server.stop()
     }
 
-    private func run(server: MockServer, transport: HTTPTransport, schema: Schema, data: DemoData, report: DemoReport,
-                     interactive: Bool) async throws {
-        let path = try databasePath()
+    private func run(server: MockServer, transport: HTTPTransport, schema: Schema, data: DemoData, path: String,
+                     report: DemoReport, interactive: Bool) async throws {
         let store = try Store(path: path, schema: schema)
         let engine = try SyncEngine(store: store)
         guard let base = URL(string: server.baseURL) else { throw CLIError("the mock server's URL \(server.baseURL) is invalid") }
@@ -148,16 +152,28 @@ struct DemoCommand: AsyncParsableCommand {
         if !interactive { report.line("  try: replica query --db \(path) Post --where 'userID = ?' --arg \(featured) --sort -createdAt") }
     }
 
-    /// The database path: `--db`, or a fresh file in the temporary directory; any old file is removed.
-    private func databasePath() throws -> String {
-        let path: String
-        if let db {
-            path = db
-        } else {
-            let directory = (NSTemporaryDirectory() as NSString).appendingPathComponent("replica-demo")
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            path = (directory as NSString).appendingPathComponent("blog.sqlite")
+    /// The demo's own folder in the temporary directory (created when missing), without the server
+    /// files of earlier demos that did not end normally.
+    static let scratchDirectory: String = {
+        let directory = (NSTemporaryDirectory() as NSString).appendingPathComponent("replica-demo")
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix("server-") {
+            let digits = name.dropFirst("server-".count).prefix { $0.isNumber }
+            guard let pid = pid_t(digits), pid != getpid(), kill(pid, 0) != 0 else { continue }
+            try? FileManager.default.removeItem(atPath: (directory as NSString).appendingPathComponent(name))
         }
+        return directory
+    }()
+
+    /// The database path: `--db`, or `blog.sqlite` in ``scratchDirectory``; any old file is removed.
+    private func databasePath() throws -> String {
+        let path = db ?? (Self.scratchDirectory as NSString).appendingPathComponent("blog.sqlite")
+        try Self.remove(path)
+        return path
+    }
+
+    /// Removes a SQLite file and its WAL and shared-memory files, when present.
+    static func remove(_ path: String) throws {
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
             do {
                 try FileManager.default.removeItem(atPath: path + suffix)
@@ -165,7 +181,6 @@ struct DemoCommand: AsyncParsableCommand {
                 throw CLIError("cannot replace \(path + suffix): \(error.localizedDescription)")
             }
         }
-        return path
     }
 
     /// The number of objects the server lists at `path`.

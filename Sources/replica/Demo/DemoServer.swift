@@ -6,15 +6,17 @@ import ReplicaServer
 /// on the embedded mock server, posts wrapped in their namespace (`{"posts": [...]}`), plus `GET /bootstrap` (every user in one MANY-shaped object) and
 /// `GET /stats` (counts, for the DATA route).
 enum DemoServer {
-    /// Starts the server on a free loopback port with `data` loaded and latency between `latency`
-    /// and twice that.
-    static func start(schema: Schema, data: DemoData, latency: Duration) async throws -> MockServer {
+    /// Starts the server on a free loopback port with `data` loaded into a SQLite mock store at
+    /// `storePath` (replaced), and latency between `latency` and twice that.
+    static func start(schema: Schema, data: DemoData, latency: Duration, storePath: String) async throws -> MockServer {
         let blog = MockResource.resources(for: schema)
         let extra = [MockResource("bootstrap", properties: [], actions: .index),
                      MockResource("stats", properties: [], actions: .index)]
         let conditions = MockConditions(latency: latency == .zero ? nil : latency ... latency * 2)
         let server = try await MockServer.start(resources: blog + extra,
-                                                options: MockServerOptions(host: "127.0.0.1", port: 0, conditions: conditions))
+                                                options: MockServerOptions(host: "127.0.0.1", port: 0,
+                                                                           store: try SQLiteMockStore(path: storePath),
+                                                                           conditions: conditions))
         do {
             let resources = Dictionary(blog.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
             server.setController(BootstrapController(users: resources["users"]), for: "bootstrap")

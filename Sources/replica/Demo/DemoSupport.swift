@@ -13,21 +13,21 @@ final class DemoReport: @unchecked Sendable {
     func line(_ text: String) {
         lock.withLock {
             clearProgress()
-            FileHandle.standardOutput.write(Data((text + "\n").utf8))
+            Output.write(text + "\n", to: .standardOutput)
         }
     }
 
     func progress(_ text: String) {
         guard progressEnabled else { return }
         lock.withLock {
-            FileHandle.standardError.write(Data(("\r" + text + "\u{1B}[K").utf8))
+            Output.write("\r" + text + "\u{1B}[K", to: .standardError)
             progressShown = true
         }
     }
 
     private func clearProgress() {
         guard progressShown else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        Output.write("\r\u{1B}[K", to: .standardError)
         progressShown = false
     }
 

@@ -109,7 +109,7 @@ struct WatchJSONLines {
     }
 
     func emit(_ value: JSONValue) {
-        FileHandle.standardOutput.write(Data((value.serialized() + "\n").utf8))
+        Output.write(value.serialized() + "\n", to: .standardOutput)
     }
 }
 
