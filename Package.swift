@@ -69,6 +69,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "ReplicaExamples",
+            dependencies: [
+                "Replica",
+                "ReplicaHTTP",
+                "ReplicaServer",
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "ReplicaTests",
             dependencies: ["Replica"],
@@ -100,6 +109,15 @@ let package = Package(
                 "replica",
                 "Replica",
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ReplicaExamplesTests",
+            dependencies: [
+                "ReplicaExamples",
+                "Replica",
+                "ReplicaServer",
             ],
             swiftSettings: swiftSettings
         ),

@@ -87,7 +87,7 @@ public struct EntityChanges: Sendable, Hashable, CustomStringConvertible {
 ///
 /// ```swift
 /// engine.addObserver(queue: .main) { changes in
-///     print(changes.sequence, changes["Post"]?.inserted ?? [])
+///     if let posts = changes["Post"] { print(changes.sequence, posts.inserted) }
 /// }
 /// ```
 public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {

@@ -1,0 +1,41 @@
+import Foundation
+import ReplicaServer
+
+/// README "Mock server": a server for a schema file, started and stopped.
+public func mockServerForSchema() async throws {
+    // README: mock-server
+    let schema = try Schema(contentsOf: URL(fileURLWithPath: "Schemas/people.json"))
+    let server = try await MockServer.start(resources: MockResource.resources(for: schema))   // 127.0.0.1, free port
+    print(server.baseURL)                       // http://127.0.0.1:40123
+    // … point a client at it …
+    await server.stop()                         // graceful; `try await server.start()` serves again on the same port
+    // README: end
+}
+
+/// README "Mock server": resources declared by hand, a SQLite store, a resource added while running.
+///
+/// - Returns: The running server; stop it when done.
+public func mockServerByHand(tags: MockResource) async throws -> MockServer {
+    // README: mock-resources
+    let people = MockResource("people", properties: [MockProperty("name", .string), MockProperty("numberOfKids", .integer)])
+    let cars = MockResource("cars", properties: [MockProperty("color", .string)], actions: [.index, .show, .create],
+                            parents: [MockParent("people")])          // parent key "person_id"
+    let server = try await MockServer.start(resources: [people, cars],
+                                            options: MockServerOptions(port: 8888, store: try SQLiteMockStore(path: "mock.sqlite")))
+    try await server.addResource(tags)                                // while running; removeResource(named:) too
+    // README: end
+    return server
+}
+
+/// README "Latency and faults".
+public func mockServerConditions(server: MockServer) {
+    // README: mock-conditions
+    server.setConditions(MockConditions(
+        latency: .milliseconds(50) ... .milliseconds(200),            // every response waits a random time in range
+        faults: [
+            MockFault(.status(503), probability: 0.1),                  // global
+            MockFault(.dropConnection, method: "POST", path: "/people"),// close without answering
+            MockFault(.stall, path: "/people/:id"),                     // answer nothing until the client times out
+        ]))
+    // README: end
+}

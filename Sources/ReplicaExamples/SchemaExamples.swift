@@ -1,0 +1,45 @@
+import Foundation
+import Replica
+
+/// README "Schemas": the people schema built in Swift.
+public func schemaInSwift() throws -> Schema {
+    // README: schema-in-swift
+    let schema = try Schema(name: "people", keyConvention: .camelCase) {
+        Entity("Person") {
+            Attribute("id", .integer)
+            Attribute("name", .string)
+            Attribute("numberOfKids", .integer)
+        }
+        Entity("Car") {
+            Attribute("id", .integer)
+            Attribute("color", .string)
+            Attribute("personID", .integer, jsonKey: "person_id")
+            Relationship.toOne("person", "Person", foreignKey: "personID")
+        }
+    }
+    // README: end
+    return schema
+}
+
+/// README "Routes": resolving a path through the route table.
+///
+/// - Returns: The resolved entity's name and the scope's description.
+public func routeResolution(schema: Schema) throws -> (entity: String?, scope: String) {
+    // README: routes
+    let table = try RouteTable(schema: schema)
+    let resolution = try table.resolve(.get, "/users/3/posts?page=2")
+    let entityName = resolution.entry.entity?.name   // "Post"
+    let scope = resolution.scope.description         // "Post where userID = 3"
+    // README: end
+    return (entityName, scope)
+}
+
+/// README "Property maps and transforms": a custom transform.
+public func customTransform(store: Store) throws -> SyncEngine {
+    // README: transforms
+    var transforms = TransformRegistry()
+    transforms.register("cents") { value in .double((value.doubleValue ?? 0) / 100) }
+    let engine = try SyncEngine(store: store, transforms: transforms)
+    // README: end
+    return engine
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Replica
+
+/// README "The sync engine": one response synced, and an observer.
+public func syncEngineExample(schema: Schema, responseData: Data) async throws -> SyncResult {
+    // README: sync-engine
+    let store = try Store(path: "blog.sqlite", schema: schema)
+    let engine = try SyncEngine(store: store)
+    let result = try await engine.sync(.get, "/users/3/posts", body: responseData)
+    print(result.changes)   // #1 Post: 2 inserted, 1 updated, 1 deleted
+    engine.addObserver(for: ["Post"], queue: .main) { changes in
+        if let posts = changes["Post"] { print(posts.inserted) }
+    }
+    // README: end
+    return result
+}
+
+/// README "The store": reading rows and decoding them.
+///
+/// - Returns: How many posts and users were read.
+public func storeExample(schema: Schema) throws -> (posts: Int, users: Int) {
+    // README: store
+    let store = try Store(path: "blog.sqlite", schema: schema)   // creates or migrates
+    let posts = try store.rows("Post", where: "userID = ?", arguments: [.integer(3)],
+                               sort: [.descending("createdAt")], limit: 20)
+    struct User: Decodable { var userID: Int; var name: String; var friends: [Int]? }
+    let users = try store.fetch(User.self, from: "User", sort: [.ascending("name")])
+    // README: end
+    return (posts.count, users.count)
+}
+
+/// README "Live result sets": a sectioned, limited live query and its updates.
+public func liveResultSetExample(engine: SyncEngine, lastWeek: Date) async throws {
+    // README: live-result-set
+    let posts = try LiveResultSet(engine: engine, query: LiveQuery(
+        "Post",
+        where: .equal("userID", .integer(3)) && .greater("createdAt", .date(lastWeek)),
+        sort: [.descending("createdAt")],
+        sectionKey: "published",          // sections ordered with the sort
+        sectionOffset: 1,                 // the view's first section belongs to something else
+        limit: 100))
+    for await update in posts.updates() {
+        // update.previous + update.diff == update.snapshot
+        for change in update.diff.changes { print(change) }
+    }
+    // README: end
+}

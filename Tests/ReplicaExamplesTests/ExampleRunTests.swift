@@ -1,0 +1,89 @@
+import Foundation
+import ReplicaExamples
+import ReplicaServer
+import Testing
+
+/// Counts the requests a mock server answered, per method and path.
+final class RequestCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var counts: [String: Int] = [:]
+
+    func record(_ entry: MockRequestLogEntry) {
+        lock.withLock { counts["\(entry.method) \(entry.path)", default: 0] += 1 }
+    }
+
+    func count(_ request: String) -> Int {
+        lock.withLock { counts[request, default: 0] }
+    }
+
+    /// Waits until `request` was answered `times` times; `false` after `timeout`.
+    func wait(for request: String, times: Int, timeout: Duration = .seconds(20)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while count(request) < times {
+            if ContinuousClock.now > deadline { return false }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return true
+    }
+}
+
+@Suite("README examples, run")
+struct ExampleRunTests {
+    @Test("the quick start syncs the products, prints them and reports a change the server makes", .timeLimit(.minutes(1)))
+    func quickStartAgainstMockServer() async throws {
+        let requests = RequestCounter()
+        let products = MockResource("products", properties: [MockProperty("name", .string), MockProperty("price", .double)])
+        let server = try await MockServer.start(resources: [products],
+                                                options: MockServerOptions(host: "127.0.0.1", port: 0,
+                                                                           requestLog: { requests.record($0) }))
+        let loaded = try await server.load(json: JSONValue(parsing: #"""
+            {"products": [{"id": 1, "name": "cable", "price": 9.5}, {"id": 2, "name": "adapter", "price": 19}]}
+            """#))
+        #expect(loaded.loaded == 2)
+        let baseURL = try #require(URL(string: server.baseURL))
+
+        let run = Task { try await quickStart(baseURL: baseURL, maxUpdates: 1) }
+        // A watchdog: cancelling ends the example's update loop, so a missing update fails below instead of hanging.
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(30))
+            run.cancel()
+        }
+        // The second GET is the periodic sync's first: by then the live result set is open and subscribed.
+        let polled = try await requests.wait(for: "GET /products", times: 2)
+        #expect(polled, "the periodic sync never called GET /products")
+        let changed = try await server.load(json: JSONValue(parsing: #"""
+            {"products": [{"id": 3, "name": "battery", "price": 4.25}, {"id": 1, "name": "cable", "price": 8}]}
+            """#))
+        #expect(changed.loaded == 2)
+
+        let rows: [EntityRow]
+        do {
+            rows = try await run.value
+        } catch {
+            watchdog.cancel()
+            await server.stop()
+            throw error
+        }
+        watchdog.cancel()
+        await server.stop()
+
+        #expect(rows.map { $0["name"] } == [.string("adapter"), .string("battery"), .string("cable")])
+        #expect(rows.map { $0["price"] } == [.double(19), .double(4.25), .double(8)])
+        #expect(requests.count("GET /products") >= 3)
+    }
+
+    @Test("the routes example resolves as its comments say, on Schemas/blog.json")
+    func routesExample() throws {
+        let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/blog.json"))
+        let resolved = try routeResolution(schema: schema)
+        #expect(resolved.entity == "Post")
+        #expect(resolved.scope == "Post where userID = 3")
+    }
+
+    @Test("the schema built in Swift has its two entities and the foreign key's JSON key")
+    func schemaExample() throws {
+        let schema = try schemaInSwift()
+        #expect(schema.entities.map(\.name) == ["Person", "Car"])
+        #expect(schema.entity(named: "Car")?.attribute(named: "personID")?.jsonKey == "person_id")
+    }
+}
