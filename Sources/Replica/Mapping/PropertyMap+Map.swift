@@ -76,6 +76,37 @@ extension PropertyMap {
         return key
     }
 
+    /// The primary key of an object that failed to map as a whole, when its own key is valid:
+    /// a skipped object still counts as seen for stale-row deletion.
+    ///
+    /// ```swift
+    /// users.primaryKey(ofInvalid: ["user_id": 7, "age": "old"])   // .integer(7)
+    /// ```
+    ///
+    /// - Parameter value: The JSON object.
+    /// - Returns: The converted key, or `nil` when it is missing, `null` or invalid.
+    public func primaryKey(ofInvalid value: JSONValue) -> AttributeValue? {
+        guard case .object(let object) = value else { return nil }
+        return primaryKey(in: object, node: root)
+    }
+
+    private func primaryKey(in object: JSONObject, node: KeyNode) -> AttributeValue? {
+        for (key, slot) in node.slots {
+            switch slot {
+            case .attribute(let index) where index == primaryKeyIndex:
+                guard let raw = object[key],
+                      let converted = try? convert(raw, attribute: index, at: JSONPointer(components: []), key: key),
+                      !converted.isNull else { return nil }
+                return converted
+            case .object(let child):
+                if case .object(let nested)? = object[key], let found = primaryKey(in: nested, node: child) { return found }
+            default:
+                continue
+            }
+        }
+        return nil
+    }
+
     private func fill(_ result: inout MappedObject, node: KeyNode, object: JSONObject,
                       pointer: JSONPointer, prefix: String?) throws {
         for key in object.keys {

@@ -132,3 +132,76 @@ final class ChunkChannel: @unchecked Sendable {
         return chunk
     }
 }
+
+/// What the parsing thread and the consumer of one response share.
+final class ParsedStream: Sendable {
+    let queue = BatchQueue<ReaderMessage>(capacity: 4)
+    /// Consumed batches go back to the parsing thread, which reuses their memory.
+    let pool = RowBatchPool(capacity: 8)
+    let cancellation = CancellationFlag()
+    let failure = FailureBox()
+
+    /// Takes every batch on a background thread (pops block) and hands it to `body`, then
+    /// returns the parsing thread's summary.
+    ///
+    /// - Throws: What `body` throws, `.cancelled`, or the parsing thread's error.
+    func drain(_ body: @escaping (RowBatch) throws -> Void) async throws -> ReaderSummary {
+        // `body` runs on one background thread while the caller awaits: never concurrently.
+        let consumer = UncheckedBox(body)
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                do {
+                    var summary: ReaderSummary?
+                    while let message = self.queue.pop() {
+                        if self.cancellation.isCancelled { throw SyncError(.cancelled, "cancelled") }
+                        switch message {
+                        case .rows(let batch):
+                            try consumer.value(batch)
+                            self.pool.recycle(batch)
+                        case .finished(let finished):
+                            summary = finished
+                        }
+                    }
+                    if self.cancellation.isCancelled { throw SyncError(.cancelled, "cancelled") }
+                    guard let summary else {
+                        throw self.failure.error ?? SyncError(.input, "the response ended early")
+                    }
+                    continuation.resume(returning: summary)
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+}
+
+/// Tells an async caller that a thread has ended: the thread calls ``signal()`` last thing,
+/// the caller awaits ``wait()``.
+/// `@unchecked Sendable`: `done` and `waiters` are read and written under `lock` only.
+final class ThreadCompletion: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func signal() {
+        lock.lock()
+        done = true
+        let waiting = waiters
+        waiters = []
+        lock.unlock()
+        for waiter in waiting { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            if done {
+                lock.unlock()
+                continuation.resume()
+            } else {
+                waiters.append(continuation)
+                lock.unlock()
+            }
+        }
+    }
+}

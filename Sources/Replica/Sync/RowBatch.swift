@@ -63,6 +63,14 @@ struct RowBatch: Sendable {
 
     init() {}
 
+    /// A batch rebuilt from its parts (read back from a sync session's staging).
+    init(rows: [Row], cells: [Cell], arena: [UInt8], otherKeys: [Int: AttributeValue]) {
+        self.rows = rows
+        self.cells = cells
+        self.arena = arena.isEmpty ? [0] : arena
+        self.otherKeys = otherKeys
+    }
+
     var count: Int { rows.count }
     var isEmpty: Bool { rows.isEmpty }
 
@@ -184,6 +192,30 @@ struct RowBatch: Sendable {
         case .blob:
             let start = Int(cell.payload)
             return .data(Array(arena[start..<start + Int(cell.length)]))
+        }
+    }
+
+    /// Appends the keys of top-level rows of tracked entities to `keys[entity]`: the objects a
+    /// response listed, which stale-row deletion keeps.
+    ///
+    /// - Parameters:
+    ///   - keyIndexes: The primary key's attribute index by entity index.
+    ///   - tracked: Whether an entity's keys are wanted, by entity index.
+    ///   - keys: The keys by entity index.
+    func collectTopLevelKeys(keyIndexes: [Int], tracked: [Bool], into keys: inout [PrimaryKeys]) {
+        let hasOtherKeys = !otherKeys.isEmpty
+        for index in rows.indices {
+            let row = rows[index]
+            guard row.isTopLevel, tracked[row.entity] else { continue }
+            let keyIndex = keyIndexes[row.entity]
+            if !hasOtherKeys, keyIndex < row.cellCount {
+                let cell = cells[row.firstCell + keyIndex]
+                if cell.kind == .integer {
+                    keys[row.entity].integers.append(cell.payload)
+                    continue
+                }
+            }
+            keys[row.entity].append(key(ofRow: index, keyIndex: keyIndex))
         }
     }
 

@@ -52,7 +52,8 @@ struct RowPlanner: Sendable {
                 throw SyncError(.invalidObject, error.description, underlying: error)
             case .skip:
                 statistics.skipped.append(SkippedObject(entity: mapping.maps[entity].entity.name, pointer: pointer,
-                                                        reason: error.description))
+                                                        reason: error.description,
+                                                        key: mapping.maps[entity].primaryKey(ofInvalid: value)))
                 return
             }
         }
@@ -101,5 +102,18 @@ struct RowPlanner: Sendable {
                          into: &rows, objects: &objects, ignored: &ignored)
             }
         }
+    }
+}
+
+extension PlanStatistics {
+    /// The keys of skipped objects that had one, by entity index: they still count as seen,
+    /// so stale-row deletion keeps their rows.
+    func skippedKeys(planner: RowPlanner) -> [Int: PrimaryKeys] {
+        var keys: [Int: PrimaryKeys] = [:]
+        for object in skipped {
+            guard let key = object.key, let entity = planner.index(of: object.entity) else { continue }
+            keys[entity, default: PrimaryKeys()].append(key)
+        }
+        return keys
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The writer side of one response: upserts planned rows inside the transaction, records
 /// what changed, and deletes stale rows of complete collections.
@@ -64,29 +65,52 @@ final class RowWriter {
     /// The keys of top-level rows of `entity` written so far (tracked entities only).
     func seenKeys(of entity: Int) -> PrimaryKeys { seen[entity] }
 
-    /// Deletes rows of `entity` inside `scope` whose keys were not seen in this response.
-    func deleteStale(entity: Int, scope: RouteScope?) throws {
-        try deleteStale(entity: entity, scope: scope, keeping: seen[entity])
-    }
-
     /// Deletes rows of `entity` inside `scope` whose keys are not in `seenKeys`.
-    func deleteStale(entity: Int, scope: RouteScope?, keeping seenKeys: PrimaryKeys) throws {
+    ///
+    /// When `allStored` says every key of `seenKeys` names a row this transaction wrote (no
+    /// keys vouched for by unchanged pages, none of skipped objects), an unscoped collection
+    /// whose table holds exactly as many rows as distinct keys were seen has nothing stale,
+    /// and no key is read. Otherwise the scope's keys are read once and looked up in the
+    /// sorted seen keys.
+    func deleteStale(entity: Int, scope: RouteScope?, keeping seenKeys: PrimaryKeys, allStored: Bool = false) throws {
         let map = maps[entity]
         let table = map.entity.tableName.quotedIdentifier
         let keyColumn = map.entity.primaryKey.quotedIdentifier
         let (condition, arguments) = scope?.whereClause ?? ("1", [])
-        let seenIntegers = Set(seenKeys.integers)
-        let seenStrings = Set(seenKeys.strings)
+        var integers = seenKeys.integers
+        integers.sort()
+        integers.removeDuplicatesFromSorted()
+        let strings = Set(seenKeys.strings)
+        if allStored && arguments.isEmpty {
+            let stored = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0
+            if stored == integers.count + strings.count { return }
+        }
+        let statement = try db.makeStatement(sql: "SELECT \(keyColumn) FROM \(table) WHERE \(condition)")
+        try statement.setArguments(StatementArguments(arguments.map(\.databaseValue)))
+        let handle = statement.sqliteStatement
         var stale: [AttributeValue] = []
-        let cursor = try DatabaseValue.fetchCursor(db, sql: "SELECT \(keyColumn) FROM \(table) WHERE \(condition)",
-                                                   arguments: StatementArguments(arguments.map(\.databaseValue)))
-        while let value = try cursor.next() {
-            switch value.storage {
-            case .int64(let i): if !seenIntegers.contains(i) { stale.append(.integer(i)) }
-            case .string(let s): if !seenStrings.contains(s) { stale.append(.string(s)) }
-            default: break
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else {
+                throw SyncError(.database, "cannot read the keys of \(map.entity.name): \(String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))")
+            }
+            switch sqlite3_column_type(handle, 0) {
+            case SQLITE_INTEGER:
+                let key = sqlite3_column_int64(handle, 0)
+                if !integers.containsSorted(key) { stale.append(.integer(key)) }
+            case SQLITE_TEXT:
+                // Read by length: text keys may hold NUL bytes.
+                let count = Int(sqlite3_column_bytes(handle, 0))
+                let key = sqlite3_column_text(handle, 0).map {
+                    String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+                } ?? ""
+                if !strings.contains(key) { stale.append(.string(key)) }
+            default:
+                break
             }
         }
+        sqlite3_reset(handle)
         for key in stale {
             try statements.delete(entity: entity, key: key)
             changes[entity].deleted.append(key)
@@ -109,5 +133,29 @@ final class RowWriter {
             if !change.isEmpty { result[maps[index].entity.name] = change }
         }
         return result
+    }
+}
+
+extension Array where Element == Int64 {
+    /// Removes adjacent duplicates of a sorted array, in place.
+    mutating func removeDuplicatesFromSorted() {
+        guard count > 1 else { return }
+        var last = 0
+        for index in 1..<count where self[index] != self[last] {
+            last += 1
+            self[last] = self[index]
+        }
+        removeSubrange((last + 1)...)
+    }
+
+    /// Whether a sorted array holds `value` (binary search).
+    func containsSorted(_ value: Int64) -> Bool {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if self[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low < count && self[low] == value
     }
 }

@@ -76,6 +76,9 @@ public final class SyncEngine: Sendable {
 
     /// Syncs a response body that arrives as a sequence of byte chunks (an HTTP body), parsing as it streams.
     ///
+    /// The body is staged outside the store's write lock as it arrives and merged in one
+    /// short transaction at its end: a stalled response never blocks other writers.
+    ///
     /// ```swift
     /// let result = try await engine.sync(.get, "/users", chunks: response.body)
     /// ```
@@ -121,32 +124,24 @@ public final class SyncEngine: Sendable {
         }
     }
 
-    /// Imports JSON from any async sequence of byte chunks.
+    /// Imports JSON from any async sequence of byte chunks (an HTTP body, a pipe).
+    ///
+    /// The chunks are parsed and staged as they arrive, outside the store's write lock, and
+    /// merged in one short transaction once the sequence ends (a one-page ``SyncSession``):
+    /// a slow or stalled producer never blocks other writers.
+    ///
+    /// ```swift
+    /// let result = try await engine.importChunks(body, into: .entity("Person"), source: url.absoluteString)
+    /// ```
     ///
     /// - Throws: ``SyncError``, or the sequence's own error; the store is then exactly as before.
     public func importChunks<Chunks: AsyncSequence & Sendable>(_ chunks: Chunks, into target: ImportTarget,
                                                                source: String = "input",
                                                                options: SyncOptions = SyncOptions()) async throws -> SyncResult
     where Chunks.Element == [UInt8] {
-        let plan = try resolve(target, options: options)
-        let channel = ChunkChannel()
-        let feeder = Task {
-            do {
-                for try await chunk in chunks {
-                    if Task.isCancelled { break }
-                    await channel.send(chunk)
-                }
-                channel.finish()
-            } catch {
-                channel.finish(throwing: error)
-            }
-        }
-        defer { feeder.cancel() }
-        return try await withTaskCancellationHandler {
-            try await run(plan, source: source, totalBytes: nil, options: options, channel: channel) { try channel.receive() }
-        } onCancel: {
-            channel.finish(throwing: CancellationError())
-        }
+        let session = try self.session(target, source: source, options: options)
+        _ = try await session.stage(chunks: chunks)
+        return try await session.commit(complete: true)
     }
 
     /// The completion-handler form of ``sync(_:_:body:options:)``, delivering on `queue`.
@@ -241,46 +236,62 @@ extension SyncEngine {
         }
     }
 
-    /// Runs one response: a parsing thread feeds planned rows to the writer's transaction.
+    /// Runs one response straight into one write transaction: a parsing thread feeds planned
+    /// rows to the writer. For inputs that are all at hand (a buffer, a local file): the
+    /// transaction never waits on a network.
     func run(_ plan: SyncPlan, source: String, totalBytes: Int64?, options: SyncOptions, channel: ChunkChannel? = nil,
              next: @escaping () throws -> [UInt8]?) async throws -> SyncResult {
-        let queue = BatchQueue<ReaderMessage>(capacity: 4)
-        // Written batches go back to the parsing thread, which reuses their memory.
-        let pool = RowBatchPool(capacity: 8)
-        let cancellation = CancellationFlag()
-        let failure = FailureBox()
+        try await parsing(plan, source: source, totalBytes: totalBytes, options: options, channel: channel, next: next) { stream in
+            if case .data = plan.shape {
+                return try await Self.awaitData(stream, route: plan.route)
+            }
+            return try await self.write(plan, stream: stream, source: source)
+        }
+    }
+
+    /// Parses one response on its own thread while `consume` takes its batches, and returns
+    /// only once that thread has ended, whatever happened: no parsing thread outlives a call
+    /// (or reads a file handle the caller closes afterwards).
+    ///
+    /// - Throws: ``SyncError`` (`.cancelled` when the task was cancelled, `.database` for a
+    ///   database error), or what the input or `consume` threw.
+    func parsing<T: Sendable>(_ plan: SyncPlan, source: String, totalBytes: Int64?, options: SyncOptions,
+                              channel: ChunkChannel? = nil, next: @escaping () throws -> [UInt8]?,
+                              consume: @escaping @Sendable (ParsedStream) async throws -> T) async throws -> T {
+        let stream = ParsedStream()
         let reader = ResponseReader(planner: planner, shape: plan.shape, scope: plan.scope, options: options, source: source)
         let nextChunk = UncheckedBox(next)
+        let ended = ThreadCompletion()
         let thread = Thread {
             do {
-                try reader.run(next: nextChunk.value, totalBytes: totalBytes, queue: queue, pool: pool,
-                               cancellation: cancellation)
+                try reader.run(next: nextChunk.value, totalBytes: totalBytes, queue: stream.queue, pool: stream.pool,
+                               cancellation: stream.cancellation)
             } catch {
-                failure.set(error)
+                stream.failure.set(error)
             }
-            queue.close()
+            stream.queue.close()
+            ended.signal()
         }
         thread.name = "Replica.parser"
         thread.stackSize = 4 << 20
         thread.start()
         let abort: @Sendable () -> Void = {
-            cancellation.cancel()
-            queue.close()
+            stream.cancellation.cancel()
+            stream.queue.close()
             channel?.finish(throwing: CancellationError())
         }
         do {
-            return try await withTaskCancellationHandler {
-                if case .data = plan.shape {
-                    return try await Self.awaitData(queue: queue, failure: failure, route: plan.route)
-                }
-                return try await write(plan, queue: queue, pool: pool, failure: failure, cancellation: cancellation,
-                                       source: source)
+            let result = try await withTaskCancellationHandler {
+                try await consume(stream)
             } onCancel: {
                 abort()
             }
+            await ended.wait()
+            return result
         } catch {
             abort()
-            if cancellation.isCancelled, !(error is SyncError) || (error as? SyncError)?.code == .cancelled {
+            await ended.wait()
+            if stream.cancellation.isCancelled, !(error is SyncError) || (error as? SyncError)?.code == .cancelled {
                 throw SyncError(.cancelled, "cancelled; nothing was written", source: source)
             }
             if let error = error as? SyncError { throw error }
@@ -291,50 +302,46 @@ extension SyncEngine {
         }
     }
 
-    private static func awaitData(queue: BatchQueue<ReaderMessage>, failure: FailureBox, route: Route?) async throws -> SyncResult {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                while let message = queue.pop() {
-                    if case .finished(let summary) = message {
-                        continuation.resume(returning: SyncResult(
-                            changes: ChangeSet(), skipped: [], ignoredKeyCount: 0, objectCount: 0,
-                            byteCount: summary.byteCount, data: summary.skeleton, route: route,
-                            metadata: nil, seenKeys: PrimaryKeys(), scope: nil))
-                        return
-                    }
-                }
-                continuation.resume(throwing: failure.error ?? SyncError(.input, "the response ended early"))
-            }
-        }
+    static func awaitData(_ stream: ParsedStream, route: Route?) async throws -> SyncResult {
+        let summary = try await stream.drain { _ in }
+        return SyncResult(changes: ChangeSet(), skipped: [], ignoredKeyCount: 0, objectCount: 0,
+                          byteCount: summary.byteCount, data: summary.skeleton, route: route,
+                          metadata: nil, seenKeys: PrimaryKeys(), scope: nil)
     }
 
-    private func write(_ plan: SyncPlan, queue: BatchQueue<ReaderMessage>, pool: RowBatchPool, failure: FailureBox,
-                       cancellation: CancellationFlag, source: String) async throws -> SyncResult {
+    private func write(_ plan: SyncPlan, stream: ParsedStream, source: String) async throws -> SyncResult {
         let maps = mapping.maps
         let observers = self.observers
         let sequence = self.sequence
+        let planner = self.planner
         var tracked = plan.staleEntities
         if plan.collectKeys, let target = plan.targetEntity { tracked.insert(target) }
         let trackedEntities = tracked
         return try await store.database.write { db in
             let writer = try RowWriter(db: db, maps: maps, trackSeen: trackedEntities)
             var summary: ReaderSummary?
-            while let message = queue.pop() {
-                if cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
+            while let message = stream.queue.pop() {
+                if stream.cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
                 switch message {
                 case .rows(let batch):
                     try writer.write(batch)
-                    pool.recycle(batch)
+                    stream.pool.recycle(batch)
                 case .finished(let finished):
                     summary = finished
                 }
             }
-            if cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
+            if stream.cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
             guard let summary else {
-                throw failure.error ?? SyncError(.input, "the response ended early", source: source)
+                throw stream.failure.error ?? SyncError(.input, "the response ended early", source: source)
             }
+            // A skipped object's key still counts as seen: its row stays.
+            let skippedKeys = summary.statistics.skippedKeys(planner: planner)
             for entity in summary.completeCollections.intersection(plan.staleEntities).sorted() {
-                try writer.deleteStale(entity: entity, scope: entity == plan.targetEntity ? plan.scope : nil)
+                var keeping = writer.seenKeys(of: entity)
+                let kept = skippedKeys[entity] ?? PrimaryKeys()
+                keeping.formUnion(kept)
+                try writer.deleteStale(entity: entity, scope: entity == plan.targetEntity ? plan.scope : nil,
+                                       keeping: keeping, allStored: kept.isEmpty)
             }
             let changes = ChangeSet(sequence: sequence.next(), entities: writer.entityChanges())
             if !changes.isEmpty {

@@ -62,6 +62,16 @@ public struct SkippedObject: Sendable, Hashable, CustomStringConvertible {
     public var pointer: JSONPointer
     /// Why it was skipped.
     public var reason: String
+    /// Its primary key, when the object had a valid one: it still counts as seen, so
+    /// stale-row deletion keeps the row stored for it (if any).
+    public var key: AttributeValue?
+
+    public init(entity: String, pointer: JSONPointer, reason: String, key: AttributeValue? = nil) {
+        self.entity = entity
+        self.pointer = pointer
+        self.reason = reason
+        self.key = key
+    }
 
     public var description: String { "\(entity) at \(pointer.components.isEmpty ? "/" : pointer.description): \(reason)" }
 }
@@ -89,4 +99,23 @@ public struct SyncResult: Sendable {
     public var seenKeys: PrimaryKeys
     /// The scope the response was synced into.
     public var scope: RouteScope?
+    /// How long the write transaction held the store's writer (from its first statement to
+    /// its commit); `nil` when nothing was written.
+    public var writeLockDuration: Duration?
+
+    public init(changes: ChangeSet, skipped: [SkippedObject], ignoredKeyCount: Int, objectCount: Int, byteCount: Int64,
+                data: JSONValue?, route: Route?, metadata: JSONValue?, seenKeys: PrimaryKeys, scope: RouteScope?,
+                writeLockDuration: Duration? = nil) {
+        self.changes = changes
+        self.skipped = skipped
+        self.ignoredKeyCount = ignoredKeyCount
+        self.objectCount = objectCount
+        self.byteCount = byteCount
+        self.data = data
+        self.route = route
+        self.metadata = metadata
+        self.seenKeys = seenKeys
+        self.scope = scope
+        self.writeLockDuration = writeLockDuration
+    }
 }
