@@ -84,7 +84,9 @@ struct SyncCommand: AsyncParsableCommand {
             updated += changes.updated.count
             deleted += changes.deleted.count
         }
-        let pages = result.pages > 1 ? ", \(result.pages) pages" : ""
+        var pages = result.pages > 1 ? ", \(result.pages) pages" : ""
+        if result.unchangedPages > 0 { pages += ", \(result.unchangedPages) not modified" }
+        if result.isTruncated { pages += ", stopped at the page limit: nothing deleted" }
         return "\(path): \(result.status), inserted \(inserted), updated \(updated), deleted \(deleted) "
             + "(\(result.sync.objectCount) objects\(pages))"
     }

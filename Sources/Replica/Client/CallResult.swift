@@ -1,15 +1,20 @@
 /// The outcome of one client call: the HTTP exchange and what it synced.
 public struct CallResult: Sendable {
-    /// The final status (200, 201, 204, 304 …).
+    /// The status of the first page that did not answer 304 (200, 201, 204 …); 304 when every page did.
     public var status: Int
-    /// The response headers (of the first page).
+    /// The response headers of that page.
     public var headers: HeaderFields
     /// What the response(s) changed in the store; for DATA routes the JSON is in `sync.data`.
     public var sync: SyncResult
-    /// `true` when the server answered 304: nothing changed, no stale row was deleted.
+    /// `true` when every page answered 304: nothing changed, no stale row was deleted.
     public var notModified: Bool
-    /// How many pages were fetched.
+    /// How many pages were requested.
     public var pages: Int
+    /// How many of them answered 304 Not Modified (their recorded keys still counted as seen).
+    public var unchangedPages: Int
+    /// `true` when the call stopped at ``ClientConfiguration/maxPages`` before the last page:
+    /// the fetched pages were stored and no stale row was deleted.
+    public var isTruncated: Bool
     /// The route the call went through.
     public var route: String
 

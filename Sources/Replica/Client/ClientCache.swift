@@ -1,43 +1,122 @@
 import Foundation
 import GRDB
 
-/// What the client remembers per URL, inside the store: validators for conditional GETs and
-/// since-cursors for incremental sync (table `replica_http_cache`).
+/// What the client remembers per request URL, inside the store (table `replica_http_cache`):
+/// validators for conditional GETs, since-cursors for incremental sync, and, for each page of
+/// a collection, the keys it held and the URL of the page after it, so that a page answering
+/// 304 Not Modified still vouches for its rows and the traversal can go on past it.
+///
+/// Entries are written in the same transaction as the rows they describe: a failed sync leaves
+/// both as they were.
 struct ClientCache: Sendable {
     struct Entry: Sendable, Hashable {
         var etag: String?
         var lastModified: String?
         var cursor: String?
+        /// The URL of the next page, as found when this page last answered 200; `nil` for the last page.
+        var next: String?
+        /// The keys of the page's own objects when it last answered 200; `nil` when not recorded.
+        var keys: PrimaryKeys?
+
+        /// Whether a conditional request can be sent for this page: a 304 must be answerable
+        /// from what is recorded.
+        var hasValidators: Bool { etag != nil || lastModified != nil }
     }
 
     let database: any DatabaseWriter
     static let table = "replica_http_cache"
 
     func entry(for key: String) async throws -> Entry? {
-        try await database.read { db in
-            guard try db.replicaTableExists(Self.table) else { return nil }
-            guard let row = try Row.fetchOne(db, sql: "SELECT etag, last_modified, cursor FROM \(Self.table.quotedIdentifier) WHERE url = ?",
-                                             arguments: [key]) else { return nil }
-            return Entry(etag: row[0], lastModified: row[1], cursor: row[2])
+        try await database.read { db in try Self.entry(for: key, in: db) }
+    }
+
+    static func entry(for key: String, in db: Database) throws -> Entry? {
+        guard try db.replicaTableExists(table) else { return nil }
+        let columns = try Set(db.columns(in: table).map(\.name))
+        let extra = columns.contains("keys") ? ", next_url, keys" : ", NULL, NULL"
+        guard let row = try Row.fetchOne(db, sql: "SELECT etag, last_modified, cursor\(extra) FROM \(table.quotedIdentifier) WHERE url = ?",
+                                         arguments: [key]) else { return nil }
+        let blob: Data? = row[4]
+        return Entry(etag: row[0], lastModified: row[1], cursor: row[2], next: row[3],
+                     keys: blob.flatMap { PrimaryKeys(encoded: [UInt8]($0)) })
+    }
+
+    /// Creates the table, or adds the columns a table from an earlier version lacks.
+    static func prepare(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS \(table.quotedIdentifier) (
+                url TEXT NOT NULL PRIMARY KEY, etag TEXT, last_modified TEXT, cursor TEXT, next_url TEXT, keys BLOB)
+            """)
+        let columns = try Set(db.columns(in: table).map(\.name))
+        if !columns.contains("next_url") { try db.execute(sql: "ALTER TABLE \(table.quotedIdentifier) ADD COLUMN next_url TEXT") }
+        if !columns.contains("keys") { try db.execute(sql: "ALTER TABLE \(table.quotedIdentifier) ADD COLUMN keys BLOB") }
+    }
+
+    /// Writes entries inside the caller's transaction.
+    static func write(_ entries: [(key: String, entry: Entry)], in db: Database) throws {
+        guard !entries.isEmpty else { return }
+        try prepare(db)
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO \(table.quotedIdentifier) (url, etag, last_modified, cursor, next_url, keys) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT(url) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified,
+            cursor = excluded.cursor, next_url = excluded.next_url, keys = excluded.keys
+            """)
+        for (key, entry) in entries {
+            try statement.execute(arguments: [key, entry.etag, entry.lastModified, entry.cursor, entry.next,
+                                              entry.keys.map { Data($0.encoded()) }])
         }
     }
 
+    /// Reads, changes and writes one entry in its own transaction.
     func update(_ key: String, _ change: @escaping @Sendable (inout Entry) -> Void) async throws {
         try await database.write { db in
-            try db.execute(sql: """
-                CREATE TABLE IF NOT EXISTS \(Self.table.quotedIdentifier) (
-                    url TEXT NOT NULL PRIMARY KEY, etag TEXT, last_modified TEXT, cursor TEXT)
-                """)
-            var entry = Entry()
-            if let row = try Row.fetchOne(db, sql: "SELECT etag, last_modified, cursor FROM \(Self.table.quotedIdentifier) WHERE url = ?",
-                                          arguments: [key]) {
-                entry = Entry(etag: row[0], lastModified: row[1], cursor: row[2])
-            }
+            var entry = try Self.entry(for: key, in: db) ?? Entry()
             change(&entry)
-            try db.execute(sql: "INSERT INTO \(Self.table.quotedIdentifier) (url, etag, last_modified, cursor) VALUES (?, ?, ?, ?) "
-                           + "ON CONFLICT(url) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified, "
-                           + "cursor = excluded.cursor",
-                           arguments: [key, entry.etag, entry.lastModified, entry.cursor])
+            try Self.write([(key, entry)], in: db)
         }
+    }
+}
+
+extension PrimaryKeys {
+    /// The keys as bytes: the integer count and the integers (little-endian), then the text
+    /// count and each text as its UTF-8 length and bytes.
+    func encoded() -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16 + integers.count * 8 + strings.reduce(0) { $0 + 4 + $1.utf8.count })
+        func append(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+        append(UInt64(integers.count))
+        for integer in integers { append(UInt64(bitPattern: integer)) }
+        append(UInt64(strings.count))
+        for string in strings {
+            append(UInt64(string.utf8.count))
+            bytes.append(contentsOf: string.utf8)
+        }
+        return bytes
+    }
+
+    /// Keys read back from ``encoded()``; `nil` when the bytes are not such an encoding.
+    init?(encoded bytes: [UInt8]) {
+        var offset = 0
+        func next() -> UInt64? {
+            guard bytes.count - offset >= 8 else { return nil }
+            var value: UInt64 = 0
+            for index in 0..<8 { value |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
+            offset += 8
+            return value
+        }
+        self.init()
+        guard let integerCount = next(), integerCount <= UInt64(bytes.count / 8) else { return nil }
+        integers.reserveCapacity(Int(integerCount))
+        for _ in 0..<integerCount {
+            guard let value = next() else { return nil }
+            integers.append(Int64(bitPattern: value))
+        }
+        guard let stringCount = next(), stringCount <= UInt64(bytes.count) else { return nil }
+        for _ in 0..<stringCount {
+            guard let length = next(), length <= UInt64(bytes.count - offset) else { return nil }
+            strings.append(String(decoding: bytes[offset..<offset + Int(length)], as: UTF8.self))
+            offset += Int(length)
+        }
+        guard offset == bytes.count else { return nil }
     }
 }

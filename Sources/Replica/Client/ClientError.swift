@@ -28,6 +28,9 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
         public static let invalidRequest = Code(rawValue: "invalidRequest")
         /// The call was cancelled.
         public static let cancelled = Code(rawValue: "cancelled")
+        /// The server's answers cannot make a consistent sync: a 304 for a page never
+        /// recorded, or page links that lead back to a page already fetched.
+        public static let invalidResponse = Code(rawValue: "invalidResponse")
     }
 
     public var code: Code

@@ -1,91 +1,129 @@
 import Foundation
+import GRDB
 
 extension ReplicaClient {
+    /// Runs one call as one sync session: every page of a collection is staged, then all of
+    /// them commit together with their validators, or nothing does.
+    ///
+    /// Each page URL has its own validators. A page answering 304 vouches for the keys it held
+    /// when it last answered 200, and the traversal goes on to the next page recorded for it;
+    /// the call is "not modified" only when every page was. Stale rows are deleted only after a
+    /// complete traversal (the last page reached, every page answered) of a full (not
+    /// incremental) sync.
     func execute(_ prepared: Prepared, headers: HeaderFields, options: SyncOptions,
                  uploadProgress: (@Sendable (Int64, Int64?) -> Void)? = nil) async throws -> CallResult {
         let routeName = prepared.routeName
         let isGet = prepared.method == .get
-        let cacheKey = try url(for: prepared.path, query: Parameter.flatten(prepared.remaining)).absoluteString
+        let since = isGet ? configuration.sinceCursors[routeName] : nil
+        let firstKey = try url(for: prepared.path, query: Parameter.flatten(prepared.remaining)).absoluteString
+        let firstEntry = isGet ? try await cache.entry(for: firstKey) : nil
         var extraQuery: [(String, Parameter)] = []
-        let since = configuration.sinceCursors[routeName]
-        let cached = isGet ? try await cache.entry(for: cacheKey) : nil
-        if let since, let cursor = cached?.cursor { extraQuery.append((since.parameter, .value(.string(cursor)))) }
+        let incremental = since != nil && firstEntry?.cursor != nil
+        if let since, let cursor = firstEntry?.cursor { extraQuery.append((since.parameter, .value(.string(cursor)))) }
         var request = try await request(for: prepared, headers: headers, extraQuery: extraQuery)
         request.uploadProgress = uploadProgress
-        if isGet && configuration.conditionalRequests, let cached {
-            if let etag = cached.etag, request.headers["If-None-Match"] == nil { request.headers["If-None-Match"] = etag }
-            if let modified = cached.lastModified, request.headers["If-Modified-Since"] == nil {
-                request.headers["If-Modified-Since"] = modified
-            }
+        if prepared.method == .delete {
+            return try await deleted(prepared, response: try await send(request))
         }
-        let response = try await send(request)
-        if response.status == 304 {
+        let routePath = prepared.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? prepared.path
+        let session = try engine.session(prepared.syncMethod, routePath, options: options)
+        defer { session.discard() }
+        let isCollection = isGet && prepared.entry.entity != nil && !prepared.entry.isSingleObject
+        let rule = configuration.pagination[routeName]
+
+        var records: [(key: String, entry: ClientCache.Entry)] = []
+        var visited: Set<String> = [firstKey]
+        var key = firstKey
+        var entry = firstEntry
+        var current = request
+        var first: ClientResponse?
+        var pages = 0
+        var unchanged = 0
+        var complete = false
+        while true {
+            if isGet && configuration.conditionalRequests, let entry, entry.hasValidators, !isCollection || entry.keys != nil {
+                if let etag = entry.etag, current.headers["If-None-Match"] == nil { current.headers["If-None-Match"] = etag }
+                if let modified = entry.lastModified, current.headers["If-Modified-Since"] == nil {
+                    current.headers["If-Modified-Since"] = modified
+                }
+            }
+            let response = try await send(current)
+            pages += 1
+            if first == nil || (first?.status == 304 && response.status != 304) { first = response }
+            var next: URL?
+            if response.status == 304 {
+                guard let entry, !isCollection || entry.keys != nil else {
+                    throw ClientError(.invalidResponse, "HTTP 304 Not Modified for a page with no recorded copy",
+                                      status: 304, headers: response.headers,
+                                      request: "\(current.method) \(current.url.absoluteString)")
+                }
+                unchanged += 1
+                if let keys = entry.keys { session.vouch(for: keys) }
+                next = isCollection ? entry.next.flatMap { URL(string: $0) } : nil
+            } else {
+                let page = try await stage(response, into: session, prepared: prepared, request: current)
+                if isCollection {
+                    next = try nextURL(after: response, request: current, page: page, number: pages, rule: rule)
+                }
+                if isGet {
+                    var record = ClientCache.Entry(cursor: entry?.cursor, next: next?.absoluteString,
+                                                   keys: isCollection ? page.keys : nil)
+                    if configuration.conditionalRequests {
+                        record.etag = response.headers["ETag"]
+                        record.lastModified = response.headers["Last-Modified"]
+                    }
+                    if pages == 1, let since {
+                        switch since.source {
+                        case .header(let name): record.cursor = response.headers[name] ?? record.cursor
+                        case .metadata(let pointer):
+                            if let cursor = page.metadata?[pointer: pointer].flatMap({ Parameter.value($0).text }) {
+                                record.cursor = cursor
+                            }
+                        }
+                    }
+                    if record.hasValidators || record.cursor != nil || entry != nil { records.append((key, record)) }
+                }
+            }
+            guard let nextURL = next else {
+                complete = true
+                break
+            }
+            if pages >= configuration.maxPages { break }
+            key = cacheKey(for: nextURL, dropping: since?.parameter)
+            guard visited.insert(key).inserted else {
+                throw ClientError(.invalidResponse, "the page links lead back to \(nextURL.absoluteString), fetched already",
+                                  request: "\(current.method) \(current.url.absoluteString)")
+            }
+            entry = try await cache.entry(for: key)
+            current.url = nextURL
+            current.headers["If-None-Match"] = nil
+            current.headers["If-Modified-Since"] = nil
+        }
+        let firstResponse = first ?? ClientResponse(status: 304)
+        if unchanged == pages {
             let empty = SyncResult(changes: ChangeSet(), skipped: [], ignoredKeyCount: 0, objectCount: 0, byteCount: 0,
                                    data: nil, route: prepared.entry.route, metadata: nil, seenKeys: PrimaryKeys(), scope: nil)
-            return CallResult(status: 304, headers: response.headers, sync: empty, notModified: true, pages: 1, route: routeName)
+            return CallResult(status: 304, headers: firstResponse.headers, sync: empty, notModified: true, pages: pages,
+                              unchangedPages: unchanged, isTruncated: !complete, route: routeName)
         }
+        let written = records
+        var writeRecords: (@Sendable (Database) throws -> Void)?
+        if !written.isEmpty {
+            writeRecords = { @Sendable db in try ClientCache.write(written, in: db) }
+        }
+        let result = try await session.commit(complete: complete && !incremental, alsoWriting: writeRecords)
+        return CallResult(status: firstResponse.status, headers: firstResponse.headers, sync: result, notModified: false,
+                          pages: pages, unchangedPages: unchanged, isTruncated: !complete, route: routeName)
+    }
 
-        if prepared.method == .delete {
-            return try await deleted(prepared, response: response)
-        }
-        let paginated = isGet && prepared.entry.entity != nil && !prepared.entry.isSingleObject
-        let rule = configuration.pagination[routeName]
-        let follows = paginated && (rule != nil || Self.nextLink(response.headers, relativeTo: request.url) != nil)
-        var pageOptions = options
-        if follows {
-            pageOptions.stalePolicy = .keep
-            pageOptions.collectKeys = true
-        }
-        var result = try await syncBody(response, prepared: prepared, request: request, options: pageOptions)
-        var pages = 1
-        if follows {
-            var seen = result.seenKeys
-            var last = (response, request, result)
-            while pages < configuration.maxPages,
-                  let next = try nextRequest(after: last.0, request: last.1, result: last.2, page: pages + 1, rule: rule,
-                                             prepared: prepared) {
-                let pageResponse = try await send(next)
-                guard pageResponse.status != 304 else { break }
-                let pageResult = try await syncBody(pageResponse, prepared: prepared, request: next, options: pageOptions)
-                pages += 1
-                seen.formUnion(pageResult.seenKeys)
-                result.changes = Self.merge(result.changes, pageResult.changes)
-                result.objectCount += pageResult.objectCount
-                result.byteCount += pageResult.byteCount
-                result.skipped += pageResult.skipped
-                result.ignoredKeyCount += pageResult.ignoredKeyCount
-                if case .page = rule, pageResult.seenKeys.isEmpty { break }
-                last = (pageResponse, next, pageResult)
-            }
-            if (options.stalePolicy ?? prepared.entry.route.stalePolicy) == .delete, let entity = prepared.entry.entity {
-                let deleted = try await engine.deleteStale(entity.name, scope: result.scope, keeping: seen)
-                result.changes = Self.merge(result.changes, deleted)
-            }
-        }
-        if isGet {
-            let etag = response.headers["ETag"]
-            let modified = response.headers["Last-Modified"]
-            var cursor: String?
-            if let since {
-                switch since.source {
-                case .header(let name): cursor = response.headers[name]
-                case .metadata(let pointer): cursor = result.metadata?[pointer: pointer].flatMap { Parameter.value($0).text }
-                }
-            }
-            let remember = configuration.conditionalRequests
-            let newCursor = cursor
-            if (remember && (etag != nil || modified != nil)) || newCursor != nil {
-                try await cache.update(cacheKey) { entry in
-                    if remember {
-                        entry.etag = etag
-                        entry.lastModified = modified
-                    }
-                    if let newCursor { entry.cursor = newCursor }
-                }
-            }
-        }
-        return CallResult(status: response.status, headers: response.headers, sync: result, notModified: false,
-                          pages: pages, route: routeName)
+    /// The key a page's record is stored under: its URL without the since-cursor parameter,
+    /// so that incremental syncs find the same records.
+    func cacheKey(for url: URL, dropping parameter: String?) -> String {
+        guard let parameter, var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+              let items = components.queryItems, items.contains(where: { $0.name == parameter }) else { return url.absoluteString }
+        let kept = items.filter { $0.name != parameter }
+        components.queryItems = kept.isEmpty ? nil : kept
+        return components.url?.absoluteString ?? url.absoluteString
     }
 
     /// After a successful DELETE of one object, deletes its row locally (the body, if any, is ignored:
@@ -102,46 +140,44 @@ extension ReplicaClient {
         let result = SyncResult(changes: changes, skipped: [], ignoredKeyCount: 0, objectCount: 0, byteCount: 0, data: nil,
                                 route: prepared.entry.route, metadata: nil, seenKeys: PrimaryKeys(), scope: nil)
         return CallResult(status: response.status, headers: response.headers, sync: result, notModified: false, pages: 1,
-                          route: prepared.routeName)
+                          unchangedPages: 0, isTruncated: false, route: prepared.routeName)
     }
 
-    /// Syncs one response body through the prepared route.
-    func syncBody(_ response: ClientResponse, prepared: Prepared, request: ClientRequest, options: SyncOptions) async throws -> SyncResult {
+    /// Parses and stages one response body of the session.
+    func stage(_ response: ClientResponse, into session: SyncSession, prepared: Prepared,
+               request: ClientRequest) async throws -> StagedPage {
         let what = "\(request.method) \(request.url.absoluteString)"
-        let empty = SyncResult(changes: ChangeSet(), skipped: [], ignoredKeyCount: 0, objectCount: 0, byteCount: 0,
-                               data: nil, route: prepared.entry.route, metadata: nil, seenKeys: PrimaryKeys(), scope: nil)
-        if response.status == 204 { return empty }
-        let routePath = prepared.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? prepared.path
+        if response.status == 204 {
+            return StagedPage(keys: PrimaryKeys(), metadata: nil, data: nil, objectCount: 0, skipped: [],
+                              ignoredKeyCount: 0, byteCount: 0)
+        }
         do {
-            return try await engine.sync(prepared.syncMethod, routePath, chunks: response.body, options: options)
+            return try await session.stage(chunks: response.body, source: what)
         } catch let error as SyncError where error.code == .malformedJSON {
-            // An empty body fails to parse at byte 0: say so plainly; DELETE needs no body.
+            // An empty body fails to parse at byte 0: say so plainly.
             guard let parse = error.underlying as? JSONParseError, parse.code == .unexpectedEnd, parse.byteOffset == 0 else {
                 throw error
             }
-            if prepared.method == .delete { return empty }
             throw ClientError(.emptyBody, "HTTP \(response.status) with an empty body; route \(prepared.routeName) needs one",
                               status: response.status, headers: response.headers, request: what)
         }
     }
 
-    func nextRequest(after response: ClientResponse, request: ClientRequest, result: SyncResult, page: Int,
-                     rule: PaginationRule?, prepared: Prepared) throws -> ClientRequest? {
-        var next = request
-        next.headers["If-None-Match"] = nil
-        next.headers["If-Modified-Since"] = nil
+    /// The URL of the page after `page` (the `number`-th), or `nil` when it was the last.
+    func nextURL(after response: ClientResponse, request: ClientRequest, page: StagedPage, number: Int,
+                 rule: PaginationRule?) throws -> URL? {
         switch rule {
         case nil, .linkHeader?:
-            guard let url = Self.nextLink(response.headers, relativeTo: request.url) else { return nil }
-            next.url = url
+            return Self.nextLink(response.headers, relativeTo: request.url)
         case .page(let parameter, let start)?:
-            next.url = try Self.setting(parameter, to: String(start + page - 1), in: request.url)
+            // A page with no objects ends the collection.
+            guard !page.keys.isEmpty else { return nil }
+            return try Self.setting(parameter, to: String(start + number), in: request.url)
         case .cursor(let parameter, let pointer)?:
-            guard let cursor = result.metadata?[pointer: pointer], !cursor.isNull,
+            guard let cursor = page.metadata?[pointer: pointer], !cursor.isNull,
                   let text = Parameter.value(cursor).text, !text.isEmpty else { return nil }
-            next.url = try Self.setting(parameter, to: text, in: request.url)
+            return try Self.setting(parameter, to: text, in: request.url)
         }
-        return next
     }
 
     /// The `rel="next"` target of a `Link` header, resolved against `base`.
