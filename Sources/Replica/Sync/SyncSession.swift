@@ -25,7 +25,7 @@ public struct StagedPage: Sendable {
 /// One logical sync of a path: every page of a collection commits together, or nothing does.
 ///
 /// Pages are parsed as they stream in and staged outside the database (in memory, spilling
-/// to an unlinked scratch file past 16 MB), so a slow or stalled response never holds the
+/// to an unlinked scratch file past ``SyncOptions/stagingMemory``), so a slow or stalled response never holds the
 /// store's write lock: other syncs commit and readers read meanwhile. ``commit(complete:)``
 /// then takes the writer once, for one short transaction: it upserts the staged rows,
 /// deletes stale rows (only after a complete traversal) and publishes one change set.
@@ -54,7 +54,7 @@ public final class SyncSession: @unchecked Sendable {
     private let lock = NSLock()
     private var busy = false
     private var finished = false
-    private let staged = StagedRows()
+    private let staged: StagedRows
     /// Keys that count as seen, by entity index: staged pages' own objects, skipped objects, vouched pages.
     private var seen: [PrimaryKeys]
     /// Whether every seen key names a row staged by this session (nothing vouched for, no skipped keys).
@@ -72,6 +72,7 @@ public final class SyncSession: @unchecked Sendable {
         self.plan = plan
         self.options = options
         self.source = source
+        self.staged = StagedRows(memoryBudget: max(0, options.stagingMemory))
         let count = engine.mapping.maps.count
         var tracked = plan.staleEntities
         if let target = plan.targetEntity { tracked.insert(target) }
