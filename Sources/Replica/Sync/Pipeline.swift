@@ -141,15 +141,15 @@ final class ParsedStream: Sendable {
     let cancellation = CancellationFlag()
     let failure = FailureBox()
 
-    /// Takes every batch on a background thread (pops block) and hands it to `body`, then
-    /// returns the parsing thread's summary.
+    /// Takes every batch on a thread of its own (pops block; a blocked Dispatch worker could
+    /// starve the pool under load) and hands it to `body`, then returns the parsing thread's summary.
     ///
     /// - Throws: What `body` throws, `.cancelled`, or the parsing thread's error.
     func drain(_ body: @escaping (RowBatch) throws -> Void) async throws -> ReaderSummary {
         // `body` runs on one background thread while the caller awaits: never concurrently.
         let consumer = UncheckedBox(body)
         return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            let thread = Thread {
                 do {
                     var summary: ReaderSummary?
                     while let message = self.queue.pop() {
@@ -171,6 +171,8 @@ final class ParsedStream: Sendable {
                     continuation.resume(throwing: error)
                 }
             }
+            thread.name = "Replica.stager"
+            thread.start()
         }
     }
 }

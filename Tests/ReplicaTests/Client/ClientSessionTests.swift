@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+@testable import Replica
+
+/// A paged collection of posts for user 1 behind a scripted transport: `page` from 1, two
+/// posts a page, a content ETag per page, `Link: rel="next"` on every page but the last (and
+/// no Link on a 304, as servers may omit it). `@unchecked Sendable`: guarded by `lock`.
+final class PagedPosts: @unchecked Sendable {
+    private let lock = NSLock()
+    private var titles: [Int: String]
+    private var failing: [Int: Int] = [:]
+    private var loopBack = false
+    let pageSize = 2
+
+    init(_ ids: ClosedRange<Int>) { titles = Dictionary(uniqueKeysWithValues: ids.map { ($0, "t\($0)") }) }
+
+    func set(_ id: Int, _ title: String?) { lock.withLock { titles[id] = title } }
+    func fail(page: Int, status: Int?) { lock.withLock { failing[page] = status } }
+    func linkLastPageBackToFirst() { lock.withLock { loopBack = true } }
+
+    func respond(_ request: ClientRequest) -> ClientResponse {
+        lock.withLock {
+            let page = Int(URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?
+                .first { $0.name == "page" }?.value ?? "1") ?? 1
+            if let status = failing[page] { return json(status, #"{"error": "injected"}"#) }
+            let ids = titles.keys.sorted()
+            let last = max(1, (ids.count + pageSize - 1) / pageSize)
+            let slice = ids.dropFirst((page - 1) * pageSize).prefix(pageSize)
+            let body = #"{"posts": ["# + slice.map { #"{"id": \#($0), "title": "\#(titles[$0] ?? "")"}"# }
+                .joined(separator: ",") + "]}"
+            let etag = "\"\(body.hashValue)\""
+            if request.headers["If-None-Match"] == etag { return ClientResponse(status: 304, headers: ["ETag": etag]) }
+            var headers: HeaderFields = ["ETag": etag]
+            if page < last || loopBack {
+                let next = page < last ? page + 1 : 1
+                headers["Link"] = #"</api/users/1/posts?page=\#(next)>; rel="next""#
+            }
+            return json(200, body, headers)
+        }
+    }
+}
+
+@Suite("Client sync sessions")
+struct ClientSessionTests {
+    static func setUp(_ server: PagedPosts, configure: (inout ClientConfiguration) -> Void = { _ in })
+        throws -> (ReplicaClient, BlogFixture, ScriptedTransport) {
+        let transport = ScriptedTransport { request, _ in server.respond(request) }
+        let (client, blog) = try ClientTests.client(transport, configure: configure)
+        return (client, blog, transport)
+    }
+
+    static func pageQueries(_ transport: ScriptedTransport, from index: Int) -> [String] {
+        transport.requests.dropFirst(index).map { $0.url.query ?? "" }
+    }
+
+    @Test("each page has its own validators; a change on page 3 is found though pages 1 and 2 answer 304")
+    func laterPageChanges() async throws {
+        let server = PagedPosts(1...9)
+        let (client, blog, transport) = try Self.setUp(server)
+        let first = try await client.call("/users/1/posts")
+        #expect(first.pages == 5)
+        #expect(first.changes["Post"]?.inserted.integers == Array(1...9))
+
+        server.set(6, "changed")
+        let second = try await client.call("/users/1/posts")
+        #expect(!second.notModified)
+        #expect(second.status == 200)
+        #expect(second.pages == 5)
+        #expect(second.unchangedPages == 4)
+        #expect(second.changes["Post"]?.updated.integers == [6])
+        #expect(second.changes["Post"]?.deleted.isEmpty != false)
+        #expect(try blog.store.rows("Post", where: "id = 6").first?["title"] == .string("changed"))
+        // Every page carried its own validator.
+        let conditional = transport.requests.dropFirst(5).map { $0.headers["If-None-Match"] != nil }
+        #expect(conditional == [true, true, true, true, true])
+        #expect(Self.pageQueries(transport, from: 5) == ["", "page=2", "page=3", "page=4", "page=5"])
+
+        let third = try await client.call("/users/1/posts")
+        #expect(third.notModified)
+        #expect(third.status == 304)
+        #expect(third.unchangedPages == 5)
+    }
+
+    @Test("a deletion on the last page is found; rows of unchanged pages are vouched for and stay")
+    func laterPageDeletion() async throws {
+        let server = PagedPosts(1...9)
+        let (client, blog, _) = try Self.setUp(server)
+        _ = try await client.call("/users/1/posts")
+        server.set(9, nil)
+        let result = try await client.call("/users/1/posts")
+        #expect(result.unchangedPages == 4)
+        #expect(result.changes["Post"]?.deleted.integers == [9])
+        #expect(try blog.keys("Post") == (1...8).map { .integer(Int64($0)) })
+    }
+
+    @Test("a failed page leaves the store and every validator as they were; the next sync catches up")
+    func failedPage() async throws {
+        let server = PagedPosts(1...9)
+        let (client, blog, _) = try Self.setUp(server)
+        _ = try await client.call("/users/1/posts")
+        let before = try blog.store.rows("Post")
+        server.set(2, "changed")
+        server.set(9, nil)
+        server.fail(page: 4, status: 500)
+        let error = await #expect(throws: ClientError.self) { try await client.call("/users/1/posts") }
+        #expect(error?.status == 500)
+        #expect(error?.request == "GET http://127.0.0.1:9/api/users/1/posts?page=4")
+        #expect(try blog.store.rows("Post") == before)
+        server.fail(page: 4, status: nil)
+        let result = try await client.call("/users/1/posts")
+        #expect(result.changes["Post"]?.updated.integers == [2])
+        #expect(result.changes["Post"]?.deleted.integers == [9])
+    }
+
+    @Test("a sync cut at maxPages stores its pages, deletes nothing and says so")
+    func truncated() async throws {
+        let server = PagedPosts(1...9)
+        let (client, blog, _) = try Self.setUp(server) { $0.maxPages = 2 }
+        _ = try await blog.sync("/users/1/posts", #"{"posts": [{"id": 99, "title": "not on a fetched page"}]}"#)
+        let result = try await client.call("/users/1/posts")
+        #expect(result.pages == 2)
+        #expect(result.isTruncated)
+        #expect(result.changes["Post"]?.inserted.integers == [1, 2, 3, 4])
+        #expect(result.changes["Post"]?.deleted.isEmpty != false)
+        #expect(try blog.keys("Post").contains(.integer(99)))
+    }
+
+    @Test("a 304 for a page never recorded, and page links that loop, are errors that change nothing")
+    func inconsistentAnswers() async throws {
+        let transport = ScriptedTransport { _, _ in ClientResponse(status: 304) }
+        let (client, blog) = try ClientTests.client(transport)
+        let error = await #expect(throws: ClientError.self) { try await client.call("/users/1/posts") }
+        #expect(error?.code == .invalidResponse)
+        #expect(error?.message.contains("no recorded copy") == true)
+
+        let server = PagedPosts(1...5)
+        server.linkLastPageBackToFirst()
+        let (looping, loopingBlog, _) = try Self.setUp(server)
+        let loop = await #expect(throws: ClientError.self) { try await looping.call("/users/1/posts") }
+        #expect(loop?.code == .invalidResponse)
+        #expect(loop?.message.contains("lead back to http://127.0.0.1:9/api/users/1/posts?page=2, fetched already") == true,
+                "\(loop.map(String.init(describing:)) ?? "")")
+        #expect(try loopingBlog.store.count("Post") == 0)
+        #expect(try blog.store.count("Post") == 0)
+    }
+
+    @Test("an incremental (since-cursor) sync upserts what it gets and deletes nothing")
+    func incrementalSync() async throws {
+        let transport = ScriptedTransport { request, _ in
+            if request.url.query?.contains("since=c1") == true {
+                return json(200, #"{"meta": {"cursor": "c2"}, "posts": [{"id": 3, "title": "new"}]}"#)
+            }
+            return json(200, #"{"meta": {"cursor": "c1"}, "posts": [{"id": 1, "title": "a"}, {"id": 2, "title": "b"}]}"#)
+        }
+        let (client, blog) = try ClientTests.client(transport) {
+            $0.sinceCursors["/users/:userID/posts"] = SinceCursor(parameter: "since", source: .metadata(JSONPointer("/meta/cursor")!))
+        }
+        _ = try await blog.sync("/users/1/posts", #"{"posts": [{"id": 99, "title": "stale"}]}"#)
+        let full = try await client.call("/users/1/posts")
+        #expect(full.changes["Post"]?.deleted.integers == [99])
+        let delta = try await client.call("/users/1/posts")
+        #expect(delta.changes["Post"]?.inserted.integers == [3])
+        #expect(delta.changes["Post"]?.deleted.isEmpty != false)
+        #expect(try blog.keys("Post") == [.integer(1), .integer(2), .integer(3)])
+    }
+}
