@@ -42,8 +42,8 @@ final class StagedRows {
     func append(_ batch: RowBatch) throws {
         guard !batch.isEmpty else { return }
         rowCount += batch.count
-        let bytes = batch.rows.count * MemoryLayout<RowBatch.Row>.stride
-            + batch.cells.count * MemoryLayout<RowBatch.Cell>.stride + batch.arena.count
+        // What a copy kept in memory holds on to: its arrays' capacity.
+        let bytes = batch.retainedBytes
         // Batches holding unusual keys (general path only, rare) stay in memory: their keys are Swift values.
         if inMemoryBytes + bytes <= memoryBudget || !batch.otherKeys.isEmpty {
             inMemory.append(RowBatch(rows: batch.rows, cells: batch.cells, arena: batch.arena, otherKeys: batch.otherKeys))

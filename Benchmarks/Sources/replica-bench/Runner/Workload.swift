@@ -52,6 +52,7 @@ let allWorkloads: [any Workload] = [
     ImportLiveWorkload(),
     CommitToDiffWorkload(),
     MockServerWorkload(),
+    SyncPagesWorkload(),
 ]
 
 /// What a workload gets from the runner.

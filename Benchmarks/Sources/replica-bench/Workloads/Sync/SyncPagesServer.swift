@@ -1,0 +1,88 @@
+import Foundation
+import Replica
+import ReplicaServer
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `server` child of `sync-pages`: the mock server (memory store) with the first file's
+/// people, on 127.0.0.1 port 0, driven through files in a control folder:
+/// it writes `port`; on `load-second` it loads the second file and writes `load-second.done`;
+/// it stops when `stop` appears (or after 30 minutes).
+enum SyncPagesServer {
+    static func run(_ request: WorkerRequest) async throws -> WorkerReply {
+        let control = try request.require("control")
+        let schema = try Schema(contentsOf: URL(fileURLWithPath: try request.require("schema")))
+        let server = try await MockServer.start(resources: MockResource.resources(for: schema),
+                                                options: MockServerOptions(host: "127.0.0.1", port: 0))
+        _ = try await server.load(file: try request.require("first"), into: "people")
+        try Data(String(server.port).utf8).write(to: URL(fileURLWithPath: path(control, "port")), options: .atomic)
+        let deadline = ContinuousClock.now + .seconds(1800)
+        var loadedSecond = false
+        while !FileManager.default.fileExists(atPath: path(control, "stop")) && ContinuousClock.now < deadline {
+            if !loadedSecond && FileManager.default.fileExists(atPath: path(control, "load-second")) {
+                _ = try await server.load(file: try request.require("second"), into: "people")
+                FileManager.default.createFile(atPath: path(control, "load-second.done"), contents: nil)
+                loadedSecond = true
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        await server.stop()
+        return WorkerReply()
+    }
+
+    /// Asks the server child for `command` and waits until it is done.
+    static func ask(_ control: String, _ command: String) async throws {
+        FileManager.default.createFile(atPath: path(control, command), contents: nil)
+        let deadline = ContinuousClock.now + .seconds(600)
+        while !FileManager.default.fileExists(atPath: path(control, command + ".done")) {
+            guard ContinuousClock.now < deadline else { throw BenchmarkError("sync-pages: the server did not do '\(command)'") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    private static func path(_ control: String, _ name: String) -> String {
+        (control as NSString).appendingPathComponent(name)
+    }
+}
+
+/// Deterministic people (`Schemas/people.json`'s `Person`): revision 1 changes every
+/// hundredth person (name and number of kids), so 1 % of the rows, spread over every page.
+struct PeopleData: Sendable {
+    let count: Int
+    let revision: Int
+
+    private static let names = ["Ana", "João", "Zoë", "Liam", "Sofía", "Søren", "Priya", "Kwame", "Chloé", "Mei"]
+
+    /// Writes the people as one JSON array, one object a line.
+    ///
+    /// - Returns: The file size in bytes.
+    @discardableResult
+    func writeJSON(to path: String) throws -> Int {
+        guard let file = fopen(path, "w") else {
+            throw BenchmarkError("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+        var total = 0
+        var buffer = "[\n"
+        for index in 0..<count {
+            var random = SplitMix64(seed: 0x9E0_0000 &+ UInt64(index))
+            let a = random.next()
+            let changed = revision == 1 && index % 100 == 0
+            let name = Self.names[Int(a % UInt64(Self.names.count))] + " \(index + 1)" + (changed ? " (moved)" : "")
+            let kids = Int((a >> 8) % 5) + (changed ? 1 : 0)
+            let kilometers = Double((a >> 16) % 100_000) / 8
+            buffer += #"{"id": \#(index + 1), "name": "\#(name)", "numberOfKids": \#(kids), "kilometersWalked": \#(kilometers)}"#
+            buffer += index + 1 < count ? ",\n" : "\n]\n"
+            if buffer.utf8.count > 1 << 20 || index + 1 == count {
+                total += buffer.utf8.count
+                guard fputs(buffer, file) >= 0 else { throw BenchmarkError("cannot write \(path)") }
+                buffer = ""
+            }
+        }
+        return total
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import ReplicaHTTP
+import ReplicaServer
+import Testing
+
+/// A seeded model test of paged syncs against the mock server: after every sync the store
+/// equals the server (success), or the server's fetched pages upserted into the previous
+/// store (a sync cut at `maxPages`), or exactly the previous store (failure).
+@Suite("Sync session model")
+struct SyncSessionModelTests {
+    /// The server's people: `numberOfKids` may be null, which the client refuses (its
+    /// attribute is not nullable), so such objects are skipped under `onInvalid: .skip`.
+    static let serverSchema = #"""
+        {"name": "model-server", "version": 1, "keyConvention": "camelCase",
+         "entities": {"Person": {"table": "people", "attributes": {"id": "integer", "name": "string", "numberOfKids": "integer"}}},
+         "routes": [{"path": "/people", "target": "Person", "stale": "delete"}]}
+        """#
+    static let clientSchema = #"""
+        {"name": "model-client", "version": 1, "keyConvention": "camelCase",
+         "entities": {"Person": {"table": "people", "attributes": {"id": "integer",
+            "name": {"type": "string", "nullable": false}, "numberOfKids": {"type": "integer", "nullable": false}}}},
+         "routes": [{"path": "/people", "target": "Person", "stale": "delete"}]}
+        """#
+
+    /// One person as the test keeps it: `kids == nil` is invalid for the client.
+    struct Person: Equatable, CustomStringConvertible {
+        var name: String
+        var kids: Int64?
+        var description: String { "\(name)/\(kids.map(String.init) ?? "null")" }
+    }
+
+    static let pageSize = 4
+    static let steps = 500
+
+    @Test("500 seeded steps of mutations, 304s, faults, page caps and skipped objects")
+    func model() async throws {
+        let seed = ProcessInfo.processInfo.environment["REPLICA_MODEL_SEED"].flatMap { UInt64($0) } ?? 0x5E55_1011
+        var random = ModelRandom(seed: seed)
+        let serverSchema = try Schema(json: Data(Self.serverSchema.utf8))
+        let resources = MockResource.resources(for: serverSchema)
+        let people = try #require(resources.first)
+        let server = try await MockServer.start(resources: resources)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-model-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let store = try Store(path: directory.appendingPathComponent("model.sqlite").path,
+                              schema: try Schema(json: Data(Self.clientSchema.utf8)))
+        let engine = try SyncEngine(store: store)
+        let transport = HTTPTransport()
+        let base = try #require(URL(string: server.baseURL))
+        defer {
+            Task {
+                try? await transport.shutdown()
+                await server.stop()
+                try? FileManager.default.removeItem(at: directory)
+            }
+        }
+
+        var truth: [Int64: Person] = [:]
+        var nextID: Int64 = 1
+        var outcomes: [String: Int] = [:]
+        for step in 1...Self.steps {
+            let context = "seed \(seed) step \(step)"
+            // Mutate the server.
+            var upserts: [JSONValue] = []
+            for _ in 0..<random.below(5) {
+                switch random.below(10) {
+                case 0...3:
+                    let person = Person(name: "", kids: random.below(8) == 0 ? nil : Int64(random.below(5)))
+                    truth[nextID] = person
+                    nextID += 1
+                case 4...6:
+                    guard let id = truth.keys.sorted().randomElement(using: &random) else { continue }
+                    truth[id]?.kids = random.below(6) == 0 ? nil : Int64(random.below(5))
+                    truth[id]?.name = ""
+                default:
+                    guard let id = truth.keys.sorted().randomElement(using: &random) else { continue }
+                    truth[id] = nil
+                    _ = try await server.options.store.delete(people, id: .integer(id))
+                }
+            }
+            for (id, person) in truth where person.name.isEmpty {
+                // Names sort the collection: a new name moves the person to another page.
+                let name = "n\(random.below(1000))-\(id)"
+                truth[id]?.name = name
+                var object: JSONObject = ["id": .integer(id), "name": .string(name)]
+                object["numberOfKids"] = truth[id]?.kids.map { JSONValue.integer($0) } ?? .null
+                upserts.append(.object(object))
+            }
+            if !upserts.isEmpty { try await server.load(json: .array(upserts), into: "people") }
+
+            // Pick the sync's conditions.
+            let pages = max(1, (truth.count + Self.pageSize - 1) / Self.pageSize)
+            let maxPages = random.below(6) == 0 ? 1 + random.below(max(1, pages)) : 1000
+            var faults: [MockFault] = []
+            if random.below(4) == 0 {
+                let page = String(1 + random.below(pages))
+                let kind: MockFault.Kind
+                switch random.below(6) {
+                case 0: kind = .status(500)
+                case 1: kind = .dropConnection
+                case 2: kind = .truncateBody(afterBytes: 1 + random.below(60))
+                case 3: kind = .malformedBody
+                case 4: kind = .stallBody(afterBytes: random.below(40), duration: .milliseconds(30))
+                default: kind = random.below(3) == 0 ? .stallBody(afterBytes: 10, duration: .milliseconds(900)) : .status(503)
+                }
+                faults.append(MockFault(kind, method: "GET", path: "/people", query: ["_page": page]))
+            }
+            server.setConditions(MockConditions(faults: faults))
+            var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
+            configuration.maxPages = maxPages
+            configuration.timeout = .milliseconds(600)
+            let client = ReplicaClient(engine: engine, configuration: configuration)
+
+            let before = try Self.stored(store)
+            do {
+                let result = try await client.call("/people?_sort=name&_page=1&_limit=\(Self.pageSize)",
+                                                   options: SyncOptions(onInvalid: .skip))
+                let truncated = maxPages < pages
+                #expect(result.isTruncated == truncated, "\(context): isTruncated")
+                var expected = before
+                let sorted = truth.sorted { $0.value.name < $1.value.name }
+                let fetched = truncated ? Array(sorted.prefix(maxPages * Self.pageSize)) : sorted
+                if !truncated {
+                    // Deleted upstream: gone. Skipped (invalid) objects keep whatever row they had.
+                    expected = expected.filter { truth[$0.key] != nil }
+                }
+                for (id, person) in fetched where person.kids != nil { expected[id] = person }
+                #expect(try Self.stored(store) == expected, "\(context): store after a successful sync")
+                outcomes[result.notModified ? "not modified" : truncated ? "truncated" : "synced", default: 0] += 1
+                if result.unchangedPages > 0 { outcomes["with 304 pages", default: 0] += 1 }
+            } catch {
+                #expect(try Self.stored(store) == before, "\(context): store after a failed sync (\(error))")
+                #expect(!faults.isEmpty, "\(context): failed without an injected fault: \(error)")
+                outcomes["failed", default: 0] += 1
+            }
+        }
+        // The run exercised every outcome.
+        for outcome in ["synced", "not modified", "truncated", "with 304 pages", "failed"] {
+            #expect((outcomes[outcome] ?? 0) > 0, "seed \(seed): no '\(outcome)' step in \(outcomes)")
+        }
+        server.setConditions(MockConditions())
+    }
+
+    /// The client store as id → person.
+    static func stored(_ store: Store) throws -> [Int64: Person] {
+        var result: [Int64: Person] = [:]
+        for row in try store.rows("Person") {
+            guard case .integer(let id) = row.primaryKey else { continue }
+            var kids: Int64?
+            if case .integer(let value)? = row["numberOfKids"] { kids = value }
+            var name = ""
+            if case .string(let value)? = row["name"] { name = value }
+            result[id] = Person(name: name, kids: kids)
+        }
+        return result
+    }
+}
+
+/// SplitMix64, seeded: the same seed gives the same run.
+struct ModelRandom: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A number in `0..<bound` (0 when `bound` is 0).
+    mutating func below(_ bound: Int) -> Int {
+        bound <= 0 ? 0 : Int(next() % UInt64(bound))
+    }
+}
