@@ -53,7 +53,7 @@ extension MockServer {
               let queryItems = MockPath.queryItems(request.uri.query) else {
             return .answer(Self.error(.badRequest("malformed percent-encoding in \(request.uri)", code: "invalidURI")), resource: nil)
         }
-        switch snapshot.conditions.fault(method: method, segments: segments) {
+        switch snapshot.conditions.fault(method: method, segments: segments, queryItems: queryItems) {
         case .status(let code)?:
             let error = MockHTTPError(status: code, code: "injectedFault", message: "fault injected for \(method) \(request.uri.path)")
             return .answer(Self.error(error), resource: nil)
