@@ -44,34 +44,54 @@ public struct HeaderInterceptor: Interceptor {
 }
 
 /// Retries idempotent requests (GET, HEAD, OPTIONS, PUT, DELETE) after connection errors,
-/// timeouts, 429 and 503, with exponential backoff and jitter, honoring `Retry-After` (seconds).
+/// timeouts, 429 and 503, with exponential backoff and jitter, honoring `Retry-After` in both
+/// of its forms (delta-seconds or an HTTP-date), at most `maxRetryAfter`.
 ///
 /// ```swift
-/// RetryInterceptor(maxAttempts: 4, baseDelay: .milliseconds(200))
+/// RetryInterceptor(maxAttempts: 4, baseDelay: .milliseconds(200), maxRetryAfter: .seconds(30))
 /// ```
 public struct RetryInterceptor: Interceptor {
     public var maxAttempts: Int
     public var baseDelay: Duration
+    /// The longest backoff between attempts when the server sent no usable `Retry-After`.
     public var maxDelay: Duration
     /// Statuses worth retrying.
     public var statuses: Set<Int>
+    /// The longest wait a server's `Retry-After` can ask for; longer (or infinite) waits are
+    /// cut to this. Two minutes by default.
+    public var maxRetryAfter: Duration
 
+    /// Creates a retry interceptor.
+    ///
+    /// ```swift
+    /// RetryInterceptor(maxAttempts: 5, statuses: [429, 502, 503, 504])
+    /// ```
+    /// - Parameters:
+    ///   - maxAttempts: the attempts in all, the first included; at least 1.
+    ///   - baseDelay: the backoff before the second attempt; it doubles for each one after.
+    ///   - maxDelay: the longest backoff.
+    ///   - statuses: the response statuses that are retried.
+    ///   - maxRetryAfter: the longest wait honored from a `Retry-After` header.
     public init(maxAttempts: Int = 3, baseDelay: Duration = .milliseconds(250), maxDelay: Duration = .seconds(30),
-                statuses: Set<Int> = [429, 503]) {
+                statuses: Set<Int> = [429, 503], maxRetryAfter: Duration = .seconds(120)) {
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
         self.statuses = statuses
+        self.maxRetryAfter = maxRetryAfter
     }
 
-    /// The wait before attempt `attempt + 1`: `Retry-After` when the server sent one, else
-    /// `baseDelay × 2^(attempt-1)` scaled by a random factor in 0.5…1.5, at most `maxDelay`.
-    func delay(after attempt: Int, retryAfter: String?) -> Duration {
-        if let retryAfter, let seconds = Double(retryAfter.trimmingCharacters(in: .whitespaces)), seconds >= 0 {
-            return min(maxDelay, .milliseconds(Int(seconds * 1000)))
+    /// The wait before attempt `attempt + 1`: `Retry-After` when the server sent a parseable one
+    /// (in `0...maxRetryAfter`), else `baseDelay × 2^(attempt-1)` scaled by a random factor in
+    /// 0.5…1.5, in `0...maxDelay`. Never traps, whatever the header or the attempt count.
+    func delay(after attempt: Int, retryAfter: String?, now: Date = Date()) -> Duration {
+        if let retryAfter, let wait = RetryAfter.delay(retryAfter, now: now, maximum: maxRetryAfter) {
+            return wait
         }
-        let exponential = baseDelay * Int(pow(2, Double(max(0, attempt - 1))))
-        return min(maxDelay, exponential * Double.random(in: 0.5...1.5))
+        // 2^62 × any Duration's seconds stays far inside Double's range; the clamp does the rest.
+        let exponent = attempt > 1 ? min(attempt - 1, 62) : 0
+        let seconds = baseDelay / .seconds(1) * pow(2, Double(exponent)) * Double.random(in: 0.5...1.5)
+        return Duration.clamped(seconds: seconds, to: maxDelay)
     }
 
     public func intercept(_ request: ClientRequest, next: Next) async throws -> ClientResponse {

@@ -6,7 +6,8 @@ import NIOCore
 extension MockServer {
     /// What to do with the connection once a request is handled.
     private enum Outcome {
-        case answer(MockResponse, resource: String?)
+        /// An answer, and the body fault chosen for it (applied only if it has a 2xx JSON body).
+        case answer(MockResponse, resource: String?, bodyFault: MockFault.Kind? = nil)
         case drop
     }
 
@@ -17,13 +18,13 @@ extension MockServer {
         let method = request.method.rawValue
         let logPath = request.uri.query.map { request.uri.path + "?" + $0 } ?? request.uri.path
         var outcome = await handle(request, method: method, snapshot: snapshot)
-        if case .answer(let response, let resource) = outcome, let resource, response.status < 400,
+        if case .answer(let response, let resource, _) = outcome, let resource, response.status < 400,
            ["POST", "PUT", "PATCH", "DELETE"].contains(method) {
             touch(resource)
         }
-        if case .answer(let response, let resource) = outcome, method == "GET" || method == "HEAD" {
+        if case .answer(let response, let resource, let bodyFault) = outcome, method == "GET" || method == "HEAD" {
             outcome = .answer(conditional(response, request: request, lastModified: resource.flatMap { snapshot.lastModified[$0] }),
-                              resource: resource)
+                              resource: resource, bodyFault: bodyFault)
         }
         let latency = snapshot.conditions.randomLatency()
         if let latency { try? await Task.sleep(for: latency) }
@@ -34,9 +35,12 @@ extension MockServer {
             status = 0
             channel.close(mode: .all, promise: nil)
             answer = Response(status: .internalServerError)
-        case .answer(let response, _):
+        case .answer(let response, _, let bodyFault):
             status = response.status
             answer = Self.httpResponse(response, headOnly: method == "HEAD")
+            if let bodyFault, method != "HEAD", (200..<300).contains(response.status), let body = response.body {
+                answer = faulty(answer, body: body, fault: bodyFault, channel: channel)
+            }
             if let latency, let name = HTTPField.Name("X-Mock-Latency") {
                 // The delay chosen for this response, in milliseconds, so clients and tests can check it.
                 let milliseconds = Double(latency.components.seconds) * 1000 + Double(latency.components.attoseconds) / 1e15
@@ -53,7 +57,8 @@ extension MockServer {
               let queryItems = MockPath.queryItems(request.uri.query) else {
             return .answer(Self.error(.badRequest("malformed percent-encoding in \(request.uri)", code: "invalidURI")), resource: nil)
         }
-        switch snapshot.conditions.fault(method: method, segments: segments) {
+        let fault = snapshot.conditions.fault(method: method, segments: segments, queryItems: queryItems)
+        switch fault {
         case .status(let code)?:
             let error = MockHTTPError(status: code, code: "injectedFault", message: "fault injected for \(method) \(request.uri.path)")
             return .answer(Self.error(error), resource: nil)
@@ -62,8 +67,8 @@ extension MockServer {
         case .stall?:
             await stalls.wait(limit: options.stallLimit)
             return .drop
-        case nil:
-            break
+        case .stallBody?, .truncateBody?, .malformedBody?, nil:
+            break  // body faults apply once the answer is known
         }
         do {
             var body: JSONValue?
@@ -83,7 +88,7 @@ extension MockServer {
             guard let response = try await controller.respond(mockRequest) else {
                 throw MockHTTPError.notFound("no route for \(method) \(mockRequest.path)")
             }
-            return .answer(response, resource: routed.resource.name)
+            return .answer(response, resource: routed.resource.name, bodyFault: fault.flatMap { $0.altersBody ? $0 : nil })
         } catch let error as MockHTTPError {
             return .answer(Self.error(error), resource: nil)
         } catch let error as MockServerError {
