@@ -75,15 +75,15 @@ struct SyncSessionModelTests {
                 default:
                     guard let id = truth.keys.sorted().randomElement(using: &random) else { continue }
                     truth[id] = nil
-                    _ = try await server.options.store.delete(people, id: .integer(id))
+                    _ = try await server.options.store.delete(people, id: .int(id))
                 }
             }
             for (id, person) in truth where person.name.isEmpty {
                 // Names sort the collection: a new name moves the person to another page.
                 let name = "n\(random.below(1000))-\(id)"
                 truth[id]?.name = name
-                var object: JSONObject = ["id": .integer(id), "name": .string(name)]
-                object["numberOfKids"] = truth[id]?.kids.map { JSONValue.integer($0) } ?? .null
+                var object: JSONObject = ["id": .int(id), "name": .string(name)]
+                object["numberOfKids"] = truth[id]?.kids.map { JSONValue.int($0) } ?? .null
                 upserts.append(.object(object))
             }
             if !upserts.isEmpty { try await server.load(json: .array(upserts), into: "people") }

@@ -9,7 +9,7 @@ struct SyncSessionStallTests {
     func stalledBodyHoldsNoLock() async throws {
         let api = try await PeopleAPI.start()
         defer { Task { await api.stop() } }
-        let people = (1...300).map { JSONValue.object(["id": .integer(Int64($0)), "name": .string("person \($0)")]) }
+        let people = (1...300).map { JSONValue.object(["id": .int(Int64($0)), "name": .string("person \($0)")]) }
         try await api.server.load(json: .array(people), into: "people")
         try await api.server.load(json: .array([.object(["id": 1, "name": "car", "color": "red"])]), into: "cars")
         api.server.setConditions(MockConditions(faults: [
