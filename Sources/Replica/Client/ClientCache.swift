@@ -15,8 +15,23 @@ struct ClientCache: Sendable {
         var cursor: String?
         /// The URL of the next page, as found when this page last answered 200; `nil` for the last page.
         var next: String?
-        /// The keys of the page's own objects when it last answered 200; `nil` when not recorded.
-        var keys: PrimaryKeys?
+        /// The keys of the page's own objects when it last answered 200, encoded (a page of a large
+        /// collection is held as bytes, not as Swift values); `nil` when not recorded.
+        var encodedKeys: [UInt8]?
+
+        init(etag: String? = nil, lastModified: String? = nil, cursor: String? = nil, next: String? = nil,
+             keys: PrimaryKeys? = nil) {
+            self.etag = etag
+            self.lastModified = lastModified
+            self.cursor = cursor
+            self.next = next
+            self.encodedKeys = keys?.encoded()
+        }
+
+        /// The recorded keys; `nil` when none were recorded (or the record is unreadable).
+        var keys: PrimaryKeys? { encodedKeys.flatMap { PrimaryKeys(encoded: $0) } }
+        /// Whether the page's keys were recorded.
+        var hasKeys: Bool { encodedKeys != nil }
 
         /// Whether a conditional request can be sent for this page: a 304 must be answerable
         /// from what is recorded.
@@ -37,8 +52,9 @@ struct ClientCache: Sendable {
         guard let row = try Row.fetchOne(db, sql: "SELECT etag, last_modified, cursor\(extra) FROM \(table.quotedIdentifier) WHERE url = ?",
                                          arguments: [key]) else { return nil }
         let blob: Data? = row[4]
-        return Entry(etag: row[0], lastModified: row[1], cursor: row[2], next: row[3],
-                     keys: blob.flatMap { PrimaryKeys(encoded: [UInt8]($0)) })
+        var entry = Entry(etag: row[0], lastModified: row[1], cursor: row[2], next: row[3])
+        entry.encodedKeys = blob.map { [UInt8]($0) }
+        return entry
     }
 
     /// Creates the table, or adds the columns a table from an earlier version lacks.
@@ -63,7 +79,7 @@ struct ClientCache: Sendable {
             """)
         for (key, entry) in entries {
             try statement.execute(arguments: [key, entry.etag, entry.lastModified, entry.cursor, entry.next,
-                                              entry.keys.map { Data($0.encoded()) }])
+                                              entry.encodedKeys.map { Data($0) }])
         }
     }
 

@@ -41,7 +41,7 @@ extension ReplicaClient {
         var unchanged = 0
         var complete = false
         while true {
-            if isGet && configuration.conditionalRequests, let entry, entry.hasValidators, !isCollection || entry.keys != nil {
+            if isGet && configuration.conditionalRequests, let entry, entry.hasValidators, !isCollection || entry.hasKeys {
                 if let etag = entry.etag, current.headers["If-None-Match"] == nil { current.headers["If-None-Match"] = etag }
                 if let modified = entry.lastModified, current.headers["If-Modified-Since"] == nil {
                     current.headers["If-Modified-Since"] = modified
@@ -52,7 +52,7 @@ extension ReplicaClient {
             if first == nil || (first?.status == 304 && response.status != 304) { first = response }
             var next: URL?
             if response.status == 304 {
-                guard let entry, !isCollection || entry.keys != nil else {
+                guard let entry, !isCollection || entry.hasKeys else {
                     throw ClientError(.invalidResponse, "HTTP 304 Not Modified for a page with no recorded copy",
                                       status: 304, headers: response.headers,
                                       request: "\(current.method) \(current.url.absoluteString)")

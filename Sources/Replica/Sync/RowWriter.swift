@@ -78,8 +78,11 @@ final class RowWriter {
         let keyColumn = map.entity.primaryKey.quotedIdentifier
         let (condition, arguments) = scope?.whereClause ?? ("1", [])
         var integers = seenKeys.integers
-        integers.sort()
-        integers.removeDuplicatesFromSorted()
+        // Keys usually arrive in order (pages sorted by id): then they are used as they are, uncopied.
+        if !integers.isStrictlyIncreasing {
+            integers.sort()
+            integers.removeDuplicatesFromSorted()
+        }
         let strings = Set(seenKeys.strings)
         if allStored && arguments.isEmpty {
             let stored = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0
@@ -146,6 +149,16 @@ extension Array where Element == Int64 {
             self[last] = self[index]
         }
         removeSubrange((last + 1)...)
+    }
+
+    /// Whether every element is greater than the one before it.
+    var isStrictlyIncreasing: Bool {
+        var index = 1
+        while index < count {
+            if self[index - 1] >= self[index] { return false }
+            index += 1
+        }
+        return true
     }
 
     /// Whether a sorted array holds `value` (binary search).

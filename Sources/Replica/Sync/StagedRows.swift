@@ -27,7 +27,7 @@ final class StagedRows {
     /// The order batches were staged in: `true` for a spilled one, `false` for one in memory.
     private var order: [Bool] = []
 
-    init(memoryBudget: Int = 16 << 20) {
+    init(memoryBudget: Int = 4 << 20) {
         self.memoryBudget = memoryBudget
     }
 

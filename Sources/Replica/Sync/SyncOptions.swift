@@ -41,13 +41,13 @@ public struct SyncOptions: Sendable {
     /// uses them to delete stale rows once the last page arrived).
     public var collectKeys: Bool
     /// Bytes of staged rows a ``SyncSession`` keeps in memory before it spills them to an
-    /// unlinked scratch file in the temporary directory (16 MiB by default).
+    /// unlinked scratch file in the temporary directory (4 MiB by default).
     public var stagingMemory: Int
 
     public init(stalePolicy: StalePolicy? = nil, onInvalid: InvalidObjectPolicy = .fail,
                 progress: (@Sendable (SyncProgress) -> Void)? = nil, progressInterval: Int = 10_000,
                 chunkSize: Int = 1 << 16, limits: JSONLimits = .default, collectKeys: Bool = false,
-                stagingMemory: Int = 16 << 20) {
+                stagingMemory: Int = 4 << 20) {
         self.stalePolicy = stalePolicy
         self.onInvalid = onInvalid
         self.progress = progress

@@ -109,7 +109,20 @@ public struct MockResponse: Sendable {
     /// Extra headers, in order.
     public var headers: [(name: String, value: String)]
     /// The JSON body; nil for none (204).
-    public var body: JSONValue?
+    public var body: JSONValue? {
+        didSet { encodedBody = nil }
+    }
+    /// `body` serialized, once the server needed its bytes (for the ETag), so that it is not serialized twice.
+    var encodedBody: [UInt8]?
+
+    /// The body's bytes, serialized once.
+    mutating func bodyBytes() -> [UInt8]? {
+        guard let body else { return nil }
+        if let encodedBody { return encodedBody }
+        let bytes = body.serializedBytes()
+        encodedBody = bytes
+        return bytes
+    }
 
     /// Creates a response.
     ///

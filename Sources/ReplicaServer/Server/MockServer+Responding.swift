@@ -136,9 +136,9 @@ extension MockServer {
 
     /// Adds `ETag` and `Last-Modified` to a 200 GET and turns it into 304 when the client's copy is current.
     private func conditional(_ response: MockResponse, request: Request, lastModified: Int?) -> MockResponse {
-        guard response.status == 200, let body = response.body else { return response }
-        let tag = "\"" + Self.fingerprint(body.serializedBytes()) + "\""
         var response = response
+        guard response.status == 200, let bytes = response.bodyBytes() else { return response }
+        let tag = "\"" + Self.fingerprint(bytes) + "\""
         response.headers.append((name: "ETag", value: tag))
         let modified = lastModified ?? startedAt
         response.headers.append((name: "Last-Modified", value: MockDates.httpDate(modified)))
@@ -180,10 +180,10 @@ extension MockServer {
             if let field = HTTPField.Name(name) { fields.append(HTTPField(name: field, value: value)) }
         }
         let status = HTTPResponse.Status(code: response.status)
-        guard let body = response.body, response.status != 204, response.status != 304 else {
+        var response = response
+        guard response.status != 204, response.status != 304, var bytes = response.bodyBytes() else {
             return Response(status: status, headers: fields)
         }
-        var bytes = body.serializedBytes()
         bytes.append(10)
         fields[.contentType] = "application/json; charset=utf-8"
         if headOnly {

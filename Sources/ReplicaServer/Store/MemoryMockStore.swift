@@ -37,6 +37,16 @@ public final class MemoryMockStore: MockStore {
     }
 
     public func objects(_ resource: MockResource, query: MockQuery) async throws -> MockPage {
+        if query.filters.isEmpty && query.sort.isEmpty {
+            // In insertion order with neither filter nor sort: a page costs its own size, not the table's.
+            let (objects, total): ([JSONObject], Int) = tables.withLockedValue { tables in
+                guard let table = tables[resource.name] else { return ([], 0) }
+                let start = min(query.offset, table.order.count)
+                let end = query.limit.map { min(start + $0, table.order.count) } ?? table.order.count
+                return (table.order[start..<end].compactMap { table.rows[$0] }, table.order.count)
+            }
+            return MockPage(objects: objects.map(resource.complete), total: total)
+        }
         var matching: [JSONObject] = tables.withLockedValue { tables in
             guard let table = tables[resource.name] else { return [] }
             return table.order.compactMap { id in

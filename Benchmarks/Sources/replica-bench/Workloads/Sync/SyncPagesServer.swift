@@ -25,7 +25,7 @@ enum SyncPagesServer {
         while !FileManager.default.fileExists(atPath: path(control, "stop")) && ContinuousClock.now < deadline {
             if !loadedSecond && FileManager.default.fileExists(atPath: path(control, "load-second")) {
                 _ = try await server.load(file: try request.require("second"), into: "people")
-                FileManager.default.createFile(atPath: path(control, "load-second.done"), contents: nil)
+                _ = FileManager.default.createFile(atPath: path(control, "load-second.done"), contents: nil)
                 loadedSecond = true
             }
             try await Task.sleep(for: .milliseconds(20))
@@ -36,7 +36,7 @@ enum SyncPagesServer {
 
     /// Asks the server child for `command` and waits until it is done.
     static func ask(_ control: String, _ command: String) async throws {
-        FileManager.default.createFile(atPath: path(control, command), contents: nil)
+        _ = FileManager.default.createFile(atPath: path(control, command), contents: nil)
         let deadline = ContinuousClock.now + .seconds(600)
         while !FileManager.default.fileExists(atPath: path(control, command + ".done")) {
             guard ContinuousClock.now < deadline else { throw BenchmarkError("sync-pages: the server did not do '\(command)'") }
