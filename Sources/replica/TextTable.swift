@@ -5,13 +5,23 @@ struct TextTable {
     var columns: [String]
     var rows: [[String]]
 
-    /// How a value shows in a cell: one line, `null` for null.
+    /// How a value shows in a cell: one line, `null` for null, line breaks as ⏎ and other
+    /// control characters as their Unicode control pictures (NUL as ␀, tab as ␉), never raw.
     static func cell(_ value: AttributeValue) -> String {
         var text = value.description
         if text.contains(where: \.isNewline) {
             text = text.split(whereSeparator: \.isNewline).joined(separator: "⏎")
         }
-        return text
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
+        var visible = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0..<0x20: visible.append(Unicode.Scalar(0x2400 + scalar.value) ?? scalar)
+            case 0x7F: visible.append("\u{2421}")
+            default: visible.append(scalar)
+            }
+        }
+        return String(visible)
     }
 
     /// The widths of each column, shrunk (widest first) to fit `maxWidth` when given.

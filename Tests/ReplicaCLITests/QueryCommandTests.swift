@@ -40,6 +40,22 @@ struct QueryCommandTests {
             """)
     }
 
+    @Test("text holding NUL and control characters is printed whole: visible in the table, escaped in JSON")
+    func controlCharacters() throws {
+        let (directory, path) = try Self.makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try Store(path: path)
+        try store.database.write { db in
+            try db.execute(sql: "UPDATE users SET name = 'a' || char(0) || 'b' || char(9) || 'c' WHERE userID = 2")
+        }
+        #expect(try store.rows("User", where: "userID = 2").first?["name"] == .string("a\u{0}b\tc"))
+        let table = try ReplicaTool.run(["query", "--db", path, "User", "--where", "userID = 2"])
+        #expect(table.status == 0, "\(table.stderr)")
+        #expect(table.stdout.contains("a␀b␉c"), "\(table.stdout)")
+        let json = try ReplicaTool.run(["query", "--db", path, "User", "--where", "userID = 2", "--format", "json"])
+        #expect(json.stdout.contains(#""name":"a\u0000b\tc""#), "\(json.stdout)")
+    }
+
     @Test("prints JSON for scripts")
     func json() throws {
         let (directory, path) = try Self.makeStore()

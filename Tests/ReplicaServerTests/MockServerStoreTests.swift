@@ -36,6 +36,19 @@ struct MockServerStoreTests {
         #expect(try await store.count(cars, query: MockQuery()) == 0)
     }
 
+    @Test("text with NUL and control bytes is stored and served whole", arguments: ["memory", "sqlite"])
+    func nulInText(kind: String) async throws {
+        let store = try Fixture.store(kind)
+        let people = try Fixture.peopleResources[0]
+        try await store.addResource(people)
+        let name = "a\u{0}b\u{1}c\u{0}"
+        let created = try await store.create(people, values: ["name": .string(name)])
+        #expect(created["name"] == .string(name))
+        #expect(try await store.object(people, id: 1)?["name"] == .string(name))
+        #expect(try await store.objects(people, query: MockQuery()).objects.first?["name"] == .string(name))
+        #expect(try await store.modify(people, id: 1, values: ["name": .string(name + "d")])?["name"] == .string(name + "d"))
+    }
+
     @Test("the SQLite store keeps its data across a restart of the same server and a new server")
     func sqliteRestart() async throws {
         let path = try Fixture.temporaryDirectory().appendingPathComponent("people.sqlite").path

@@ -163,7 +163,7 @@ extension Store {
             var values: [AttributeValue] = []
             values.reserveCapacity(types.count)
             for (index, type) in types.enumerated() {
-                values.append(AttributeValue(databaseValue: row[index], type: type))
+                values.append(AttributeValue(databaseValue: row.fullValue(atIndex: index), type: type))
             }
             result.append(EntityRow(entity: entity.name, names: names, values: values, primaryKeyIndex: keyIndex))
         }

@@ -38,7 +38,7 @@ struct SQLiteMockSQL: Sendable {
         var terms: [String] = []
         for filter in filters {
             let property = resource.property(named: filter.property) ?? MockProperty(filter.property, .json)
-            terms.append("\(Self.quote(filter.property)) IS ?")
+            terms.append("\(Self.quote(filter.property)) IS \(Self.mark(property))")
             arguments += [databaseValue(filter.value, property: property)]
         }
         return (" WHERE " + terms.joined(separator: " AND "), arguments)
@@ -47,25 +47,32 @@ struct SQLiteMockSQL: Sendable {
     /// `INSERT … RETURNING` (or an upsert on the key) for harvested values.
     func insert(_ values: JSONObject, upsert: Bool) -> (String, StatementArguments) {
         var names: [String] = []
+        var marks: [String] = []
         var arguments = StatementArguments()
         for property in resource.properties {
             guard let value = values[property.name] else { continue }
             if property.name == resource.primaryKey.name, value.isNull { continue }
             names.append(Self.quote(property.name))
+            marks.append(Self.mark(property))
             arguments += [databaseValue(value, property: property)]
         }
         var sql: String
         if names.isEmpty {
             sql = "INSERT INTO \(table) DEFAULT VALUES"
         } else {
-            let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
-            sql = "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(marks))"
+            sql = "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(marks.joined(separator: ", ")))"
         }
         if upsert, values[resource.primaryKey.name].map({ !$0.isNull }) == true {
             let updates = names.filter { $0 != key }.map { "\($0) = excluded.\($0)" }
             sql += updates.isEmpty ? " ON CONFLICT(\(key)) DO NOTHING" : " ON CONFLICT(\(key)) DO UPDATE SET \(updates.joined(separator: ", "))"
         }
         return (sql + " RETURNING \(columns)", arguments)
+    }
+
+    /// The placeholder for a value of `property`: text columns take `CAST(? AS TEXT)`, so that
+    /// text holding NUL, bound as bytes (GRDB binds strings as C strings), is stored whole.
+    static func mark(_ property: MockProperty) -> String {
+        columnType(property.type) == "TEXT" ? "CAST(? AS TEXT)" : "?"
     }
 
     /// A JSON value as the column stores it.
@@ -84,18 +91,27 @@ struct SQLiteMockSQL: Sendable {
             switch property.type {
             case .blob: return (Data(base64Encoded: s) ?? Data(s.utf8)).databaseValue
             case .json: return value.serialized().databaseValue
-            default: return s.databaseValue
+            // Bytes, cast back to TEXT by the statement (see `mark`): a bound String would end at the NUL.
+            default: return s.utf8.contains(0) ? Data(s.utf8).databaseValue : s.databaseValue
             }
         case .array, .object: return value.serialized().databaseValue
         }
     }
 
     /// A row of `columns` as a JSON object in property order.
+    /// The objects a statement returns, read while each row is the statement's current one, so
+    /// that text keeps every byte (NUL included).
+    func objects(_ statement: Statement, arguments: StatementArguments) throws -> [JSONObject] {
+        let rows = try Row.fetchCursor(statement, arguments: arguments)
+        var objects: [JSONObject] = []
+        while let row = try rows.next() { objects.append(object(row)) }
+        return objects
+    }
+
     func object(_ row: Row) -> JSONObject {
         var object = JSONObject()
         for (index, property) in resource.properties.enumerated() {
-            let value: DatabaseValue = row[index]
-            object[property.name] = Self.json(value, type: property.type)
+            object[property.name] = Self.json(row.fullValue(atIndex: index), type: property.type)
         }
         return object
     }

@@ -85,7 +85,7 @@ public final class SQLiteMockStore: MockStore {
         let sql = SQLiteMockSQL(resource)
         return try await read(resource) { db in
             let statement = try db.cachedStatement(sql: "SELECT \(sql.columns) FROM \(sql.table) WHERE \(sql.key) = ?")
-            return try Row.fetchOne(statement, arguments: [sql.databaseValue(id, property: sql.keyProperty)]).map(sql.object)
+            return try sql.objects(statement, arguments: [sql.databaseValue(id, property: sql.keyProperty)]).first
         }
     }
 
@@ -103,7 +103,7 @@ public final class SQLiteMockStore: MockStore {
         let countSQL = "SELECT COUNT(*) FROM \(sql.table)\(whereClause)"
         let (selectSQL, selectArguments) = (select, pageArguments)
         return try await read(resource) { db in
-            let objects = try Row.fetchAll(db.cachedStatement(sql: selectSQL), arguments: selectArguments).map(sql.object)
+            let objects = try sql.objects(db.cachedStatement(sql: selectSQL), arguments: selectArguments)
             let total: Int
             if query.limit == nil && query.offset == 0 {
                 total = objects.count
@@ -122,10 +122,10 @@ public final class SQLiteMockStore: MockStore {
         }
         let (insert, arguments) = sql.insert(values, upsert: false)
         return try await write(resource) { db in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: insert), arguments: arguments) else {
+            guard let object = try sql.objects(db.cachedStatement(sql: insert), arguments: arguments).first else {
                 throw MockServerError(code: .storeFailed, message: "\(resource.name): insert returned no row")
             }
-            return sql.object(row)
+            return object
         }
     }
 
@@ -135,7 +135,7 @@ public final class SQLiteMockStore: MockStore {
         var arguments = StatementArguments()
         for (key, value) in values where key != resource.primaryKey.name {
             guard let property = resource.property(named: key) else { continue }
-            assignments.append("\(SQLiteMockSQL.quote(key)) = ?")
+            assignments.append("\(SQLiteMockSQL.quote(key)) = \(SQLiteMockSQL.mark(property))")
             arguments += [sql.databaseValue(value, property: property)]
         }
         arguments += [sql.databaseValue(id, property: sql.keyProperty)]
@@ -144,7 +144,7 @@ public final class SQLiteMockStore: MockStore {
             ? "SELECT \(sql.columns) FROM \(sql.table) WHERE \(sql.key) = ?"
             : "UPDATE \(sql.table) SET \(assignments.joined(separator: ", ")) WHERE \(sql.key) = ? RETURNING \(sql.columns)"
         return try await write(resource) { db in
-            try Row.fetchOne(db.cachedStatement(sql: statementSQL), arguments: statementArguments).map(sql.object)
+            try sql.objects(db.cachedStatement(sql: statementSQL), arguments: statementArguments).first
         }
     }
 
