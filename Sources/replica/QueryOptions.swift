@@ -22,6 +22,10 @@ struct QueryOptions: ParsableArguments {
     @Option(help: "The most rows.")
     var limit: Int?
 
+    func validate() throws {
+        if let limit { try OptionChecks.integer(limit, option: "--limit", in: 0...Int(Int32.max), unit: "of rows") }
+    }
+
     /// The store at `db`, with its recorded schema; a missing file is an error, not a new database.
     func openStore() throws -> Store {
         guard FileManager.default.fileExists(atPath: db) else { throw CLIError("\(db): no such database file") }

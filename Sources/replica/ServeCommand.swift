@@ -43,8 +43,9 @@ struct ServeCommand: AsyncParsableCommand {
     var maxBody: Int = 1 << 20
 
     func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
-        guard (0...1).contains(failRate) else { throw ValidationError("--fail-rate must be between 0 and 1") }
+        try OptionChecks.integer(port, option: "--port", in: 0...65535)
+        guard (0...1).contains(failRate) else { throw ValidationError("--fail-rate takes a probability from 0 to 1, not \(failRate)") }
+        try OptionChecks.integer(maxBody, option: "--max-body", in: 1...(1 << 30), unit: "of bytes")
         guard store == "memory" || (store.hasPrefix("sqlite:") && store.count > 7) else {
             throw ValidationError("--store takes memory or sqlite:PATH, not '\(store)'")
         }
@@ -54,8 +55,9 @@ struct ServeCommand: AsyncParsableCommand {
     func latencyRange() throws -> ClosedRange<Duration>? {
         guard let latency else { return nil }
         let parts = latency.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
-        guard (1...2).contains(parts.count), let low = parts[0], let high = parts.last ?? nil, low >= 0, high >= low else {
-            throw ValidationError("--latency takes MIN-MAX in milliseconds (e.g. 50-200), not '\(latency)'")
+        guard (1...2).contains(parts.count), let low = parts[0], let high = parts.last ?? nil, low >= 0, high >= low,
+              high <= 60_000 else {
+            throw ValidationError("--latency takes MIN-MAX in milliseconds from 0 to 60000 (e.g. 50-200), not '\(latency)'")
         }
         return .milliseconds(low) ... .milliseconds(high)
     }

@@ -38,8 +38,9 @@ struct SyncCommand: AsyncParsableCommand {
 
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one path") }
-        if let every, every <= 0 { throw ValidationError("--every takes a positive number of seconds") }
-        for header in headers where !header.contains(":") { throw ValidationError("--header takes 'Name: value', not '\(header)'") }
+        if let every { try OptionChecks.seconds(every, option: "--every") }
+        try OptionChecks.seconds(timeout, option: "--timeout")
+        for header in headers { _ = try OptionChecks.header(header) }
         guard let url = URL(string: baseURL), url.scheme == "http" || url.scheme == "https" else {
             throw ValidationError("--base-url must be an http or https URL")
         }
@@ -51,11 +52,10 @@ struct SyncCommand: AsyncParsableCommand {
         guard let base = URL(string: baseURL) else { throw CLIError("invalid --base-url \(baseURL)") }
         let transport = HTTPTransport()
         var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
-        configuration.timeout = .milliseconds(Int(timeout * 1000))
+        configuration.timeout = .checkedSeconds(timeout)
         for header in headers {
-            let parts = header.split(separator: ":", maxSplits: 1)
-            configuration.headers[String(parts[0]).trimmingCharacters(in: .whitespaces)] =
-                String(parts[1]).trimmingCharacters(in: .whitespaces)
+            let (name, value) = try OptionChecks.header(header)
+            configuration.headers[name] = value
         }
         let client = ReplicaClient(engine: engine, configuration: configuration)
         var failed = false
@@ -70,7 +70,7 @@ struct SyncCommand: AsyncParsableCommand {
                 }
             }
             if let every {
-                try await Task.sleep(for: .milliseconds(Int(every * 1000)))
+                try await Task.sleep(for: .checkedSeconds(every))
             }
         } while every != nil
         if failed { throw ExitCode.failure }

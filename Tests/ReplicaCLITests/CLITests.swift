@@ -22,6 +22,8 @@ enum ReplicaTool {
         var status: Int32
         var stdout: String
         var stderr: String
+        /// `true` when the process died of a signal (a trap) instead of exiting.
+        var signaled = false
     }
 
     /// Runs `replica` with `arguments` in the package root and waits for it.
@@ -47,7 +49,8 @@ enum ReplicaTool {
         group.wait()
         process.waitUntilExit()
         return Output(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errBox.data, as: UTF8.self))
+                      stderr: String(decoding: errBox.data, as: UTF8.self),
+                      signaled: process.terminationReason == .uncaughtSignal)
     }
 }
 

@@ -45,11 +45,12 @@ struct DemoCommand: AsyncParsableCommand {
     var seed: UInt64 = 1
 
     func validate() throws {
-        guard users >= 1 else { throw ValidationError("--users must be at least 1") }
-        guard latency >= 0 else { throw ValidationError("--latency cannot be negative") }
-        guard every > 0, changeEvery > 0 else { throw ValidationError("--every and --change-every take a positive number of seconds") }
-        if let duration, duration <= 0 { throw ValidationError("--duration takes a positive number of seconds") }
-        guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
+        try OptionChecks.integer(users, option: "--users", in: 1...1_000_000)
+        try OptionChecks.integer(latency, option: "--latency", in: 0...60_000, unit: "of milliseconds")
+        try OptionChecks.seconds(every, option: "--every")
+        try OptionChecks.seconds(changeEvery, option: "--change-every")
+        if let duration { try OptionChecks.seconds(duration, option: "--duration") }
+        try OptionChecks.integer(concurrency, option: "--concurrency", in: 1...1024)
     }
 
     func run() async throws {
@@ -110,8 +111,8 @@ struct DemoCommand: AsyncParsableCommand {
         let counter = DemoDiffCounter()
         let mutator = DemoMutator(transport: transport, baseURL: base, posts: data.featuredPosts, seed: seed)
         let periodic = DemoPeriodicTally()
-        let syncTask = client.keepSynced(scope, every: .milliseconds(Int(every * 1000))) { periodic.record($0) }
-        let mutatorTask = Task { await mutator.run(every: .milliseconds(Int(changeEvery * 1000))) }
+        let syncTask = client.keepSynced(scope, every: .checkedSeconds(every)) { periodic.record($0) }
+        let mutatorTask = Task { await mutator.run(every: .checkedSeconds(changeEvery)) }
         let live = ContinuousClock.now
         let title = "replica demo · GET \(scope) · sections by published · newest first · syncing every \(Self.format(every)) s"
 
@@ -125,13 +126,13 @@ struct DemoCommand: AsyncParsableCommand {
                 return "server at \(server.baseURL) · \(changes.summary) · \(counter.snapshot.short) · \(path)"
             }
             let diffTask = Task { for await update in results.updates() { counter.record(update.diff) } }
-            try await view.run(updates: updates, deadline: duration.map { .now + .milliseconds(Int($0 * 1000)) })
+            try await view.run(updates: updates, deadline: duration.map { .now + .checkedSeconds($0) })
             diffTask.cancel()
         } else {
             report.line("  live: watching GET \(scope) (\(updates.initial.count) posts in \(updates.initial.sections.count) sections "
                         + "by published) while the server changes")
             let diffTask = Task { for await update in updates { counter.record(update.diff) } }
-            try? await Task.sleep(for: .milliseconds(Int((duration ?? 10) * 1000)))
+            try? await Task.sleep(for: .checkedSeconds(duration ?? 10))
             diffTask.cancel()
         }
         syncTask.cancel()

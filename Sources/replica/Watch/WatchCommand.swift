@@ -27,6 +27,11 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many seconds (for scripts).")
     var duration: Double?
 
+    func validate() throws {
+        try OptionChecks.integer(poll, option: "--poll", in: 10...3_600_000, unit: "of milliseconds")
+        if let duration { try OptionChecks.seconds(duration, option: "--duration") }
+    }
+
     func run() async throws {
         let store = try query.openStore()
         let results: LiveResultSet
@@ -42,13 +47,13 @@ struct WatchCommand: AsyncParsableCommand {
         } catch let error as SyncError {
             throw CLIError(error.description)
         }
-        let monitor = engine.detectExternalChanges(every: .milliseconds(max(10, poll)))
+        let monitor = engine.detectExternalChanges(every: .milliseconds(poll))
         defer {
             monitor.stop()
             results.close()
         }
         let updates = results.updates()
-        let deadline = duration.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
+        let deadline = duration.map { ContinuousClock.now + .checkedSeconds($0) }
         if Terminal.width(of: STDOUT_FILENO) != nil {
             try await WatchTerminalView(title: title(), columns: try store.requireEntity(query.entity).attributes.map(\.name))
                 .run(updates: updates, deadline: deadline)

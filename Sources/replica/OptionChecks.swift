@@ -1,0 +1,61 @@
+import Foundation
+import ArgumentParser
+
+/// Checks of numeric and structured options: a bad value is a `ValidationError` whose one
+/// line says what to give instead, never a trap later on.
+enum OptionChecks {
+    /// The longest time any option takes: a year, in seconds.
+    static let maximumSeconds = 31_536_000.0
+
+    /// A number of seconds: finite, above 0 (or from 0 with `allowZero`), at most `maximum`.
+    ///
+    /// ```swift
+    /// try OptionChecks.seconds(every, option: "--every")   // inf, nan, -1, 1e300 are refused
+    /// ```
+    ///
+    /// - Throws: `ValidationError` naming the option, the range and the value given.
+    static func seconds(_ value: Double, option: String, allowZero: Bool = false, maximum: Double = maximumSeconds) throws {
+        guard value.isFinite, allowZero ? value >= 0 : value > 0, value <= maximum else {
+            let lower = allowZero ? "from 0" : "above 0"
+            throw ValidationError("\(option) takes a number of seconds \(lower) up to \(Int(maximum)), not \(value)")
+        }
+    }
+
+    /// A whole number in `range` (of `unit`).
+    ///
+    /// - Throws: `ValidationError` naming the option, the range and the value given.
+    static func integer(_ value: Int, option: String, in range: ClosedRange<Int>, unit: String = "") throws {
+        guard range.contains(value) else {
+            let what = unit.isEmpty ? "" : " \(unit)"
+            throw ValidationError("\(option) takes a whole number\(what) from \(range.lowerBound) to \(range.upperBound), not \(value)")
+        }
+    }
+
+    /// `Name: value` (the value may be empty): the name is an HTTP token.
+    ///
+    /// ```swift
+    /// try OptionChecks.header("X-Api-Key: abc")   // ("X-Api-Key", "abc")
+    /// ```
+    ///
+    /// - Throws: `ValidationError` saying what a header option looks like.
+    static func header(_ text: String) throws -> (name: String, value: String) {
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        let name = parts[0].trimmingCharacters(in: .whitespaces)
+        let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        guard parts.count == 2, !name.isEmpty, name.allSatisfy(tokenCharacters.contains) else {
+            throw ValidationError("--header takes 'Name: value' with a name of letters, digits and -, not '\(text)'")
+        }
+        let value = parts[1].trimmingCharacters(in: .whitespaces)
+        guard !value.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F }) else {
+            throw ValidationError("--header value of '\(name)' has a control character")
+        }
+        return (name, value)
+    }
+}
+
+extension Duration {
+    /// A duration of `seconds` that passed ``OptionChecks/seconds(_:option:allowZero:maximum:)``.
+    static func checkedSeconds(_ seconds: Double) -> Duration {
+        .nanoseconds(Int64((min(max(seconds, 0), OptionChecks.maximumSeconds) * 1e9).rounded()))
+    }
+}
