@@ -128,7 +128,11 @@ struct ValueConverter: Sendable {
             guard let d = Coercion.percentage(value) else { throw .cannotConvert(target: "percentage", detail: nil) }
             return .double(d)
         case .date(let rule):
-            return .date(try Self.date(value, rule: rule))
+            let date = try Self.date(value, rule: rule)
+            guard ISO8601.representable.contains(date.timeIntervalSince1970) else {
+                throw .cannotConvert(target: "date", detail: "outside the years 0000 to 9999")
+            }
+            return .date(date)
         case .custom(let transform):
             return try decodeCustom(value, with: transform)
         }

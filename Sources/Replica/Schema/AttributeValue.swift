@@ -55,7 +55,10 @@ public enum AttributeValue: Sendable, Hashable, CustomStringConvertible {
         case .integer(let i): return .int(i)
         case .double(let d): return .double(d)
         case .bool(let b): return .bool(b)
-        case .date(let d): return .string(ISO8601.string(from: d))
+        case .date(let d):
+            // A date without an ISO 8601 form stays a number of seconds.
+            guard ISO8601.representable.contains(d.timeIntervalSince1970) else { return .double(d.timeIntervalSince1970) }
+            return .string(ISO8601.string(from: d))
         case .data(let bytes): return .string(Data(bytes).base64EncodedString())
         case .json(let value): return value
         }

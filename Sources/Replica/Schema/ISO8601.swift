@@ -3,8 +3,17 @@ import Foundation
 /// ISO 8601 / RFC 3339 dates without `DateFormatter`, shared by the store, the
 /// mapping layer and the CLI.
 enum ISO8601 {
-    /// `2024-05-01T12:34:56Z`, or with milliseconds when the date has a fractional second.
+    /// The Unix seconds that have an ISO 8601 form with a four-digit year: 0000-01-01T00:00:00Z
+    /// to 9999-12-31T23:59:59.999Z. Imports refuse dates outside it.
+    static let representable: ClosedRange<Double> = -62_167_219_200 ... 253_402_300_799.999
+
+    /// `2024-05-01T12:34:56Z`, or with milliseconds when the date has a fractional second; a
+    /// date outside ``representable`` (only a custom transform can make one) prints as its Unix
+    /// seconds, `1e+22 s since 1970`, instead of trapping.
     static func string(from date: Date) -> String {
+        guard representable.contains(date.timeIntervalSince1970) else {
+            return "\(date.timeIntervalSince1970) s since 1970"
+        }
         let totalMillis = (date.timeIntervalSince1970 * 1000).rounded()
         let whole = (totalMillis / 1000).rounded(.down)
         let millis = Int(totalMillis - whole * 1000)

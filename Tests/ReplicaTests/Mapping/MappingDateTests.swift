@@ -64,7 +64,8 @@ struct MappingDateTests {
 
     @Test("unixSeconds and unixMilliseconds force the unit")
     func forcedUnits() throws {
-        #expect(try Self.seconds(1_714_566_896_789, transform: "unixSeconds") == 1_714_566_896_789)
+        #expect(try Self.seconds(200_000_000_000, transform: "unixSeconds") == 200_000_000_000)
+        #expect(try Self.seconds(200_000_000_000) == 200_000_000)
         #expect(try Self.seconds(86_400_000, transform: "unixMilliseconds") == 86_400)
         #expect(try Self.seconds("86400000", transform: "unixMilliseconds") == 86_400)
         #expect(try Self.seconds(1.5, transform: "unixSeconds") == 1.5)
@@ -72,6 +73,23 @@ struct MappingDateTests {
         #expect(error?.message == #"cannot convert "2024-05-01" to date (expected Unix seconds)"#)
         let iso = MappingCoercionTests.failure(1_714_566_896, to: .date, transform: "iso8601")
         #expect(iso?.message == "cannot convert 1714566896 to date (expected ISO 8601 text)")
+    }
+
+    @Test("dates outside the years 0000 to 9999 are refused with the pointer; printing one never traps",
+          arguments: [JSONValue.double(1e22), .double(-1e22), .int(Int64.max), .double(1e300)])
+    func outOfRange(json: JSONValue) async throws {
+        let error = MappingCoercionTests.failure(json, to: .date, transform: "unixSeconds")
+        #expect(error?.message == "cannot convert \(json.serialized()) to date (outside the years 0000 to 9999)")
+        let blog = try BlogFixture()
+        let sync = await #expect(throws: SyncError.self) {
+            try await blog.sync("/users", #"[{"user_id": 1, "name": "A", "created_at": \#(json.serialized())}]"#)
+        }
+        #expect(sync?.message.contains("User.createdAt at /0/created_at") == true, "\(sync.map(String.init(describing:)) ?? "")")
+        #expect(try blog.store.count("User") == 0)
+        let far = AttributeValue.date(Date(timeIntervalSince1970: 1e22))
+        #expect(far.description == "1e+22 s since 1970")
+        #expect(far.jsonValue == .double(1e22))
+        #expect(AttributeValue.date(Date(timeIntervalSince1970: 253_402_300_799)).description == "9999-12-31T23:59:59Z")
     }
 
     @Test("date:FORMAT parses with a POSIX UTC formatter")
