@@ -8,7 +8,9 @@ struct QueryCommand: AsyncParsableCommand {
         abstract: "Print rows of an entity.",
         discussion: """
             The where-clause is SQL over attribute names with ? placeholders, bound in order to the \
-            --arg values (numbers are bound as numbers, anything else as text; booleans are 1 and 0).
+            --arg values: numbers as numbers, anything else as text, or as typed with s:TEXT, i:INTEGER, \
+            d:DECIMAL and null (booleans are 1 and 0). --format json prints one JSON array, ndjson one \
+            JSON object per line.
             Example: replica query --db blog.sqlite Post --where 'userID = ?' --arg 3 --sort -createdAt --limit 5
             """
     )
@@ -16,11 +18,12 @@ struct QueryCommand: AsyncParsableCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case table
         case json
+        case ndjson
     }
 
     @OptionGroup var query: QueryOptions
 
-    @Option(help: "table (aligned, for terminals) or json (one object per line, for scripts).")
+    @Option(help: "table (aligned, for terminals), json (one JSON array) or ndjson (one JSON object per line).")
     var format: Format = .table
 
     func run() async throws {
@@ -37,6 +40,8 @@ struct QueryCommand: AsyncParsableCommand {
                 print("(\(rows.count) \(rows.count == 1 ? "row" : "rows"))")
             case .json:
                 print("[" + rows.map { JSONValue.object($0.jsonObject).serialized() }.joined(separator: ",\n") + "]")
+            case .ndjson:
+                for row in rows { print(JSONValue.object(row.jsonObject).serialized()) }
             }
         } catch let error as StoreError {
             throw CLIError(error.description)

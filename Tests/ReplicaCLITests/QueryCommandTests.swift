@@ -56,6 +56,46 @@ struct QueryCommandTests {
         #expect(json.stdout.contains(#""name":"a\u0000b\tc""#), "\(json.stdout)")
     }
 
+    @Test("ndjson prints one object per line; json one array")
+    func ndjson() throws {
+        let (directory, path) = try Self.makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = try ReplicaTool.run(["query", "--db", path, "User", "--sort", "name", "--limit", "2", "--format", "ndjson"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout == """
+            {"userID":1,"name":"Ann","email":"ann@example.com","avatarSm":null,"friends":[2,3],"createdAt":"2024-05-01T12:34:56Z"}
+            {"userID":2,"name":"Bob","email":null,"avatarSm":null,"friends":null,"createdAt":null}
+
+            """)
+        let empty = try ReplicaTool.run(["query", "--db", path, "User", "--where", "0", "--format", "ndjson"])
+        #expect(empty.stdout == "")
+        let array = try ReplicaTool.run(["query", "--db", path, "User", "--where", "0", "--format", "json"])
+        #expect(array.stdout == "[]\n")
+    }
+
+    @Test("typed --arg values: s: keeps text as written, i: and d: are numbers, null is NULL")
+    func typedArguments() throws {
+        let (directory, path) = try Self.makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try Store(path: path)
+        try store.database.write { db in try db.execute(sql: "UPDATE users SET email = '02134' WHERE userID = 3") }
+        func ids(_ arguments: [String]) throws -> String {
+            let output = try ReplicaTool.run(["query", "--db", path, "User", "--format", "ndjson"] + arguments)
+            #expect(output.status == 0, "\(output.stderr)")
+            return output.stdout.split(separator: "\n").map { line in
+                String(line.split(separator: ",").first ?? "")
+            }.joined(separator: " ")
+        }
+        #expect(try ids(["--where", "email = ?", "--arg", "02134"]) == "")
+        #expect(try ids(["--where", "email = ?", "--arg", "s:02134"]) == #"{"userID":3"#)
+        #expect(try ids(["--where", "userID = ?", "--arg", "i:2"]) == #"{"userID":2"#)
+        #expect(try ids(["--where", "userID < ?", "--arg", "d:1.5"]) == #"{"userID":1"#)
+        #expect(try ids(["--where", "email IS ?", "--arg", "null"]) == #"{"userID":2"#)
+        let bad = try ReplicaTool.run(["query", "--db", path, "User", "--where", "userID = ?", "--arg", "i:two"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.hasPrefix("Error: --arg i:two: i: takes a whole number from"), "\(bad.stderr)")
+    }
+
     @Test("prints JSON for scripts")
     func json() throws {
         let (directory, path) = try Self.makeStore()
