@@ -113,7 +113,10 @@ struct QueryCommandTests {
           arguments: [
             (["User", "--sort", "nmae"], "cannot sort by 'nmae'"),
             (["Users"], "unknown entity 'Users'"),
-            (["User", "--where", "name = = ?"], "SQLite error"),
+            (["User", "--where", "name = = ?", "--arg", "x"], #"invalid SQL: near "=": syntax error"#),
+            (["User", "--where", "1; DELETE FROM users"], "more than one SQL statement (a ';' separates them); give a single expression"),
+            (["User", "--where", "userID = ? AND name = ?", "--arg", "1"], "the where-clause has 2 ? placeholders but 1 value was given"),
+            (["User", "--where", "userID = ?"], "the where-clause has 1 ? placeholder but 0 values were given"),
           ])
     func userErrors(arguments: [String], fragment: String) throws {
         let (directory, path) = try Self.makeStore()
@@ -124,6 +127,7 @@ struct QueryCommandTests {
         #expect(output.stderr.hasPrefix("Error: \(path): "), "\(output.stderr)")
         #expect(output.stderr.contains(fragment), "\(output.stderr)")
         #expect(output.stderr.split(separator: "\n").count == 1)
+        #expect(!output.stderr.contains("SQLite error") && !output.stderr.contains("Database.execute"), "\(output.stderr)")
     }
 
     @Test("a missing database file is an error, not a new empty file")

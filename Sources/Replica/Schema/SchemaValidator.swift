@@ -13,6 +13,15 @@ struct SchemaValidator {
         SchemaError(code, message, file: file, pointer: pointer)
     }
 
+    /// Names become SQL identifiers and CLI output: no control characters (NUL included).
+    func checkName(_ name: String, _ what: String, at pointer: JSONPointer) throws {
+        if let bad = name.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+            let code = String(bad.value, radix: 16, uppercase: true)
+            throw fail(.invalidValue, "\(what) \(name.debugDescription) holds the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)",
+                       at: pointer)
+        }
+    }
+
     func validate(_ schema: inout Schema) throws {
         guard !schema.name.isEmpty else { throw fail(.invalidValue, "schema name is empty", at: .root / "name") }
         guard schema.version >= 1 else {
@@ -23,6 +32,9 @@ struct SchemaValidator {
         for entity in schema.entities {
             let pointer = JSONPointer.root / "entities" / entity.name
             guard !entity.name.isEmpty else { throw fail(.invalidValue, "entity name is empty", at: pointer) }
+            try checkName(entity.name, "entity name", at: pointer)
+            try checkName(entity.tableName, "table name", at: pointer / "table")
+            try checkName(entity.primaryKey, "primary key", at: pointer / "primaryKey")
             if Self.reservedEntityNames.contains(entity.name) {
                 throw fail(.invalidValue, "entity name '\(entity.name)' is reserved for route targets", at: pointer)
             }
@@ -84,6 +96,7 @@ struct SchemaValidator {
         for attribute in entity.attributes {
             let attributePointer = pointer / "attributes" / attribute.name
             guard !attribute.name.isEmpty else { throw fail(.invalidValue, "attribute name is empty", at: attributePointer) }
+            try checkName(attribute.name, "attribute name", at: attributePointer)
             guard seen.insert(attribute.name.lowercased()).inserted else {
                 throw fail(.duplicateName, "attribute '\(attribute.name)' of entity '\(entity.name)' is defined twice "
                            + "(column names are case-insensitive)", at: attributePointer)
@@ -118,6 +131,8 @@ struct SchemaValidator {
         var seen = Set(entity.attributes.map { $0.name.lowercased() })
         for relationship in entity.relationships {
             let relPointer = pointer / "relationships" / relationship.name
+            try checkName(relationship.name, "relationship name", at: relPointer)
+            if let foreignKey = relationship.foreignKey { try checkName(foreignKey, "foreign key", at: relPointer / "foreignKey") }
             guard seen.insert(relationship.name.lowercased()).inserted else {
                 throw fail(.duplicateName, "relationship '\(relationship.name)' of entity '\(entity.name)' has the name of "
                            + "another attribute or relationship", at: relPointer)

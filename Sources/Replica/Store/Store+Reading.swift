@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// A query on one entity: where-clause, arguments, order, limit.
 ///
@@ -68,7 +69,8 @@ extension Store {
             return try await database.read { db in
                 try Self.fetchRows(db, entity: entity, sql: sql, arguments: query.arguments)
             }
-        } catch let error as StoreError {
+        } catch var error as StoreError {
+            if error.path == nil { error.path = path }
             throw error
         } catch {
             throw StoreError(.sqlite, "query on '\(entity.name)' failed: \(Store.describe(error))", path: path)
@@ -87,7 +89,7 @@ extension Store {
         var sql = "SELECT COUNT(*) FROM \(entity.tableName.quotedIdentifier)"
         if let predicate, !predicate.isEmpty { sql += " WHERE \(predicate)" }
         return try read { db in
-            try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue))) ?? 0
+            try Int.fetchOne(Self.queryStatement(db, sql: sql, arguments: arguments)) ?? 0
         }
     }
 
@@ -151,12 +153,31 @@ extension Store {
         return terms.joined(separator: ", ")
     }
 
+    /// The statement of a query holding a caller's where-clause, its values bound: one
+    /// statement, and as many values as it has `?` placeholders.
+    ///
+    /// - Throws: ``StoreError`` saying what does not fit.
+    static func queryStatement(_ db: Database, sql: String, arguments: [AttributeValue]) throws -> Statement {
+        let statement: Statement
+        do {
+            statement = try db.makeStatement(sql: sql)
+        } catch {
+            throw StoreError(.sqlite, describe(error))
+        }
+        let expected = Int(sqlite3_bind_parameter_count(statement.sqliteStatement))
+        guard expected == arguments.count else {
+            throw StoreError(.sqlite, "the where-clause has \(expected) ? placeholder\(expected == 1 ? "" : "s") "
+                             + "but \(arguments.count) value\(arguments.count == 1 ? " was" : "s were") given")
+        }
+        try statement.setArguments(StatementArguments(arguments.map(\.databaseValue)))
+        return statement
+    }
+
     static func fetchRows(_ db: Database, entity: Entity, sql: String, arguments: [AttributeValue]) throws -> [EntityRow] {
         let names = entity.attributes.map(\.name)
         let types = entity.attributes.map(\.type)
         let keyIndex = names.firstIndex(of: entity.primaryKey) ?? 0
-        let statement = try db.makeStatement(sql: sql)
-        try statement.setArguments(StatementArguments(arguments.map(\.databaseValue)))
+        let statement = try queryStatement(db, sql: sql, arguments: arguments)
         var result: [EntityRow] = []
         let cursor = try Row.fetchCursor(statement)
         while let row = try cursor.next() {
@@ -174,7 +195,8 @@ extension Store {
     func read<T>(_ block: (Database) throws -> T) throws -> T {
         do {
             return try database.read(block)
-        } catch let error as StoreError {
+        } catch var error as StoreError {
+            if error.path == nil { error.path = path }
             throw error
         } catch {
             throw StoreError(.sqlite, Store.describe(error), path: path)

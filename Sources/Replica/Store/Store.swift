@@ -83,12 +83,25 @@ public final class Store: Sendable {
     }
 
     /// One line for a GRDB or other error.
+    /// A database error in the user's terms: what SQLite objected to, without GRDB's advice to
+    /// programmers (`use Database.execute(sql:)`) or bare result codes.
     static func describe(_ error: any Error) -> String {
-        if let error = error as? DatabaseError {
-            var text = "SQLite error \(error.resultCode.rawValue)"
-            if let message = error.message { text += ": \(message)" }
-            return text
+        guard let error = error as? DatabaseError else { return String(describing: error) }
+        let message = error.message ?? ""
+        if message.hasPrefix("Multiple statements found") {
+            return "more than one SQL statement (a ';' separates them); give a single expression"
         }
-        return String(describing: error)
+        if message.hasPrefix("wrong number of statement arguments") {
+            return "the values given do not match the ? placeholders (" + message + ")"
+        }
+        switch error.resultCode.primaryResultCode {
+        case .SQLITE_CONSTRAINT: return "constraint failed: " + message
+        case .SQLITE_BUSY, .SQLITE_LOCKED: return "the database is busy (another connection holds a lock): " + message
+        case .SQLITE_READONLY: return "the database is read-only: " + message
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB: return "the file is not a valid database: " + message
+        case .SQLITE_FULL: return "the disk is full: " + message
+        case .SQLITE_CANTOPEN: return "the database cannot be opened: " + message
+        default: return message.isEmpty ? "database error \(error.resultCode.rawValue)" : "invalid SQL: " + message
+        }
     }
 }

@@ -136,6 +136,13 @@ struct SchemaFileTests {
         BadCase(name: "reserved table name", json: """
             {"name": "t", "entities": {"User": {"table": "sqlite_users", "attributes": {"id": "integer"}}}}
             """, code: .invalidValue, pointer: "/entities/User/table", fragment: "reserved"),
+        BadCase(name: "NUL in an entity name", json: #"{"name": "t", "entities": {"U\u0000ser": {"attributes": {"id": "integer"}}}}"#,
+                code: .invalidValue, pointer: "/entities/U\u{0}ser", fragment: "control character U+0000"),
+        BadCase(name: "a tab in an attribute name", json: #"{"name": "t", "entities": {"User": {"attributes": {"id": "integer", "na\tme": "string"}}}}"#,
+                code: .invalidValue, pointer: "/entities/User/attributes/na\tme", fragment: "control character U+0009"),
+        BadCase(name: "a control character in a table name",
+                json: #"{"name": "t", "entities": {"User": {"table": "us\u001bers", "attributes": {"id": "integer"}}}}"#,
+                code: .invalidValue, pointer: "/entities/User/table", fragment: "control character U+001B"),
     ]
 
     @Test("a bad schema file names the file, the JSON pointer and the problem", arguments: badCases)
