@@ -107,7 +107,9 @@ public final class ReplicaClient: Sendable {
         if method != .get, let (entry, _) = engine.routes.match(.get, routePath) {
             return Prepared(method: method, entry: entry, syncMethod: .get, path: concrete, remaining: remaining)
         }
-        throw ClientError(.invalidRequest, "no route for \(method) \(routePath)")
+        let closest = engine.routes.closestRoutes(to: routePath)
+        throw ClientError(.invalidRequest, "no route for \(method) \(routePath)"
+                          + (closest.isEmpty ? "" : "; closest: " + closest.joined(separator: ", ")))
     }
 
     /// The absolute URL of `path` (with `query` appended) in the current environment.

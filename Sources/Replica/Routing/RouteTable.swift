@@ -95,7 +95,11 @@ public struct RouteTable: Sendable {
     public func resolve(_ method: HTTPMethod, _ path: String) throws(RouteError) -> RouteResolution {
         guard let (entry, parameters) = match(method, path) else {
             let allowed = trie.allowedMethods(path: path)
-            let hint = allowed.isEmpty ? "" : " (the path allows \(allowed.map(\.rawValue).joined(separator: ", ")))"
+            var hint = allowed.isEmpty ? "" : " (the path allows \(allowed.map(\.rawValue).joined(separator: ", ")))"
+            if allowed.isEmpty {
+                let closest = closestRoutes(to: path)
+                if !closest.isEmpty { hint = "; closest: " + closest.joined(separator: ", ") }
+            }
             throw RouteError(code: .noRoute, message: "no route for \(method) \(path)\(hint)", pattern: path)
         }
         var conditions: [RouteScope.Condition] = []

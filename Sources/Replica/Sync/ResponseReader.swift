@@ -51,9 +51,14 @@ final class ResponseReader: Sendable {
     let batchSize = 2048
     /// The hot path for the target entity's flat objects, when its map allows one.
     let fast: FastObjectDecoder?
+    /// The schema's MANY routes (`GET /bootstrap`), suggested when an object of collections is
+    /// read as one object.
+    let manyRoutes: [String]
 
-    init(planner: RowPlanner, shape: ResponseShape, scope: RouteScope?, options: SyncOptions, source: String) {
+    init(planner: RowPlanner, shape: ResponseShape, scope: RouteScope?, options: SyncOptions, source: String,
+         manyRoutes: [String] = []) {
         self.planner = planner
+        self.manyRoutes = manyRoutes
         self.shape = shape
         self.scope = scope
         self.options = options
@@ -133,8 +138,12 @@ final class ResponseReader: Sendable {
         let value = try element.value()
         switch shape {
         case .entity(let entity, _):
-            try planner.planTopLevel(value, entity: entity, at: element.pointer, scope: scope,
-                                     policy: options.onInvalid, into: &rows, statistics: &statistics)
+            do {
+                try planner.planTopLevel(value, entity: entity, at: element.pointer, scope: scope,
+                                         policy: options.onInvalid, into: &rows, statistics: &statistics)
+            } catch let error as SyncError where element.pointer.components.isEmpty {
+                throw collectionsHint(value, entity: entity) ?? error
+            }
         case .many(let envelope):
             let pointer = element.pointer
             let keyPosition = element.patternIndex == 0 ? envelope.count : envelope.count + 1
@@ -150,6 +159,20 @@ final class ResponseReader: Sendable {
         case .data:
             break
         }
+    }
+
+    /// When a whole input read as one object of `entity` is really an object of collections keyed
+    /// by entity names (a MANY response), the error says so instead of "object has no id".
+    private func collectionsHint(_ value: JSONValue, entity: Int) -> SyncError? {
+        guard case .object(let object) = value else { return nil }
+        let collections = object.keys.filter { key in
+            planner.index(of: key) != nil && object[key].map { if case .array = $0 { true } else { false } } == true
+        }
+        guard !collections.isEmpty else { return nil }
+        let name = planner.mapping.maps[entity].entity.name
+        let routes = manyRoutes.isEmpty ? "a route whose target is MANY" : "the MANY route " + manyRoutes.joined(separator: " or ")
+        return SyncError(.unexpectedShape, "the input is an object of collections (\(collections.joined(separator: ", "))), "
+                         + "not \(name) objects: import it through \(routes)", source: source)
     }
 
     /// Maps a flat object on the hot path; `false` sends it to the general path.

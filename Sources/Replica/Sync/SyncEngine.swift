@@ -259,7 +259,9 @@ extension SyncEngine {
                               channel: ChunkChannel? = nil, next: @escaping () throws -> [UInt8]?,
                               consume: @escaping @Sendable (ParsedStream) async throws -> T) async throws -> T {
         let stream = ParsedStream()
-        let reader = ResponseReader(planner: planner, shape: plan.shape, scope: plan.scope, options: options, source: source)
+        let manyRoutes = routes.entries.filter { $0.route.target == .many }.map { "\($0.route.method) \($0.pattern)" }
+        let reader = ResponseReader(planner: planner, shape: plan.shape, scope: plan.scope, options: options, source: source,
+                                    manyRoutes: manyRoutes)
         let nextChunk = UncheckedBox(next)
         let ended = ThreadCompletion()
         let thread = Thread {

@@ -168,6 +168,30 @@ struct SyncEngineTests {
         #expect(try blog.store.count("User") == 0)
     }
 
+    @Test("an object of collections imported as one entity says what it is and names the MANY route")
+    func collectionsReadAsOneObject() async throws {
+        let blog = try BlogFixture()
+        let (chunks, continuation) = AsyncStream<[UInt8]>.makeStream()
+        continuation.yield(Array(#"{"posts": [{"id": 1, "title": "x"}], "users": []}"#.utf8))
+        continuation.finish()
+        let error = await #expect(throws: SyncError.self) {
+            _ = try await blog.engine.importChunks(chunks, into: .entity("Post"), source: "dump.json")
+        }
+        #expect(error?.code == .unexpectedShape)
+        #expect(error?.description == "dump.json: the input is an object of collections (posts, users), not Post objects: "
+                + "import it through the MANY route GET /bootstrap", "\(error.map(String.init(describing:)) ?? "")")
+    }
+
+    @Test("no route names the closest routes")
+    func closestRoutes() throws {
+        let blog = try BlogFixture()
+        #expect(blog.engine.routes.closestRoutes(to: "/users/3/psts") == ["GET /users/:userID/posts", "GET /users/:userID"])
+        #expect(blog.engine.routes.closestRoutes(to: "/user?page=2") == ["GET /users"])
+        #expect(blog.engine.routes.closestRoutes(to: "/zzzzzzzzzz").isEmpty)
+        let error = #expect(throws: RouteError.self) { try blog.engine.routes.resolve(.get, "/pots") }
+        #expect(error?.message == "no route for GET /pots; closest: POST /posts")
+    }
+
     @Test("a missing namespace or envelope is an error naming where it was expected")
     func unexpectedShape() async throws {
         let blog = try BlogFixture()
