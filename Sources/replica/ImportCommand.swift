@@ -36,6 +36,9 @@ struct ImportCommand: AsyncParsableCommand {
     @Option(name: .customLong("on-invalid"), help: "fail (roll back) or skip objects that cannot be mapped.")
     var onInvalid: InvalidObjectPolicy = .fail
 
+    @Flag(help: "Fail (and write nothing) when a key matches no attribute, a collection no entity, or an object gives a key twice.")
+    var strict = false
+
     @Argument(help: "The JSON file, or - for standard input.")
     var file: String
 
@@ -52,6 +55,7 @@ struct ImportCommand: AsyncParsableCommand {
         let target = try importTarget(store: store, engine: engine)
         let bar = ProgressBar(enabled: Terminal.width(of: STDERR_FILENO) != nil)
         var options = SyncOptions(stalePolicy: stale, onInvalid: onInvalid)
+        options.strictKeys = strict
         options.progress = { progress in bar.update(progress) }
         options.progressInterval = 5_000
         let started = ContinuousClock.now
@@ -65,6 +69,9 @@ struct ImportCommand: AsyncParsableCommand {
         bar.clear()
         let elapsed = started.duration(to: .now)
         print(Self.summary(result, elapsed: elapsed))
+        for line in KeyWarnings.lines(result, mapping: engine.mapping, source: file == "-" ? "standard input" : file) {
+            printWarning(line)
+        }
         for skipped in result.skipped.prefix(10) { printWarning("skipped \(skipped)") }
         if result.skipped.count > 10 { printWarning("skipped \(result.skipped.count - 10) more objects") }
     }

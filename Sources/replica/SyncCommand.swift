@@ -33,6 +33,9 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: "Seconds before a request times out.")
     var timeout: Double = 30
 
+    @Flag(help: "Fail (and write nothing) when a key matches no attribute, a collection no entity, or an object gives a key twice.")
+    var strict = false
+
     @Argument(help: "API paths, e.g. /people /people/1/cars.")
     var paths: [String]
 
@@ -62,8 +65,9 @@ struct SyncCommand: AsyncParsableCommand {
         repeat {
             for path in paths {
                 do {
-                    let result = try await client.call(path)
+                    let result = try await client.call(path, options: SyncOptions(strictKeys: strict))
                     print(Self.line(path, result))
+                    for line in KeyWarnings.lines(result.sync, mapping: engine.mapping, source: path) { printWarning(line) }
                 } catch {
                     failed = true
                     printError("\(path): \(error)")

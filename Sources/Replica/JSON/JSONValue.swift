@@ -29,6 +29,8 @@ public enum JSONValue: Sendable, Hashable {
 public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
     public private(set) var keys: [String] = []
     private var storage: [String: JSONValue] = [:]
+    /// Keys the parsed text gave more than once (the last value is kept); not part of equality.
+    public internal(set) var duplicateKeys: [String] = []
 
     /// An empty object.
     public init() {}

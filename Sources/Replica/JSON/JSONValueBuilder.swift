@@ -44,7 +44,9 @@ enum JSONValueBuilder {
             if stack.isEmpty { return value }
             let top = stack.count - 1
             if stack[top].isObject {
-                stack[top].object[stack[top].key] = value
+                let key = stack[top].key
+                if stack[top].object[key] != nil { stack[top].object.duplicateKeys.append(key) }
+                stack[top].object[key] = value
             } else {
                 stack[top].array.append(value)
             }

@@ -121,28 +121,41 @@ struct FastObjectDecoder: Sendable {
         }
     }
 
-    /// Reads one object from `reader` into `values`.
+    /// A key the decoder did not store: an entry of the tally (`nil` past its distinct limit).
+    struct FoundKey: Sendable {
+        var index: Int?
+        var kind: IgnoredKey.Kind
+    }
+
+    /// Reads one object from `reader` into `values`, counting the keys it ignored.
     ///
     /// - Returns: `false` when the general path must map this element instead.
     func decode(_ reader: inout JSONReader, into values: inout [AttributeValue?], ignoredKeys: inout Int) -> Bool {
         var sink = ValueSink(values: values)
         values = []
         defer { values = sink.values }
-        return decodeObject(&reader, into: &sink, ignoredKeys: &ignoredKeys)
+        var tally = IgnoredKeyTally()
+        var found: [FoundKey] = []
+        defer { ignoredKeys += found.filter { $0.kind != .duplicateKey }.count }
+        return decodeObject(&reader, into: &sink, entity: 0, tally: &tally, found: &found)
     }
 
-    /// Reads one object from `reader` into the row `batch` is building.
+    /// Reads one object from `reader` into the row `batch` is building. Keys it does not
+    /// store (unknown ones, and repeated ones: the last value wins) get entries in `tally` and
+    /// are listed in `found`, for the caller to count once the object is kept.
     ///
     /// - Returns: `false` when the general path must map this element instead (the row's
     ///   cells may then hold part of the object: discard the row).
-    func decode(_ reader: inout JSONReader, into batch: inout RowBatch, ignoredKeys: inout Int) -> Bool {
-        decodeObject(&reader, into: &batch, ignoredKeys: &ignoredKeys)
+    func decode(_ reader: inout JSONReader, into batch: inout RowBatch, entity: Int, tally: inout IgnoredKeyTally,
+                found: inout [FoundKey]) -> Bool {
+        decodeObject(&reader, into: &batch, entity: entity, tally: &tally, found: &found)
     }
 
-    private func decodeObject<Sink: FastValueSink>(_ reader: inout JSONReader, into sink: inout Sink,
-                                             ignoredKeys: inout Int) -> Bool {
+    private func decodeObject<Sink: FastValueSink>(_ reader: inout JSONReader, into sink: inout Sink, entity: Int,
+                                                   tally: inout IgnoredKeyTally, found: inout [FoundKey]) -> Bool {
         do {
             guard case .beginObject = try reader.next() else { return false }
+            var stored: UInt64 = 0
             while true {
                 let token = try reader.next()
                 guard case .key(let key) = token else {
@@ -152,9 +165,18 @@ struct FastObjectDecoder: Sendable {
                 if key.hasEscapes { return false }
                 guard let slot = target(for: key) else {
                     if isDeclined(key) { return false }
-                    ignoredKeys += 1
+                    found.append(FoundKey(index: tally.entry(entity: entity, kind: .unknownKey, key: key.rawBytes),
+                                          kind: .unknownKey))
                     try reader.skipValue()
                     continue
+                }
+                if slot.attribute < 64 {
+                    let bit: UInt64 = 1 << UInt64(slot.attribute)
+                    if stored & bit != 0 {
+                        found.append(FoundKey(index: tally.entry(entity: entity, kind: .duplicateKey, key: key.rawBytes),
+                                              kind: .duplicateKey))
+                    }
+                    stored |= bit
                 }
                 guard store(try reader.next(), slot: slot, into: &sink) else { return false }
             }

@@ -124,12 +124,31 @@ final class ResponseReader: Sendable {
                         statistics: inout PlanStatistics) throws {
         if let fast, case .entity(let entity, _) = shape, decodeFast(element, fast: fast, entity: entity, batch: &batch,
                                                                       statistics: &statistics) {
+            if options.strictKeys && statistics.ignored.total > 0 { throw strictError(statistics.ignored) }
             return
         }
         planned.removeAll(keepingCapacity: true)
         try plan(element, into: &planned, statistics: &statistics)
+        if options.strictKeys && statistics.ignored.total > 0 { throw strictError(statistics.ignored) }
         let maps = planner.mapping.maps
         for row in planned { batch.append(row, keyIndex: maps[row.entity].primaryKeyIndex) }
+    }
+
+    /// The error of ``SyncOptions/strictKeys``: the first key that was not stored, and where.
+    private func strictError(_ tally: IgnoredKeyTally) -> SyncError {
+        let names = planner.mapping.maps.map(\.entity.name)
+        guard let first = tally.keys(entityNames: names).first else {
+            return SyncError(.ignoredKey, "more than \(IgnoredKeyTally.distinctLimit) distinct keys were not stored (strict)",
+                             source: source)
+        }
+        let place = first.example.components.isEmpty ? "/" : first.example.description
+        let what: String
+        switch first.kind {
+        case .unknownKey: what = "key '\(first.key)' matches no attribute or relationship of \(first.entity ?? "")"
+        case .unknownCollection: what = "collection '\(first.key)' matches no entity"
+        case .duplicateKey: what = "key '\(first.key)' of \(first.entity ?? "") is given twice in one object"
+        }
+        return SyncError(.ignoredKey, "\(what) at \(place) (strict: nothing was written)", source: source)
     }
 
     /// Maps an element through the general path.
@@ -150,7 +169,14 @@ final class ResponseReader: Sendable {
             guard keyPosition < pointer.components.count, case .key(let name) = pointer.components[keyPosition],
                   let entity = planner.index(of: name)
             else {
-                statistics.ignoredKeyCount += 1
+                let key: String
+                if keyPosition < pointer.components.count, case .key(let name) = pointer.components[keyPosition] {
+                    key = name
+                } else {
+                    key = pointer.description
+                }
+                statistics.ignored.record(entity: -1, kind: .unknownCollection, key: key,
+                                          at: JSONPointer(components: Array(pointer.components.prefix(keyPosition + 1))))
                 return
             }
             // A collection's elements arrive one by one; a lone object under the key is one object.
@@ -179,9 +205,9 @@ final class ResponseReader: Sendable {
     private func decodeFast(_ element: borrowing JSONElement, fast: FastObjectDecoder, entity: Int,
                             batch: inout RowBatch, statistics: inout PlanStatistics) -> Bool {
         batch.beginRow(entity: entity, attributeCount: fast.attributeCount)
-        var ignored = 0
+        statistics.found.removeAll(keepingCapacity: true)
         var reader = element.reader()
-        guard fast.decode(&reader, into: &batch, ignoredKeys: &ignored) else {
+        guard fast.decode(&reader, into: &batch, entity: entity, tally: &statistics.ignored, found: &statistics.found) else {
             batch.discardRow()
             return false
         }
@@ -198,7 +224,19 @@ final class ResponseReader: Sendable {
             return false
         }
         statistics.objectCount += 1
-        statistics.ignoredKeyCount += ignored
+        if !statistics.found.isEmpty {
+            // The pointer is made only for a key's first occurrence.
+            var pointer: JSONPointer?
+            for found in statistics.found {
+                var example = JSONPointer(components: [])
+                if let index = found.index, statistics.ignored.needsExample(index) {
+                    let base = pointer ?? element.pointer
+                    pointer = base
+                    example = base / statistics.ignored.key(index)
+                }
+                statistics.ignored.count(found.index, kind: found.kind, at: example)
+            }
+        }
         batch.commitRow(isTopLevel: true)
         return true
     }

@@ -11,8 +11,22 @@ struct PlannedRow: Sendable {
 /// Counters of one response.
 struct PlanStatistics: Sendable {
     var objectCount = 0
-    var ignoredKeyCount = 0
+    /// Keys that matched nothing, collections that matched no entity, keys given twice.
+    var ignored = IgnoredKeyTally()
+    /// Scratch space of the fast path: the keys of the object being decoded that it did not store.
+    var found: [FastObjectDecoder.FoundKey] = []
     var skipped: [SkippedObject] = []
+
+    /// Occurrences of unknown keys and collections (``SyncResult/ignoredKeyCount``).
+    var ignoredKeyCount: Int { ignored.ignoredCount }
+}
+
+/// A key of an object being planned that will not be stored.
+struct Unstored {
+    var entity: Int
+    var kind: IgnoredKey.Kind
+    var key: String
+    var pointer: JSONPointer
 }
 
 /// Turns JSON objects into planned rows: maps them with the property maps, fills the scope,
@@ -41,7 +55,7 @@ struct RowPlanner: Sendable {
                       policy: InvalidObjectPolicy, into rows: inout [PlannedRow], statistics: inout PlanStatistics) throws {
         var planned: [PlannedRow] = []
         var objects = 0
-        var ignored = 0
+        var ignored: [Unstored] = []
         do {
             try plan(value, entity: entity, at: pointer, scope: scope, overrides: [], isTopLevel: true,
                      into: &planned, objects: &objects, ignored: &ignored)
@@ -58,17 +72,25 @@ struct RowPlanner: Sendable {
             }
         }
         statistics.objectCount += objects
-        statistics.ignoredKeyCount += ignored
+        for key in ignored { statistics.ignored.record(entity: key.entity, kind: key.kind, key: key.key, at: key.pointer) }
         rows.append(contentsOf: planned)
     }
 
     private func plan(_ value: JSONValue, entity: Int, at pointer: JSONPointer, scope: RouteScope?,
                       overrides: [(Int, AttributeValue)], isTopLevel: Bool,
-                      into rows: inout [PlannedRow], objects: inout Int, ignored: inout Int) throws {
+                      into rows: inout [PlannedRow], objects: inout Int, ignored: inout [Unstored]) throws {
         let map = mapping.maps[entity]
         var mapped = try map.map(value: value, at: pointer)
         objects += 1
-        ignored += mapped.unknownKeyCount
+        for key in mapped.unknownKeys {
+            ignored.append(Unstored(entity: entity, kind: .unknownKey, key: key,
+                                    pointer: key.split(separator: ".").reduce(pointer) { $0 / String($1) }))
+        }
+        if case .object(let object) = value {
+            for key in object.duplicateKeys {
+                ignored.append(Unstored(entity: entity, kind: .duplicateKey, key: key, pointer: pointer / key))
+            }
+        }
         for (index, forced) in overrides { mapped.values[index] = forced }
         if let scope {
             for condition in scope.conditions {

@@ -349,12 +349,14 @@ extension SyncEngine {
             if !changes.isEmpty {
                 db.afterNextTransaction { _ in observers.publish(changes) }
             }
-            return SyncResult(changes: changes, skipped: summary.statistics.skipped,
-                              ignoredKeyCount: summary.statistics.ignoredKeyCount,
-                              objectCount: summary.statistics.objectCount, byteCount: summary.byteCount,
-                              data: nil, route: plan.route, metadata: summary.skeleton,
-                              seenKeys: plan.targetEntity.map { writer.seenKeys(of: $0) } ?? PrimaryKeys(),
-                              scope: plan.scope)
+            var result = SyncResult(changes: changes, skipped: summary.statistics.skipped,
+                                    ignoredKeyCount: summary.statistics.ignoredKeyCount,
+                                    objectCount: summary.statistics.objectCount, byteCount: summary.byteCount,
+                                    data: nil, route: plan.route, metadata: summary.skeleton,
+                                    seenKeys: plan.targetEntity.map { writer.seenKeys(of: $0) } ?? PrimaryKeys(),
+                                    scope: plan.scope)
+            result.ignoredKeys = summary.statistics.ignored.keys(entityNames: maps.map(\.entity.name))
+            return result
         }
     }
 }

@@ -29,6 +29,9 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         public static let cancelled = Code(rawValue: "cancelled")
         /// The input could not be read (file, stream).
         public static let input = Code(rawValue: "input")
+        /// Under ``SyncOptions/strictKeys``: a key matched no attribute, a MANY collection no
+        /// entity, or an object gave a key twice.
+        public static let ignoredKey = Code(rawValue: "ignoredKey")
     }
 
     /// The kind of failure.

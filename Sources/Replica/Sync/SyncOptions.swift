@@ -40,6 +40,11 @@ public struct SyncOptions: Sendable {
     /// Collect the keys of the response's own objects in ``SyncResult/seenKeys`` (pagination
     /// uses them to delete stale rows once the last page arrived).
     public var collectKeys: Bool
+    /// Makes every key that is not stored an error that rolls the sync back (`replica import
+    /// --strict`): a key matching no attribute or relationship, a MANY collection matching no
+    /// entity, a key given twice in one object. Off by default: they are counted in
+    /// ``SyncResult/ignoredKeys`` (and the last of a repeated key wins).
+    public var strictKeys: Bool
     /// Bytes of staged rows a ``SyncSession`` keeps in memory before it spills them to an
     /// unlinked scratch file in the temporary directory (4 MiB by default).
     public var stagingMemory: Int
@@ -47,7 +52,7 @@ public struct SyncOptions: Sendable {
     public init(stalePolicy: StalePolicy? = nil, onInvalid: InvalidObjectPolicy = .fail,
                 progress: (@Sendable (SyncProgress) -> Void)? = nil, progressInterval: Int = 10_000,
                 chunkSize: Int = 1 << 16, limits: JSONLimits = .default, collectKeys: Bool = false,
-                stagingMemory: Int = 4 << 20) {
+                strictKeys: Bool = false, stagingMemory: Int = 4 << 20) {
         self.stalePolicy = stalePolicy
         self.onInvalid = onInvalid
         self.progress = progress
@@ -55,6 +60,7 @@ public struct SyncOptions: Sendable {
         self.chunkSize = chunkSize
         self.limits = limits
         self.collectKeys = collectKeys
+        self.strictKeys = strictKeys
         self.stagingMemory = stagingMemory
     }
 }
@@ -87,8 +93,12 @@ public struct SyncResult: Sendable {
     public var changes: ChangeSet
     /// Objects skipped under ``InvalidObjectPolicy/skip``.
     public var skipped: [SkippedObject]
-    /// JSON keys that matched no attribute or relationship, summed over all objects.
+    /// JSON keys that matched no attribute or relationship, and MANY collections that matched
+    /// no entity, summed over all objects.
     public var ignoredKeyCount: Int
+    /// Those keys by name, with a count and the pointer of their first occurrence, most frequent
+    /// first (up to 64 distinct keys), and the keys objects gave twice (the last value was stored).
+    public var ignoredKeys: [IgnoredKey] = []
     /// Objects read from the response (including nested ones and skipped ones).
     public var objectCount: Int
     /// Bytes of JSON read.

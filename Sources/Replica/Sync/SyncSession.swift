@@ -240,7 +240,7 @@ public final class SyncSession: @unchecked Sendable {
                     ?? summary.completeCollections
         }
         statistics.objectCount += summary.statistics.objectCount
-        statistics.ignoredKeyCount += summary.statistics.ignoredKeyCount
+        statistics.ignored.merge(summary.statistics.ignored)
         statistics.skipped += summary.statistics.skipped
         byteCount += summary.byteCount
         if isData { data = summary.skeleton } else if metadata == nil { metadata = summary.skeleton }
@@ -285,6 +285,7 @@ public final class SyncSession: @unchecked Sendable {
                                 ignoredKeyCount: statistics.ignoredKeyCount, objectCount: statistics.objectCount,
                                 byteCount: byteCount, data: data, route: plan.route, metadata: metadata,
                                 seenKeys: seenKeys, scope: plan.scope)
+        result.ignoredKeys = statistics.ignored.keys(entityNames: engine.mapping.maps.map(\.entity.name))
         let deleting = complete ? completeCollections.intersection(plan.staleEntities).sorted() : []
         // Nothing staged and nothing to delete: the store stays as it is.
         if staged.isEmpty && deleting.isEmpty && alsoWriting == nil { return result }

@@ -1,0 +1,115 @@
+/// A JSON key an import did not store: one that matched no attribute or relationship, a MANY
+/// collection that matched no entity, or a key given twice in one object (the last one won).
+///
+/// ```swift
+/// for key in result.ignoredKeys { print(key) }   // Person.userId × 1,000 (first at /0/userId)
+/// ```
+public struct IgnoredKey: Sendable, Hashable, CustomStringConvertible {
+    /// Why the key was not stored.
+    public enum Kind: String, Sendable, Hashable {
+        /// It matched no attribute or relationship of the entity: its value was dropped.
+        case unknownKey
+        /// A collection of a MANY response whose key names no entity: its objects were dropped.
+        case unknownCollection
+        /// The object gave the key more than once; the last value was stored.
+        case duplicateKey
+    }
+
+    /// Why the key was not stored.
+    public var kind: Kind
+    /// The entity whose objects held it; `nil` for a collection.
+    public var entity: String?
+    /// The key; nested key paths joined with dots (`address.zip`).
+    public var key: String
+    /// How many times it occurred.
+    public var count: Int
+    /// Where it first occurred.
+    public var example: JSONPointer
+
+    public var description: String {
+        let name = entity.map { "\($0).\(key)" } ?? key
+        let what: String
+        switch kind {
+        case .unknownKey: what = ""
+        case .unknownCollection: what = "collection "
+        case .duplicateKey: what = "duplicate "
+        }
+        return "\(what)\(name) × \(count) (first at \(example.components.isEmpty ? "/" : example.description))"
+    }
+}
+
+/// The ignored keys of one response or session, counted as objects are mapped. The fast path
+/// finds a key's entry by its bytes without allocating; at most ``distinctLimit`` distinct keys
+/// are named, the rest only counted.
+struct IgnoredKeyTally: Sendable {
+    struct Entry: Sendable {
+        /// The entity index, or -1 for a MANY collection.
+        var entity: Int
+        var kind: IgnoredKey.Kind
+        var key: [UInt8]
+        var count: Int
+        var example: JSONPointer?
+    }
+
+    static let distinctLimit = 64
+    private(set) var entries: [Entry] = []
+    /// Occurrences of unknown keys and collections (not duplicates), named or not.
+    private(set) var ignoredCount = 0
+    /// Every occurrence, duplicates included.
+    private(set) var total = 0
+
+    /// The index of the entry for these key bytes, made when new; `nil` past the distinct limit.
+    mutating func entry(entity: Int, kind: IgnoredKey.Kind, key: UnsafeRawBufferPointer) -> Int? {
+        for index in entries.indices where entries[index].entity == entity && entries[index].kind == kind
+            && entries[index].key.count == key.count && entries[index].key.elementsEqual(key) {
+            return index
+        }
+        guard entries.count < Self.distinctLimit else { return nil }
+        entries.append(Entry(entity: entity, kind: kind, key: Array(key), count: 0, example: nil))
+        return entries.count - 1
+    }
+
+    /// Counts one occurrence of the entry at `index` (or of an unnamed key when `nil`) found at `pointer`.
+    mutating func count(_ index: Int?, kind: IgnoredKey.Kind, at pointer: @autoclosure () -> JSONPointer) {
+        total += 1
+        if kind != .duplicateKey { ignoredCount += 1 }
+        guard let index else { return }
+        entries[index].count += 1
+        if entries[index].example == nil { entries[index].example = pointer() }
+    }
+
+    /// Counts one occurrence of `key` found at `pointer` (the general path).
+    mutating func record(entity: Int, kind: IgnoredKey.Kind, key: String, at pointer: JSONPointer) {
+        var key = key
+        let index = key.withUTF8 { entry(entity: entity, kind: kind, key: UnsafeRawBufferPointer($0)) }
+        count(index, kind: kind, at: pointer)
+    }
+
+    /// Whether the entry at `index` has no example pointer yet.
+    func needsExample(_ index: Int) -> Bool { entries[index].example == nil }
+
+    /// The key of an entry, as text.
+    func key(_ index: Int) -> String { String(decoding: entries[index].key, as: UTF8.self) }
+
+    /// Adds another response's tally.
+    mutating func merge(_ other: IgnoredKeyTally) {
+        for entry in other.entries where entry.count > 0 {
+            let index = entry.key.withUnsafeBytes { self.entry(entity: entry.entity, kind: entry.kind, key: $0) }
+            if let index {
+                entries[index].count += entry.count
+                if entries[index].example == nil { entries[index].example = entry.example }
+            }
+        }
+        total += other.total
+        ignoredCount += other.ignoredCount
+    }
+
+    /// The named keys, most frequent first.
+    func keys(entityNames: [String]) -> [IgnoredKey] {
+        entries.filter { $0.count > 0 }.map { entry in
+            IgnoredKey(kind: entry.kind, entity: entry.entity >= 0 ? entityNames[entry.entity] : nil,
+                       key: String(decoding: entry.key, as: UTF8.self), count: entry.count,
+                       example: entry.example ?? JSONPointer(components: []))
+        }.sorted { ($0.count, $1.key) > ($1.count, $0.key) }
+    }
+}
