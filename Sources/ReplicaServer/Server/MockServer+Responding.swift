@@ -99,7 +99,8 @@ extension MockServer {
     }
 
     /// Reads and parses a body within `maxBodySize` — JSON, or form and multipart fields (typed once
-    /// the resource is known); an oversized body is drained, then answered 413.
+    /// the resource is known); an oversized body is drained, then answered 413. A form-typed body that
+    /// is a JSON object or array (`curl -d '{"name":"john"}'`) is read as JSON.
     private func readBody(_ request: Request) async throws -> (JSONValue?, JSONObject?) {
         let limit = options.maxBodySize
         let drainLimit = max(limit, 1 << 20) * 64
@@ -119,9 +120,10 @@ extension MockServer {
         }
         if seen > limit { throw Self.tooLarge(limit) }
         guard collected.readableBytes > 0 else { return (nil, nil) }
-        if let fields = try MockFormBody.parse(Array(buffer: collected), contentType: request.headers[.contentType]) {
-            return (nil, fields)
-        }
+        let bytes = Array(buffer: collected)
+        let contentType = request.headers[.contentType]
+        if let json = MockFormBody.mislabelledJSON(bytes, contentType: contentType) { return (json, nil) }
+        if let fields = try MockFormBody.parse(bytes, contentType: contentType) { return (nil, fields) }
         do {
             return (try collected.withUnsafeReadableBytes { try JSONValue(parsing: $0) }, nil)
         } catch let error as JSONParseError {
