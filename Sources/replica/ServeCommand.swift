@@ -42,7 +42,19 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-body"), help: "The largest request body in bytes (larger ones get 413).")
     var maxBody: Int = 1 << 20
 
+    @Option(name: .customLong("header-timeout"),
+            help: "Seconds a client may take to send a request's head once it started (then 408 and close).")
+    var headerTimeout: Double = 10
+
+    @Option(name: .customLong("idle-timeout"),
+            help: "Seconds a connection may stay open with no request in progress before it is closed.")
+    var idleTimeout: Double = 60
+
     func validate() throws {
+        for (flag, seconds) in [("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout)]
+        where !(seconds.isFinite && seconds > 0 && seconds <= 1_000_000) {
+            throw ValidationError("\(flag) takes a positive number of seconds up to 1000000 (e.g. 10 or 0.5), not '\(seconds)'")
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         guard (0...1).contains(failRate) else { throw ValidationError("--fail-rate must be between 0 and 1") }
         guard store == "memory" || (store.hasPrefix("sqlite:") && store.count > 7) else {
@@ -69,7 +81,8 @@ struct ServeCommand: AsyncParsableCommand {
                 throw CLIError("\(error)")
             }
         }
-        var options = MockServerOptions(host: host, port: port, maxBodySize: maxBody)
+        var options = MockServerOptions(host: host, port: port, maxBodySize: maxBody,
+                                        headerReadTimeout: .seconds(headerTimeout), idleTimeout: .seconds(idleTimeout))
         if store.hasPrefix("sqlite:") {
             do { options.store = try SQLiteMockStore(path: String(store.dropFirst(7))) } catch { throw CLIError("\(error)") }
         }

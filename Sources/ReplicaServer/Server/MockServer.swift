@@ -119,6 +119,7 @@ public final class MockServer: Sendable {
         logger.logLevel = .critical
         let app = Application(
             responder: MockResponder(server: self),
+            server: MockHTTPChannel.builder(options: options),
             configuration: ApplicationConfiguration(address: .hostname(options.host, port: port), serverName: nil),
             onServerRunning: { channel in
                 bound.resolve(.success(channel.localAddress?.port ?? port))
