@@ -42,10 +42,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-body"), help: "The largest request body in bytes (larger ones get 413).")
     var maxBody: Int = 1 << 20
 
+    @Option(name: .customLong("header-timeout"),
+            help: "Seconds a client may take to send a request's head once it started (then 408 and close).")
+    var headerTimeout: Double = 10
+
+    @Option(name: .customLong("idle-timeout"),
+            help: "Seconds a connection may stay open with no request in progress before it is closed.")
+    var idleTimeout: Double = 60
+
     func validate() throws {
         try OptionChecks.integer(port, option: "--port", in: 0...65535)
         guard (0...1).contains(failRate) else { throw ValidationError("--fail-rate takes a probability from 0 to 1, not \(failRate)") }
         try OptionChecks.integer(maxBody, option: "--max-body", in: 1...(1 << 30), unit: "of bytes")
+        try OptionChecks.seconds(headerTimeout, option: "--header-timeout")
+        try OptionChecks.seconds(idleTimeout, option: "--idle-timeout")
         guard store == "memory" || (store.hasPrefix("sqlite:") && store.count > 7) else {
             throw ValidationError("--store takes memory or sqlite:PATH, not '\(store)'")
         }
@@ -71,7 +81,8 @@ struct ServeCommand: AsyncParsableCommand {
                 throw CLIError("\(error)")
             }
         }
-        var options = MockServerOptions(host: host, port: port, maxBodySize: maxBody)
+        var options = MockServerOptions(host: host, port: port, maxBodySize: maxBody,
+                                        headerReadTimeout: .seconds(headerTimeout), idleTimeout: .seconds(idleTimeout))
         if store.hasPrefix("sqlite:") {
             do { options.store = try SQLiteMockStore(path: String(store.dropFirst(7))) } catch { throw CLIError("\(error)") }
         }

@@ -101,29 +101,46 @@ struct MockServerCLITests {
         #expect(log.contains("stopped"))
     }
 
-    @Test("replica serve with --store sqlite:, --data, --latency and --fail-rate; SIGTERM stops it")
+    @Test("replica serve with --store sqlite:, --data, --latency, --fail-rate and timeouts; SIGTERM stops it")
     func options() async throws {
         let directory = try Fixture.temporaryDirectory()
         let data = directory.appendingPathComponent("seed.json")
         try Data(#"{"people": [{"name": "ann"}, {"name": 3}], "cars": [{"name": "mini", "person_id": 1}]}"#.utf8).write(to: data)
         let database = directory.appendingPathComponent("serve.sqlite").path
         let server = try ServeProcess(["--schema", "Schemas/people.json", "--port", "0", "--store", "sqlite:\(database)",
-                                       "--data", data.path, "--latency", "100-150", "--fail-rate", "0"])
+                                       "--data", data.path, "--latency", "100-150", "--fail-rate", "0",
+                                       "--header-timeout", "5", "--idle-timeout", "0.3"])
         let base = String(try await server.firstLine().dropFirst("Listening on ".count))
         let start = ContinuousClock.now
         let cars = try await Client(base: base).get("/people/1/cars")
         #expect(start.duration(to: .now) >= .milliseconds(100))
         #expect(cars.json?[0]?["name"] == "mini")
+        // --idle-timeout 0.3: a connection that sends nothing is closed.
+        let port = try #require(base.split(separator: ":").last.flatMap { Int($0) })
+        let silent = try await onThread { Result { try RawSocket(port: port) } }.get()
+        let quiet = await onThread { silent.readToEnd(limit: .seconds(8)) }
+        #expect(quiet.closed)
         #expect(await server.stop(SIGTERM) == 0)
         #expect(server.standardError.contains("loaded 2 objects, rejected 1"))
         #expect(FileManager.default.fileExists(atPath: database))
     }
 
-    @Test("replica serve rejects bad options")
+    @Test("replica serve rejects bad options with one line saying what to give")
     func badOptions() async throws {
-        for arguments in [["--store", "redis"], ["--latency", "fast"], ["--fail-rate", "2"], ["--schema", "/nonexistent.json"]] {
+        let cases: [([String], String)] = [
+            (["--store", "redis"], "Error: --store takes memory or sqlite:PATH, not 'redis'"),
+            (["--latency", "fast"], "Error: --latency takes MIN-MAX in milliseconds from 0 to 60000 (e.g. 50-200), not 'fast'"),
+            (["--fail-rate", "2"], "Error: --fail-rate takes a probability from 0 to 1, not 2.0"),
+            (["--schema", "/nonexistent.json"], "/nonexistent.json"),
+            (["--header-timeout", "0"], "Error: --header-timeout takes a number of seconds above 0 up to 31536000, not 0.0"),
+            (["--header-timeout=-1"], "Error: --header-timeout takes a number of seconds above 0 up to 31536000, not -1.0"),
+            (["--idle-timeout", "inf"], "Error: --idle-timeout takes a number of seconds above 0 up to 31536000, not inf"),
+            (["--idle-timeout", "nan"], "Error: --idle-timeout takes a number of seconds above 0 up to 31536000, not nan"),
+        ]
+        for (arguments, expected) in cases {
             let server = try ServeProcess(arguments + ["--port", "0"])
             #expect(await server.finish() != 0, "\(arguments)")
+            #expect(server.standardError.contains(expected), "\(arguments): \(server.standardError)")
         }
     }
 }

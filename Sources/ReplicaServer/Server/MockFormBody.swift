@@ -25,6 +25,20 @@ enum MockFormBody {
         return nil
     }
 
+    /// JSON sent with a form content type, as `curl -d '{"name":"john"}'` does, or with none: the body
+    /// read as JSON when its first non-blank byte is `{` or `[` and it parses as a JSON object or array;
+    /// `nil` for any other body or content type (a real form body such as `name=john` stays a form).
+    static func mislabelledJSON(_ bytes: [UInt8], contentType: String?) -> JSONValue? {
+        if let contentType, !contentType.lowercased().hasPrefix("application/x-www-form-urlencoded") { return nil }
+        guard let first = bytes.first(where: { ![32, 9, 10, 13].contains($0) }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+        else { return nil }
+        guard let value = try? JSONValue(parsing: bytes) else { return nil }
+        switch value {
+        case .object, .array: return value
+        default: return nil
+        }
+    }
+
     static func parameter(_ name: String, in header: String) -> String? {
         for part in header.split(separator: ";").dropFirst() {
             let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }

@@ -20,7 +20,7 @@ extension MockServer {
         registry.withLockedValue { registry in
             if registry.resources[resource.name] == nil { registry.order.append(resource.name) }
             registry.resources[resource.name] = resource
-            registry.lastModified[resource.name] = startedAt
+            registry.lastModified[resource.name] = MockModification(time: startedAt)
         }
     }
 
@@ -97,9 +97,17 @@ extension MockServer {
         }
     }
 
-    /// Records a write to a resource, for `Last-Modified`.
+    /// Records a write to a resource, for `Last-Modified` (after the store has the write).
     func touch(_ resource: String) {
-        let now = Int(Date().timeIntervalSince1970)
-        registry.withLockedValue { $0.lastModified[resource] = now }
+        let now = Date().timeIntervalSince1970
+        registry.withLockedValue { $0.lastModified[resource, default: MockModification(time: now)].write(at: now) }
+    }
+
+    /// Records that a read of a resource begins (before the store is read) and returns its modification time.
+    func beginRead(_ resource: String) -> MockModification {
+        registry.withLockedValue { registry in
+            registry.lastModified[resource, default: MockModification(time: startedAt)].read()
+            return registry.lastModified[resource, default: MockModification(time: startedAt)]
+        }
     }
 }

@@ -6,8 +6,9 @@ import NIOCore
 extension MockServer {
     /// What to do with the connection once a request is handled.
     private enum Outcome {
-        /// An answer, and the body fault chosen for it (applied only if it has a 2xx JSON body).
-        case answer(MockResponse, resource: String?, bodyFault: MockFault.Kind? = nil)
+        /// An answer, and the body fault chosen for it (applied only if it has a 2xx JSON body); for a read,
+        /// the resource's modification time taken before the store was read.
+        case answer(MockResponse, resource: String?, bodyFault: MockFault.Kind? = nil, modified: MockModification? = nil)
         case drop
     }
 
@@ -18,12 +19,12 @@ extension MockServer {
         let method = request.method.rawValue
         let logPath = request.uri.query.map { request.uri.path + "?" + $0 } ?? request.uri.path
         var outcome = await handle(request, method: method, snapshot: snapshot)
-        if case .answer(let response, let resource, _) = outcome, let resource, response.status < 400,
+        if case .answer(let response, let resource, _, _) = outcome, let resource, response.status < 400,
            ["POST", "PUT", "PATCH", "DELETE"].contains(method) {
             touch(resource)
         }
-        if case .answer(let response, let resource, let bodyFault) = outcome, method == "GET" || method == "HEAD" {
-            outcome = .answer(conditional(response, request: request, lastModified: resource.flatMap { snapshot.lastModified[$0] }),
+        if case .answer(let response, let resource, let bodyFault, let modified) = outcome, method == "GET" || method == "HEAD" {
+            outcome = .answer(conditional(response, request: request, modified: modified ?? MockModification(time: startedAt)),
                               resource: resource, bodyFault: bodyFault)
         }
         let latency = snapshot.conditions.randomLatency()
@@ -35,7 +36,7 @@ extension MockServer {
             status = 0
             channel.close(mode: .all, promise: nil)
             answer = Response(status: .internalServerError)
-        case .answer(let response, _, let bodyFault):
+        case .answer(let response, _, let bodyFault, _):
             status = response.status
             answer = Self.httpResponse(response, headOnly: method == "HEAD")
             if let bodyFault, method != "HEAD", (200..<300).contains(response.status), let body = response.body {
@@ -76,6 +77,8 @@ extension MockServer {
             if ["POST", "PUT", "PATCH"].contains(method) { (body, formFields) = try await readBody(request) }
             let routeMethod = method == "HEAD" ? "GET" : method
             let routed = try route(method: routeMethod, segments: segments, snapshot: snapshot)
+            // Taken before the store is read, so a write the answer misses is always later than its Last-Modified.
+            let modified = routeMethod == "GET" ? beginRead(routed.resource.name) : nil
             if let formFields { body = MockFormBody.typed(formFields, for: routed.resource) }
             let host = request.head.authority ?? "\(options.host):\(port)"
             let mockRequest = MockRequest(
@@ -88,7 +91,8 @@ extension MockServer {
             guard let response = try await controller.respond(mockRequest) else {
                 throw MockHTTPError.notFound("no route for \(method) \(mockRequest.path)")
             }
-            return .answer(response, resource: routed.resource.name, bodyFault: fault.flatMap { $0.altersBody ? $0 : nil })
+            return .answer(response, resource: routed.resource.name, bodyFault: fault.flatMap { $0.altersBody ? $0 : nil },
+                           modified: modified)
         } catch let error as MockHTTPError {
             return .answer(Self.error(error), resource: nil)
         } catch let error as MockServerError {
@@ -99,7 +103,8 @@ extension MockServer {
     }
 
     /// Reads and parses a body within `maxBodySize` — JSON, or form and multipart fields (typed once
-    /// the resource is known); an oversized body is drained, then answered 413.
+    /// the resource is known); an oversized body is drained, then answered 413. A form-typed body that
+    /// is a JSON object or array (`curl -d '{"name":"john"}'`) is read as JSON.
     private func readBody(_ request: Request) async throws -> (JSONValue?, JSONObject?) {
         let limit = options.maxBodySize
         let drainLimit = max(limit, 1 << 20) * 64
@@ -119,9 +124,10 @@ extension MockServer {
         }
         if seen > limit { throw Self.tooLarge(limit) }
         guard collected.readableBytes > 0 else { return (nil, nil) }
-        if let fields = try MockFormBody.parse(Array(buffer: collected), contentType: request.headers[.contentType]) {
-            return (nil, fields)
-        }
+        let bytes = Array(buffer: collected)
+        let contentType = request.headers[.contentType]
+        if let json = MockFormBody.mislabelledJSON(bytes, contentType: contentType) { return (json, nil) }
+        if let fields = try MockFormBody.parse(bytes, contentType: contentType) { return (nil, fields) }
         do {
             return (try collected.withUnsafeReadableBytes { try JSONValue(parsing: $0) }, nil)
         } catch let error as JSONParseError {
@@ -135,13 +141,13 @@ extension MockServer {
     }
 
     /// Adds `ETag` and `Last-Modified` to a 200 GET and turns it into 304 when the client's copy is current.
-    private func conditional(_ response: MockResponse, request: Request, lastModified: Int?) -> MockResponse {
+    /// `If-Modified-Since` gets 304 only when no write can have followed the copy within its second.
+    private func conditional(_ response: MockResponse, request: Request, modified: MockModification) -> MockResponse {
         var response = response
         guard response.status == 200, let bytes = response.bodyBytes() else { return response }
         let tag = "\"" + Self.fingerprint(bytes) + "\""
         response.headers.append((name: "ETag", value: tag))
-        let modified = lastModified ?? startedAt
-        response.headers.append((name: "Last-Modified", value: MockDates.httpDate(modified)))
+        response.headers.append((name: "Last-Modified", value: MockDates.httpDate(modified.second)))
         var notModified = false
         if let match = request.headers[.ifNoneMatch] {
             notModified = match.split(separator: ",").contains { candidate in
@@ -150,7 +156,7 @@ extension MockServer {
                 return candidate == tag || candidate == "*"
             }
         } else if let since = request.headers[.ifModifiedSince].flatMap(MockDates.parseHTTPDate) {
-            notModified = modified <= since
+            notModified = modified.isUnchanged(since: since)
         }
         if notModified {
             response.status = 304

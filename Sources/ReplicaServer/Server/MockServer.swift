@@ -21,7 +21,7 @@ public final class MockServer: Sendable {
         var serializers: [String: any MockSerializer] = [:]
         var controllers: [String: any MockController] = [:]
         var conditions: MockConditions
-        var lastModified: [String: Int] = [:]
+        var lastModified: [String: MockModification] = [:]
     }
 
     private enum Lifecycle {
@@ -34,7 +34,7 @@ public final class MockServer: Sendable {
     let registry: NIOLockedValueBox<Registry>
     let stalls = MockStallGate()
     private let lifecycle = NIOLockedValueBox(Lifecycle.stopped(lastPort: nil))
-    let startedAt = Int(Date().timeIntervalSince1970)
+    let startedAt = Date().timeIntervalSince1970
 
     private init(options: MockServerOptions) {
         self.options = options
@@ -119,6 +119,7 @@ public final class MockServer: Sendable {
         logger.logLevel = .critical
         let app = Application(
             responder: MockResponder(server: self),
+            server: MockHTTPChannel.builder(options: options),
             configuration: ApplicationConfiguration(address: .hostname(options.host, port: port), serverName: nil),
             onServerRunning: { channel in
                 bound.resolve(.success(channel.localAddress?.port ?? port))

@@ -21,6 +21,12 @@ public struct MockServerOptions: Sendable {
     public var maxBodySize: Int
     /// The longest a stalled request waits before its connection is closed.
     public var stallLimit: Duration
+    /// The longest a client may take to send a request's head (request line and headers) once its first
+    /// byte has arrived; then the server answers 408 with a JSON error and closes the connection. 10 s by default.
+    public var headerReadTimeout: Duration
+    /// The longest a keep-alive connection may stay open with no request in progress (and a new one with
+    /// no request at all) before the server closes it. 60 s by default.
+    public var idleTimeout: Duration
     /// Called once per answered request (method, path, status, time), on the request's task.
     public var requestLog: (@Sendable (MockRequestLogEntry) -> Void)?
 
@@ -36,6 +42,8 @@ public struct MockServerOptions: Sendable {
     ///   - conditions: latency and faults.
     ///   - maxBodySize: the largest accepted request body, in bytes.
     ///   - stallLimit: how long a stall fault holds a request at most.
+    ///   - headerReadTimeout: how long a started request head may take to arrive.
+    ///   - idleTimeout: how long a connection may stay open with no request in progress.
     ///   - requestLog: a per-request log callback.
     public init(
         host: String = "127.0.0.1",
@@ -44,6 +52,8 @@ public struct MockServerOptions: Sendable {
         conditions: MockConditions = MockConditions(),
         maxBodySize: Int = 1 << 20,
         stallLimit: Duration = .seconds(300),
+        headerReadTimeout: Duration = .seconds(10),
+        idleTimeout: Duration = .seconds(60),
         requestLog: (@Sendable (MockRequestLogEntry) -> Void)? = nil
     ) {
         self.host = host
@@ -52,6 +62,8 @@ public struct MockServerOptions: Sendable {
         self.conditions = conditions
         self.maxBodySize = maxBodySize
         self.stallLimit = stallLimit
+        self.headerReadTimeout = headerReadTimeout
+        self.idleTimeout = idleTimeout
         self.requestLog = requestLog
     }
 }

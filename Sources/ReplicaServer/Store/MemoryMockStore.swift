@@ -9,8 +9,20 @@ import NIOConcurrencyHelpers
 public final class MemoryMockStore: MockStore {
     private struct Table {
         var rows: [JSONValue: JSONObject] = [:]
+        /// The keys in primary-key order (`MockValueOrder`), so pages and sort ties come out by key.
         var order: [JSONValue] = []
         var nextID: Int64 = 1
+
+        /// Where `id` is or would go in `order` (binary search).
+        func position(of id: JSONValue) -> Int {
+            var low = 0
+            var high = order.count
+            while low < high {
+                let middle = (low + high) / 2
+                if MockValueOrder.compare(order[middle], id) < 0 { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
     }
 
     private let tables = NIOLockedValueBox<[String: Table]>([:])
@@ -38,7 +50,7 @@ public final class MemoryMockStore: MockStore {
 
     public func objects(_ resource: MockResource, query: MockQuery) async throws -> MockPage {
         if query.filters.isEmpty && query.sort.isEmpty {
-            // In insertion order with neither filter nor sort: a page costs its own size, not the table's.
+            // In primary-key order with neither filter nor sort: a page costs its own size, not the table's.
             let (objects, total): ([JSONObject], Int) = tables.withLockedValue { tables in
                 guard let table = tables[resource.name] else { return ([], 0) }
                 let start = min(query.offset, table.order.count)
@@ -93,7 +105,7 @@ public final class MemoryMockStore: MockStore {
             }
             values[keyName] = id
             table.rows[id] = values
-            table.order.append(id)
+            table.order.insert(id, at: table.position(of: id))
             return .success(values)
         }
         return resource.complete(try result.get())
@@ -113,7 +125,14 @@ public final class MemoryMockStore: MockStore {
     public func delete(_ resource: MockResource, id: JSONValue) async throws -> Bool {
         tables.withLockedValue { tables in
             guard tables[resource.name]?.rows.removeValue(forKey: id) != nil else { return false }
-            tables[resource.name]?.order.removeAll { $0 == id }
+            guard var table = tables.removeValue(forKey: resource.name) else { return false }
+            defer { tables[resource.name] = table }
+            let index = table.position(of: id)
+            if index < table.order.count, table.order[index] == id {
+                table.order.remove(at: index)
+            } else {
+                table.order.removeAll { $0 == id }
+            }
             return true
         }
     }

@@ -93,7 +93,7 @@ public final class SQLiteMockStore: MockStore {
         let sql = SQLiteMockSQL(resource)
         let (whereClause, arguments) = sql.whereClause(query.filters)
         var order = query.sort.map { "\(SQLiteMockSQL.quote($0.property)) \($0.descending ? "DESC" : "ASC")" }
-        order.append("rowid ASC")
+        order.append("\(sql.key) ASC")  // ties, and no sort at all, by primary key
         var select = "SELECT \(sql.columns) FROM \(sql.table)\(whereClause) ORDER BY \(order.joined(separator: ", "))"
         var pageArguments = arguments
         if query.limit != nil || query.offset > 0 {
