@@ -50,9 +50,9 @@ struct DemoCommandTests {
     }
 
     @Test("invalid options are refused before anything starts", arguments: [
-        (["--users", "0"], "--users must be at least 1"),
-        (["--duration", "0"], "--duration takes a positive number of seconds"),
-        (["--every", "0"], "--every and --change-every take a positive number of seconds"),
+        (["--users", "0"], "Error: --users takes a whole number from 1 to 1000000, not 0"),
+        (["--duration", "0"], "Error: --duration takes a number of seconds above 0 up to 31536000, not 0.0"),
+        (["--every", "0"], "Error: --every takes a number of seconds above 0 up to 31536000, not 0.0"),
     ])
     func invalidOptions(arguments: [String], message: String) throws {
         let output = try ReplicaTool.run(["demo"] + arguments)

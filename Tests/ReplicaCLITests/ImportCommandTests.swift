@@ -22,9 +22,20 @@ struct ImportCommandTests {
         let output = try ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "Post",
                                           "--var", "userID=3", file.path])
         #expect(output.status == 0, "\(output.stderr)")
-        #expect(output.stderr == "")
+        #expect(output.stderr == """
+            warning: \(file.path): 1 key matched no attribute or entity and was not stored: Post.extra × 1 (first at /1/extra)
+            warning: --strict makes these errors (nothing is written)
+
+            """)
         let summary = output.stdout.trimmingCharacters(in: .newlines)
         #expect(summary.hasPrefix("inserted 2, updated 0, deleted 0, skipped 0 (2 objects, 62 bytes) in "), "\(summary)")
+        let strictDB = directory.appendingPathComponent("strict.sqlite").path
+        let strict = try ReplicaTool.run(["import", "--db", strictDB, "--schema", Self.schema, "--entity", "Post",
+                                          "--var", "userID=3", "--strict", file.path])
+        #expect(strict.status == 1)
+        #expect(strict.stderr == "Error: \(file.path): key 'extra' matches no attribute or relationship of Post at /1/extra "
+                + "(strict: nothing was written)\n")
+        #expect(try Store(path: strictDB).count("Post") == 0)
         #expect(summary.hasSuffix(" objects/s"))
         let store = try Store(path: db)
         #expect(try store.count("Post", where: "userID = 3") == 2)
