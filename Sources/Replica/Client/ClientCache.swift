@@ -15,6 +15,9 @@ struct ClientCache: Sendable {
         var cursor: String?
         /// The URL of the next page, as found when this page last answered 200; `nil` for the last page.
         var next: String?
+        /// Whether the page was one of several (it had a `Link` header, a pagination rule applies,
+        /// or it came after the first): then being the last page can change without its content.
+        var paged = false
         /// The keys of the page's own objects when it last answered 200, encoded (a page of a large
         /// collection is held as bytes, not as Swift values); `nil` when not recorded.
         var encodedKeys: [UInt8]?
@@ -48,12 +51,13 @@ struct ClientCache: Sendable {
     static func entry(for key: String, in db: Database) throws -> Entry? {
         guard try db.replicaTableExists(table) else { return nil }
         let columns = try Set(db.columns(in: table).map(\.name))
-        let extra = columns.contains("keys") ? ", next_url, keys" : ", NULL, NULL"
+        let extra = columns.contains("paged") ? ", next_url, keys, paged" : ", NULL, NULL, 0"
         guard let row = try Row.fetchOne(db, sql: "SELECT etag, last_modified, cursor\(extra) FROM \(table.quotedIdentifier) WHERE url = ?",
                                          arguments: [key]) else { return nil }
         let blob: Data? = row[4]
         var entry = Entry(etag: row[0], lastModified: row[1], cursor: row[2], next: row[3])
         entry.encodedKeys = blob.map { [UInt8]($0) }
+        entry.paged = row[5] ?? false
         return entry
     }
 
@@ -61,11 +65,15 @@ struct ClientCache: Sendable {
     static func prepare(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE IF NOT EXISTS \(table.quotedIdentifier) (
-                url TEXT NOT NULL PRIMARY KEY, etag TEXT, last_modified TEXT, cursor TEXT, next_url TEXT, keys BLOB)
+                url TEXT NOT NULL PRIMARY KEY, etag TEXT, last_modified TEXT, cursor TEXT, next_url TEXT, keys BLOB,
+                paged INTEGER NOT NULL DEFAULT 0)
             """)
         let columns = try Set(db.columns(in: table).map(\.name))
         if !columns.contains("next_url") { try db.execute(sql: "ALTER TABLE \(table.quotedIdentifier) ADD COLUMN next_url TEXT") }
         if !columns.contains("keys") { try db.execute(sql: "ALTER TABLE \(table.quotedIdentifier) ADD COLUMN keys BLOB") }
+        if !columns.contains("paged") {
+            try db.execute(sql: "ALTER TABLE \(table.quotedIdentifier) ADD COLUMN paged INTEGER NOT NULL DEFAULT 0")
+        }
     }
 
     /// Writes entries inside the caller's transaction.
@@ -73,13 +81,14 @@ struct ClientCache: Sendable {
         guard !entries.isEmpty else { return }
         try prepare(db)
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO \(table.quotedIdentifier) (url, etag, last_modified, cursor, next_url, keys) VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO \(table.quotedIdentifier) (url, etag, last_modified, cursor, next_url, keys, paged)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(url) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified,
-            cursor = excluded.cursor, next_url = excluded.next_url, keys = excluded.keys
+            cursor = excluded.cursor, next_url = excluded.next_url, keys = excluded.keys, paged = excluded.paged
             """)
         for (key, entry) in entries {
             try statement.execute(arguments: [key, entry.etag, entry.lastModified, entry.cursor, entry.next,
-                                              entry.encodedKeys.map { Data($0) }])
+                                              entry.encodedKeys.map { Data($0) }, entry.paged])
         }
     }
 

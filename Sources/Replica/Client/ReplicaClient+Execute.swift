@@ -40,16 +40,18 @@ extension ReplicaClient {
         var pages = 0
         var unchanged = 0
         var complete = false
+        var revalidate = true
+        // A 304 page whose next page is no longer the recorded one: the collection grew or shrank.
+        var reshaped = false
         while true {
-            if isGet && configuration.conditionalRequests, let entry, entry.hasValidators, !isCollection || entry.hasKeys {
+            if revalidate && isGet && configuration.conditionalRequests, let entry, entry.hasValidators,
+               !isCollection || entry.hasKeys {
                 if let etag = entry.etag, current.headers["If-None-Match"] == nil { current.headers["If-None-Match"] = etag }
                 if let modified = entry.lastModified, current.headers["If-Modified-Since"] == nil {
                     current.headers["If-Modified-Since"] = modified
                 }
             }
             let response = try await send(current)
-            pages += 1
-            if first == nil || (first?.status == 304 && response.status != 304) { first = response }
             var next: URL?
             if response.status == 304 {
                 guard let entry, !isCollection || entry.hasKeys else {
@@ -57,10 +59,34 @@ extension ReplicaClient {
                                       status: 304, headers: response.headers,
                                       request: "\(current.method) \(current.url.absoluteString)")
                 }
+                if isCollection {
+                    let recordedKeys = entry.keys ?? PrimaryKeys()
+                    let known = try nextURL(afterUnchanged: response, request: current, recorded: entry,
+                                            keys: recordedKeys, number: pages + 1, rule: rule)
+                    // A 304 even without validators: the server vouches for it as it stands.
+                    guard let found = known ?? (revalidate ? nil : .some(nil)) else {
+                        // Recorded as the last page, and the 304 does not say whether it still is (the
+                        // collection may have grown past it): ask again without validators.
+                        current.headers["If-None-Match"] = nil
+                        current.headers["If-Modified-Since"] = nil
+                        revalidate = false
+                        continue
+                    }
+                    next = found
+                    if found?.absoluteString != entry.next {
+                        reshaped = true
+                        var updated = entry
+                        updated.next = found?.absoluteString
+                        records.append((key, updated))
+                    }
+                    session.vouch(for: recordedKeys)
+                }
+                pages += 1
                 unchanged += 1
-                if let keys = entry.keys { session.vouch(for: keys) }
-                next = isCollection ? entry.next.flatMap { URL(string: $0) } : nil
+                if first == nil { first = response }
             } else {
+                pages += 1
+                if first == nil || first?.status == 304 { first = response }
                 let page = try await stage(response, into: session, prepared: prepared, request: current)
                 if isCollection {
                     next = try nextURL(after: response, request: current, page: page, number: pages, rule: rule)
@@ -68,6 +94,7 @@ extension ReplicaClient {
                 if isGet {
                     var record = ClientCache.Entry(cursor: entry?.cursor, next: next?.absoluteString,
                                                    keys: isCollection ? page.keys : nil)
+                    record.paged = isCollection && (rule != nil || pages > 1 || !response.headers.values("Link").isEmpty)
                     if configuration.conditionalRequests {
                         record.etag = response.headers["ETag"]
                         record.lastModified = response.headers["Last-Modified"]
@@ -95,12 +122,13 @@ extension ReplicaClient {
                                   request: "\(current.method) \(current.url.absoluteString)")
             }
             entry = try await cache.entry(for: key)
+            revalidate = true
             current.url = nextURL
             current.headers["If-None-Match"] = nil
             current.headers["If-Modified-Since"] = nil
         }
         let firstResponse = first ?? ClientResponse(status: 304)
-        if unchanged == pages {
+        if unchanged == pages && !reshaped {
             let empty = SyncResult(changes: ChangeSet(), skipped: [], ignoredKeyCount: 0, objectCount: 0, byteCount: 0,
                                    data: nil, route: prepared.entry.route, metadata: nil, seenKeys: PrimaryKeys(), scope: nil)
             return CallResult(status: 304, headers: firstResponse.headers, sync: empty, notModified: true, pages: pages,
@@ -160,6 +188,28 @@ extension ReplicaClient {
             }
             throw ClientError(.emptyBody, "HTTP \(response.status) with an empty body; route \(prepared.routeName) needs one",
                               status: response.status, headers: response.headers, request: what)
+        }
+    }
+
+    /// The page after an unchanged (304) page: `.some(nil)` when it is the last, `nil` when the
+    /// 304 cannot tell (recorded as the last page, and no `Link` header now to say otherwise).
+    ///
+    /// Whether a page is the last one depends on the pages after it, not on its content, so the
+    /// recorded next page is trusted only where the content decides it (cursors in the body).
+    func nextURL(afterUnchanged response: ClientResponse, request: ClientRequest, recorded: ClientCache.Entry,
+                 keys: PrimaryKeys, number: Int, rule: PaginationRule?) throws -> URL?? {
+        switch rule {
+        case nil, .linkHeader?:
+            // A 304 with links (rel="first", "last", "next") says where the collection goes on now.
+            if !response.headers.values("Link").isEmpty { return .some(Self.nextLink(response.headers, relativeTo: request.url)) }
+            if let next = recorded.next { return .some(URL(string: next)) }
+            // A lone response is the whole collection: its 304 says it all.
+            return recorded.paged ? nil : .some(nil)
+        case .page(let parameter, let start)?:
+            guard !keys.isEmpty else { return .some(nil) }
+            return .some(try Self.setting(parameter, to: String(start + number), in: request.url))
+        case .cursor?:
+            return .some(recorded.next.flatMap { URL(string: $0) })
         }
     }
 

@@ -225,9 +225,9 @@ extension QueryPlan {
     }
 }
 
-extension Array where Element == Int {
+extension Array where Element: Comparable {
     /// The number of elements less than `value` (the array sorted ascending).
-    func lowerBound(_ value: Int) -> Int {
+    func lowerBound(_ value: Element) -> Int {
         var low = 0
         var high = count
         while low < high {

@@ -141,35 +141,35 @@ final class ParsedStream: Sendable {
     let cancellation = CancellationFlag()
     let failure = FailureBox()
 
-    /// Takes every batch on a thread of its own (pops block; a blocked Dispatch worker could
-    /// starve the pool under load) and hands it to `body`, then returns the parsing thread's summary.
+    /// Hands every batch to `body` on the calling thread (pops block), recycling it after, and
+    /// returns the parsing thread's summary.
     ///
-    /// - Throws: What `body` throws, `.cancelled`, or the parsing thread's error.
+    /// - Throws: What `body` throws, `.cancelled`, or the parsing thread's error (`source` names the input).
+    func consume(source: String? = nil, _ body: (RowBatch) throws -> Void) throws -> ReaderSummary {
+        var summary: ReaderSummary?
+        while let message = queue.pop() {
+            if cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
+            switch message {
+            case .rows(let batch):
+                try body(batch)
+                pool.recycle(batch)
+            case .finished(let finished):
+                summary = finished
+            }
+        }
+        if cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
+        guard let summary else { throw failure.error ?? SyncError(.input, "the response ended early", source: source) }
+        return summary
+    }
+
+    /// ``consume(source:_:)`` on a thread of its own (a blocked Dispatch worker could starve the
+    /// pool under load), for a caller that awaits.
     func drain(_ body: @escaping (RowBatch) throws -> Void) async throws -> ReaderSummary {
         // `body` runs on one background thread while the caller awaits: never concurrently.
         let consumer = UncheckedBox(body)
         return try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                do {
-                    var summary: ReaderSummary?
-                    while let message = self.queue.pop() {
-                        if self.cancellation.isCancelled { throw SyncError(.cancelled, "cancelled") }
-                        switch message {
-                        case .rows(let batch):
-                            try consumer.value(batch)
-                            self.pool.recycle(batch)
-                        case .finished(let finished):
-                            summary = finished
-                        }
-                    }
-                    if self.cancellation.isCancelled { throw SyncError(.cancelled, "cancelled") }
-                    guard let summary else {
-                        throw self.failure.error ?? SyncError(.input, "the response ended early")
-                    }
-                    continuation.resume(returning: summary)
-                } catch {
-                    continuation.resume(throwing: error)
-                }
+                continuation.resume(with: Result { try self.consume(consumer.value) })
             }
             thread.name = "Replica.stager"
             thread.start()

@@ -163,12 +163,7 @@ extension Array where Element == Int64 {
 
     /// Whether a sorted array holds `value` (binary search).
     func containsSorted(_ value: Int64) -> Bool {
-        var low = 0
-        var high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if self[middle] < value { low = middle + 1 } else { high = middle }
-        }
-        return low < count && self[low] == value
+        let index = lowerBound(value)
+        return index < count && self[index] == value
     }
 }

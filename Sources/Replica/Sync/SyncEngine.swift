@@ -321,21 +321,7 @@ extension SyncEngine {
         let trackedEntities = tracked
         return try await store.database.write { db in
             let writer = try RowWriter(db: db, maps: maps, trackSeen: trackedEntities)
-            var summary: ReaderSummary?
-            while let message = stream.queue.pop() {
-                if stream.cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
-                switch message {
-                case .rows(let batch):
-                    try writer.write(batch)
-                    stream.pool.recycle(batch)
-                case .finished(let finished):
-                    summary = finished
-                }
-            }
-            if stream.cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
-            guard let summary else {
-                throw stream.failure.error ?? SyncError(.input, "the response ended early", source: source)
-            }
+            let summary = try stream.consume(source: source) { try writer.write($0) }
             // A skipped object's key still counts as seen: its row stays.
             let skippedKeys = summary.statistics.skippedKeys(planner: planner)
             for entity in summary.completeCollections.intersection(plan.staleEntities).sorted() {

@@ -139,10 +139,12 @@ public final class SyncSession: @unchecked Sendable {
     /// Counts `keys` (of the route's entity) as seen: the objects of a page that answered
     /// 304 Not Modified, as recorded when it last answered 200. Their rows stay.
     public func vouch(for keys: PrimaryKeys) {
-        guard let target = plan.targetEntity, !keys.isEmpty else { return }
+        guard let target = plan.targetEntity else { return }
         lock.lock()
         seen[target].formUnion(keys)
-        seenAllStaged = false
+        if !keys.isEmpty { seenAllStaged = false }
+        // An unchanged page of the collection is a complete page of it, as when it was staged.
+        if completeCollections == nil { completeCollections = [target] }
         lock.unlock()
     }
 

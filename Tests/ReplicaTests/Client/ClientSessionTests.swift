@@ -3,13 +3,15 @@ import Testing
 @testable import Replica
 
 /// A paged collection of posts for user 1 behind a scripted transport: `page` from 1, two
-/// posts a page, a content ETag per page, `Link: rel="next"` on every page but the last (and
-/// no Link on a 304, as servers may omit it). `@unchecked Sendable`: guarded by `lock`.
+/// posts a page, a content ETag per page, `Link` with rel="first" on every page and rel="next"
+/// on every page but the last, on 304s too unless told to omit it (RFC 9110 does not require it).
+/// `@unchecked Sendable`: guarded by `lock`.
 final class PagedPosts: @unchecked Sendable {
     private let lock = NSLock()
     private var titles: [Int: String]
     private var failing: [Int: Int] = [:]
     private var loopBack = false
+    private var linkOnNotModified = true
     let pageSize = 2
 
     init(_ ids: ClosedRange<Int>) { titles = Dictionary(uniqueKeysWithValues: ids.map { ($0, "t\($0)") }) }
@@ -17,6 +19,8 @@ final class PagedPosts: @unchecked Sendable {
     func set(_ id: Int, _ title: String?) { lock.withLock { titles[id] = title } }
     func fail(page: Int, status: Int?) { lock.withLock { failing[page] = status } }
     func linkLastPageBackToFirst() { lock.withLock { loopBack = true } }
+    /// Answers 304 without the `Link` header (RFC 9110 does not require it on a 304).
+    func omitLinkOnNotModified() { lock.withLock { linkOnNotModified = false } }
 
     func respond(_ request: ClientRequest) -> ClientResponse {
         lock.withLock {
@@ -29,11 +33,15 @@ final class PagedPosts: @unchecked Sendable {
             let body = #"{"posts": ["# + slice.map { #"{"id": \#($0), "title": "\#(titles[$0] ?? "")"}"# }
                 .joined(separator: ",") + "]}"
             let etag = "\"\(body.hashValue)\""
-            if request.headers["If-None-Match"] == etag { return ClientResponse(status: 304, headers: ["ETag": etag]) }
             var headers: HeaderFields = ["ETag": etag]
+            var links = [#"</api/users/1/posts?page=1>; rel="first""#]
             if page < last || loopBack {
                 let next = page < last ? page + 1 : 1
-                headers["Link"] = #"</api/users/1/posts?page=\#(next)>; rel="next""#
+                links.append(#"</api/users/1/posts?page=\#(next)>; rel="next""#)
+            }
+            headers["Link"] = links.joined(separator: ", ")
+            if request.headers["If-None-Match"] == etag {
+                return ClientResponse(status: 304, headers: linkOnNotModified ? headers : ["ETag": etag])
             }
             return json(200, body, headers)
         }
@@ -91,6 +99,27 @@ struct ClientSessionTests {
         #expect(result.unchangedPages == 4)
         #expect(result.changes["Post"]?.deleted.integers == [9])
         #expect(try blog.keys("Post") == (1...8).map { .integer(Int64($0)) })
+    }
+
+    @Test("a collection that grew past its recorded last page: the 304 is asked again and the new page found")
+    func grownCollection() async throws {
+        let server = PagedPosts(1...4)
+        server.omitLinkOnNotModified()
+        let (client, blog, transport) = try Self.setUp(server)
+        _ = try await client.call("/users/1/posts")
+        server.set(5, "t5")
+        let result = try await client.call("/users/1/posts")
+        #expect(result.changes["Post"]?.inserted.integers == [5])
+        #expect(result.unchangedPages == 1)
+        #expect(try blog.keys("Post").count == 5)
+        // Page 2 answered 304 without a Link header: asked again without validators, it links to page 3.
+        #expect(Self.pageQueries(transport, from: 2) == ["", "page=2", "page=2", "page=3"])
+        #expect(transport.requests[4].headers["If-None-Match"] == nil)
+        // Without a Link header on its 304, the last page of a paged collection is always asked again.
+        let again = try await client.call("/users/1/posts")
+        #expect(again.unchangedPages == 2)
+        #expect(again.changes.isEmpty)
+        #expect(Self.pageQueries(transport, from: 6) == ["", "page=2", "page=3", "page=3"])
     }
 
     @Test("a failed page leaves the store and every validator as they were; the next sync catches up")
