@@ -36,6 +36,9 @@ public func mockServerConditions(server: MockServer) {
             MockFault(.status(503), probability: 0.1),                  // global
             MockFault(.dropConnection, method: "POST", path: "/people"),// close without answering
             MockFault(.stall, path: "/people/:id"),                     // answer nothing until the client times out
+            MockFault(.stallBody(afterBytes: 4000, duration: .seconds(5)), path: "/people"), // a slow body
+            MockFault(.truncateBody(afterBytes: 100), path: "/people", query: ["_page": "2"]), // page 2 only
+            MockFault(.malformedBody, method: "GET", path: "/cars"),  // invalid JSON near the end
         ]))
     // README: end
 }

@@ -26,8 +26,16 @@ enum ReplicaTool {
         var signaled = false
     }
 
-    /// Runs `replica` with `arguments` in the package root and waits for it.
-    static func run(_ arguments: [String], stdin: Data? = nil) throws -> Output {
+    /// Runs `replica` with `arguments` in the package root and waits for it on a thread of its
+    /// own, so that tests running meanwhile keep Swift's cooperative threads.
+    static func run(_ arguments: [String], stdin: Data? = nil) async throws -> Output {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { continuation.resume(with: Result { try runBlocking(arguments, stdin: stdin) }) }
+            thread.start()
+        }
+    }
+
+    private static func runBlocking(_ arguments: [String], stdin: Data?) throws -> Output {
         let process = Process()
         process.executableURL = productsDirectory.appendingPathComponent("replica")
         process.arguments = arguments
@@ -62,8 +70,8 @@ final class DataBox: @unchecked Sendable {
 @Suite("replica schema check")
 struct SchemaCheckCommandTests {
     @Test("the example schemas pass and their entities are listed")
-    func examplesPass() throws {
-        let output = try ReplicaTool.run(["schema", "check", "Schemas/blog.json", "Schemas/people.json"])
+    func examplesPass() async throws {
+        let output = try await ReplicaTool.run(["schema", "check", "Schemas/blog.json", "Schemas/people.json"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stderr == "")
         #expect(output.stdout.contains("Schemas/blog.json: schema 'blog' version 1, 3 entities, 8 routes, keys snake_case"))
@@ -75,14 +83,14 @@ struct SchemaCheckCommandTests {
     }
 
     @Test("a wrong type exits non-zero with one line naming the JSON pointer")
-    func wrongType() throws {
+    func wrongType() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("bad.json")
         try Data(#"{"name": "t", "entities": {"User": {"attributes": {"id": "integer", "name": {"type": "strng"}}}}}"#.utf8)
             .write(to: file)
-        let output = try ReplicaTool.run(["schema", "check", file.path])
+        let output = try await ReplicaTool.run(["schema", "check", file.path])
         #expect(output.status != 0)
         #expect(output.stdout == "")
         #expect(output.stderr == "Error: \(file.path): /entities/User/attributes/name/type: unknown type 'strng' "
@@ -90,8 +98,8 @@ struct SchemaCheckCommandTests {
     }
 
     @Test("every subcommand has --help", arguments: [["--help"], ["schema", "--help"], ["schema", "check", "--help"], ["query", "--help"]])
-    func help(arguments: [String]) throws {
-        let output = try ReplicaTool.run(arguments)
+    func help(arguments: [String]) async throws {
+        let output = try await ReplicaTool.run(arguments)
         #expect(output.status == 0)
         #expect(output.stdout.contains("USAGE:"))
     }

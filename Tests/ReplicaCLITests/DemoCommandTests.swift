@@ -13,11 +13,11 @@ struct DemoCommandTests {
     static let quickOptions = ["--users", "60", "--latency", "2", "--change-every", "0.2", "--every", "0.3"]
 
     @Test("off a terminal it syncs every kind of route, runs for --duration, prints its summary and exits 0")
-    func summary() throws {
+    func summary() async throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         let db = directory.appendingPathComponent("blog.sqlite").path
-        let output = try ReplicaTool.run(["demo", "--duration", "3", "--db", db] + Self.quickOptions)
+        let output = try await ReplicaTool.run(["demo", "--duration", "3", "--db", db] + Self.quickOptions)
         #expect(output.status == 0, "\(output.stderr)")
         let lines = output.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("replica demo: mock API at http://127.0.0.1:") == true, "\(lines)")
@@ -42,10 +42,10 @@ struct DemoCommandTests {
         #expect(lines.last == "  try: replica query --db \(db) Post --where 'userID = ?' --arg 1 --sort -createdAt")
 
         // The file holds the replica: every user, and the featured user's posts as the server has them.
-        let users = try ReplicaTool.run(["query", "--db", db, "User", "--format", "json"])
+        let users = try await ReplicaTool.run(["query", "--db", db, "User", "--format", "json"])
         #expect(users.status == 0, "\(users.stderr)")
         #expect(users.stdout.components(separatedBy: "\"userID\":").count - 1 == 60)
-        let posts = try ReplicaTool.run(["query", "--db", db, "Post", "--where", "userID = ?", "--arg", "1", "--format", "json"])
+        let posts = try await ReplicaTool.run(["query", "--db", db, "Post", "--where", "userID = ?", "--arg", "1", "--format", "json"])
         #expect(posts.stdout.components(separatedBy: "\"id\":").count - 1 == Self.number(in: final, before: " in the replica"))
     }
 
@@ -54,8 +54,8 @@ struct DemoCommandTests {
         (["--duration", "0"], "Error: --duration takes a number of seconds above 0 up to 31536000, not 0.0"),
         (["--every", "0"], "Error: --every takes a number of seconds above 0 up to 31536000, not 0.0"),
     ])
-    func invalidOptions(arguments: [String], message: String) throws {
-        let output = try ReplicaTool.run(["demo"] + arguments)
+    func invalidOptions(arguments: [String], message: String) async throws {
+        let output = try await ReplicaTool.run(["demo"] + arguments)
         #expect(output.status != 0)
         #expect(output.stderr.contains(message), "\(output.stderr)")
     }

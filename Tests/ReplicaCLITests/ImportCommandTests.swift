@@ -13,13 +13,13 @@ struct ImportCommandTests {
     static let schema = ReplicaTool.packageRoot.appendingPathComponent("Schemas/blog.json").path
 
     @Test("imports a file by entity with a scope and prints the summary")
-    func importByEntity() throws {
+    func importByEntity() async throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         let db = directory.appendingPathComponent("blog.sqlite").path
         let file = directory.appendingPathComponent("posts.json")
         try Data(#"[{"id": 1, "title": "a"}, {"id": 2, "title": "b", "extra": 1}]"#.utf8).write(to: file)
-        let output = try ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "Post",
+        let output = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "Post",
                                           "--var", "userID=3", file.path])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stderr == """
@@ -30,7 +30,7 @@ struct ImportCommandTests {
         let summary = output.stdout.trimmingCharacters(in: .newlines)
         #expect(summary.hasPrefix("inserted 2, updated 0, deleted 0, skipped 0 (2 objects, 62 bytes) in "), "\(summary)")
         let strictDB = directory.appendingPathComponent("strict.sqlite").path
-        let strict = try ReplicaTool.run(["import", "--db", strictDB, "--schema", Self.schema, "--entity", "Post",
+        let strict = try await ReplicaTool.run(["import", "--db", strictDB, "--schema", Self.schema, "--entity", "Post",
                                           "--var", "userID=3", "--strict", file.path])
         #expect(strict.status == 1)
         #expect(strict.stderr == "Error: \(file.path): key 'extra' matches no attribute or relationship of Post at /1/extra "
@@ -42,28 +42,28 @@ struct ImportCommandTests {
     }
 
     @Test("imports standard input through a route, deleting stale rows of its scope")
-    func importRouteFromStandardInput() throws {
+    func importRouteFromStandardInput() async throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         let db = directory.appendingPathComponent("blog.sqlite").path
-        let first = try ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--route", "/users/:userID/posts",
+        let first = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--route", "/users/:userID/posts",
                                          "--var", "userID=3", "-"],
                                         stdin: Data(#"{"posts": [{"id": 1, "title": "a"}, {"id": 2, "title": "b"}]}"#.utf8))
         #expect(first.status == 0, "\(first.stderr)")
-        let second = try ReplicaTool.run(["import", "--db", db, "--route", "/users/3/posts", "-"],
+        let second = try await ReplicaTool.run(["import", "--db", db, "--route", "/users/3/posts", "-"],
                                          stdin: Data(#"{"posts": [{"id": 2, "title": "b"}]}"#.utf8))
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stdout.hasPrefix("inserted 0, updated 0, deleted 1, skipped 0 (1 objects, "), "\(second.stdout)")
     }
 
     @Test("malformed JSON exits non-zero with one line naming file and byte, and changes nothing")
-    func malformed() throws {
+    func malformed() async throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         let db = directory.appendingPathComponent("blog.sqlite").path
         let file = directory.appendingPathComponent("users.json")
         try Data(#"[{"user_id": 1, "name": "a"} {"user_id": 2, "name": "b"}]"#.utf8).write(to: file)
-        let output = try ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "User", file.path])
+        let output = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "User", file.path])
         #expect(output.status == 1)
         #expect(output.stdout == "")
         #expect(output.stderr == "Error: \(file.path): byte 29 (line 1, column 30): unexpected '{': expected ',' or ']' after array element\n")
@@ -71,16 +71,16 @@ struct ImportCommandTests {
     }
 
     @Test("invalid objects are skipped and reported with --on-invalid skip")
-    func skipInvalid() throws {
+    func skipInvalid() async throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         let db = directory.appendingPathComponent("blog.sqlite").path
         let file = directory.appendingPathComponent("users.json")
         try Data(#"[{"user_id": 1, "name": "a"}, {"user_id": "x", "name": "b"}]"#.utf8).write(to: file)
-        let failing = try ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "User", file.path])
+        let failing = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "User", file.path])
         #expect(failing.status == 1)
         #expect(failing.stderr.contains("User.userID at /1/user_id: cannot convert \"x\" to integer"), "\(failing.stderr)")
-        let skipping = try ReplicaTool.run(["import", "--db", db, "--entity", "User", "--on-invalid", "skip", file.path])
+        let skipping = try await ReplicaTool.run(["import", "--db", db, "--entity", "User", "--on-invalid", "skip", file.path])
         #expect(skipping.status == 0)
         #expect(skipping.stdout.hasPrefix("inserted 1, updated 0, deleted 0, skipped 1 "))
         #expect(skipping.stderr.hasPrefix("warning: skipped User at /1: "), "\(skipping.stderr)")

@@ -22,9 +22,9 @@ struct OptionFuzzTests {
     }
 
     @Test("options that take seconds refuse non-finite, negative, zero and huge values", arguments: secondsCases)
-    func seconds(prefix: [String], option: String, value: String) throws {
+    func seconds(prefix: [String], option: String, value: String) async throws {
         // `--option=value`: a negative value after a space would be read as another option.
-        let output = try ReplicaTool.run(prefix + ["\(option)=\(value)"])
+        let output = try await ReplicaTool.run(prefix + ["\(option)=\(value)"])
         #expect(!output.signaled, "\(option) \(value) trapped")
         #expect(output.status == 64, "\(option) \(value): \(output.stderr)")
         let first = output.stderr.split(separator: "\n").first.map(String.init) ?? ""
@@ -54,19 +54,19 @@ struct OptionFuzzTests {
     ]
 
     @Test("whole numbers, probabilities, ranges and headers out of range are refused with one line", arguments: wholeNumberCases)
-    func wholeNumbers(arguments: [String], expected: String) throws {
-        let output = try ReplicaTool.run(arguments)
+    func wholeNumbers(arguments: [String], expected: String) async throws {
+        let output = try await ReplicaTool.run(arguments)
         #expect(!output.signaled)
         #expect(output.status == 64, "\(output.stderr)")
         #expect(output.stderr.split(separator: "\n").first.map(String.init) == expected, "\(output.stderr)")
     }
 
     @Test("a header with an empty value is a header, not a trap")
-    func emptyHeaderValue() throws {
+    func emptyHeaderValue() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-opt-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let output = try ReplicaTool.run(["sync", "--db", directory.appendingPathComponent("p.sqlite").path,
+        let output = try await ReplicaTool.run(["sync", "--db", directory.appendingPathComponent("p.sqlite").path,
                                           "--schema", "Schemas/people.json", "--base-url", "http://127.0.0.1:9",
                                           "--header", "X:", "--timeout", "2", "/people"])
         #expect(!output.signaled)

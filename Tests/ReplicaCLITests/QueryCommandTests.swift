@@ -24,10 +24,10 @@ struct QueryCommandTests {
     }
 
     @Test("prints an aligned table")
-    func table() throws {
+    func table() async throws {
         let (directory, path) = try Self.makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let output = try ReplicaTool.run(["query", "--db", path, "User", "--where", "userID >= ?", "--arg", "2",
+        let output = try await ReplicaTool.run(["query", "--db", path, "User", "--where", "userID >= ?", "--arg", "2",
                                           "--sort", "-name"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout == """
@@ -41,66 +41,66 @@ struct QueryCommandTests {
     }
 
     @Test("text holding NUL and control characters is printed whole: visible in the table, escaped in JSON")
-    func controlCharacters() throws {
+    func controlCharacters() async throws {
         let (directory, path) = try Self.makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try Store(path: path)
-        try store.database.write { db in
+        try await store.database.write { db in
             try db.execute(sql: "UPDATE users SET name = 'a' || char(0) || 'b' || char(9) || 'c' WHERE userID = 2")
         }
         #expect(try store.rows("User", where: "userID = 2").first?["name"] == .string("a\u{0}b\tc"))
-        let table = try ReplicaTool.run(["query", "--db", path, "User", "--where", "userID = 2"])
+        let table = try await ReplicaTool.run(["query", "--db", path, "User", "--where", "userID = 2"])
         #expect(table.status == 0, "\(table.stderr)")
         #expect(table.stdout.contains("a␀b␉c"), "\(table.stdout)")
-        let json = try ReplicaTool.run(["query", "--db", path, "User", "--where", "userID = 2", "--format", "json"])
+        let json = try await ReplicaTool.run(["query", "--db", path, "User", "--where", "userID = 2", "--format", "json"])
         #expect(json.stdout.contains(#""name":"a\u0000b\tc""#), "\(json.stdout)")
     }
 
     @Test("ndjson prints one object per line; json one array")
-    func ndjson() throws {
+    func ndjson() async throws {
         let (directory, path) = try Self.makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let output = try ReplicaTool.run(["query", "--db", path, "User", "--sort", "name", "--limit", "2", "--format", "ndjson"])
+        let output = try await ReplicaTool.run(["query", "--db", path, "User", "--sort", "name", "--limit", "2", "--format", "ndjson"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout == """
             {"userID":1,"name":"Ann","email":"ann@example.com","avatarSm":null,"friends":[2,3],"createdAt":"2024-05-01T12:34:56Z"}
             {"userID":2,"name":"Bob","email":null,"avatarSm":null,"friends":null,"createdAt":null}
 
             """)
-        let empty = try ReplicaTool.run(["query", "--db", path, "User", "--where", "0", "--format", "ndjson"])
+        let empty = try await ReplicaTool.run(["query", "--db", path, "User", "--where", "0", "--format", "ndjson"])
         #expect(empty.stdout == "")
-        let array = try ReplicaTool.run(["query", "--db", path, "User", "--where", "0", "--format", "json"])
+        let array = try await ReplicaTool.run(["query", "--db", path, "User", "--where", "0", "--format", "json"])
         #expect(array.stdout == "[]\n")
     }
 
     @Test("typed --arg values: s: keeps text as written, i: and d: are numbers, null is NULL")
-    func typedArguments() throws {
+    func typedArguments() async throws {
         let (directory, path) = try Self.makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try Store(path: path)
-        try store.database.write { db in try db.execute(sql: "UPDATE users SET email = '02134' WHERE userID = 3") }
-        func ids(_ arguments: [String]) throws -> String {
-            let output = try ReplicaTool.run(["query", "--db", path, "User", "--format", "ndjson"] + arguments)
+        try await store.database.write { db in try db.execute(sql: "UPDATE users SET email = '02134' WHERE userID = 3") }
+        func ids(_ arguments: [String]) async throws -> String {
+            let output = try await ReplicaTool.run(["query", "--db", path, "User", "--format", "ndjson"] + arguments)
             #expect(output.status == 0, "\(output.stderr)")
             return output.stdout.split(separator: "\n").map { line in
                 String(line.split(separator: ",").first ?? "")
             }.joined(separator: " ")
         }
-        #expect(try ids(["--where", "email = ?", "--arg", "02134"]) == "")
-        #expect(try ids(["--where", "email = ?", "--arg", "s:02134"]) == #"{"userID":3"#)
-        #expect(try ids(["--where", "userID = ?", "--arg", "i:2"]) == #"{"userID":2"#)
-        #expect(try ids(["--where", "userID < ?", "--arg", "d:1.5"]) == #"{"userID":1"#)
-        #expect(try ids(["--where", "email IS ?", "--arg", "null"]) == #"{"userID":2"#)
-        let bad = try ReplicaTool.run(["query", "--db", path, "User", "--where", "userID = ?", "--arg", "i:two"])
+        #expect(try await ids(["--where", "email = ?", "--arg", "02134"]) == "")
+        #expect(try await ids(["--where", "email = ?", "--arg", "s:02134"]) == #"{"userID":3"#)
+        #expect(try await ids(["--where", "userID = ?", "--arg", "i:2"]) == #"{"userID":2"#)
+        #expect(try await ids(["--where", "userID < ?", "--arg", "d:1.5"]) == #"{"userID":1"#)
+        #expect(try await ids(["--where", "email IS ?", "--arg", "null"]) == #"{"userID":2"#)
+        let bad = try await ReplicaTool.run(["query", "--db", path, "User", "--where", "userID = ?", "--arg", "i:two"])
         #expect(bad.status == 64)
         #expect(bad.stderr.hasPrefix("Error: --arg i:two: i: takes a whole number from"), "\(bad.stderr)")
     }
 
     @Test("prints JSON for scripts")
-    func json() throws {
+    func json() async throws {
         let (directory, path) = try Self.makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let output = try ReplicaTool.run(["query", "--db", path, "users", "--sort", "name", "--limit", "2", "--format", "json"])
+        let output = try await ReplicaTool.run(["query", "--db", path, "users", "--sort", "name", "--limit", "2", "--format", "json"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout == """
             [{"userID":1,"name":"Ann","email":"ann@example.com","avatarSm":null,"friends":[2,3],"createdAt":"2024-05-01T12:34:56Z"},
@@ -118,10 +118,10 @@ struct QueryCommandTests {
             (["User", "--where", "userID = ? AND name = ?", "--arg", "1"], "the where-clause has 2 ? placeholders but 1 value was given"),
             (["User", "--where", "userID = ?"], "the where-clause has 1 ? placeholder but 0 values were given"),
           ])
-    func userErrors(arguments: [String], fragment: String) throws {
+    func userErrors(arguments: [String], fragment: String) async throws {
         let (directory, path) = try Self.makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let output = try ReplicaTool.run(["query", "--db", path] + arguments)
+        let output = try await ReplicaTool.run(["query", "--db", path] + arguments)
         #expect(output.status == 1)
         #expect(output.stdout == "")
         #expect(output.stderr.hasPrefix("Error: \(path): "), "\(output.stderr)")
@@ -131,8 +131,8 @@ struct QueryCommandTests {
     }
 
     @Test("a missing database file is an error, not a new empty file")
-    func missingDatabase() throws {
-        let output = try ReplicaTool.run(["query", "--db", "/nonexistent/blog.sqlite", "User"])
+    func missingDatabase() async throws {
+        let output = try await ReplicaTool.run(["query", "--db", "/nonexistent/blog.sqlite", "User"])
         #expect(output.status == 1)
         #expect(output.stderr == "Error: /nonexistent/blog.sqlite: no such database file\n")
         #expect(!FileManager.default.fileExists(atPath: "/nonexistent/blog.sqlite"))

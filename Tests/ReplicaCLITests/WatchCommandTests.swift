@@ -13,16 +13,16 @@ struct WatchCommandTests {
         return (directory, path)
     }
 
-    static func importPosts(_ db: String, _ json: String) throws {
-        let output = try ReplicaTool.run(["import", "--db", db, "--route", "/users/1/posts", "-"], stdin: Data(json.utf8))
+    static func importPosts(_ db: String, _ json: String) async throws {
+        let output = try await ReplicaTool.run(["import", "--db", db, "--route", "/users/1/posts", "-"], stdin: Data(json.utf8))
         #expect(output.status == 0, "\(output.stderr)")
     }
 
     @Test("without a terminal it prints the initial result and each diff as JSON lines, for changes by other processes")
-    func jsonLines() throws {
+    func jsonLines() async throws {
         let (directory, db) = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try Self.importPosts(db, #"{"posts": [{"id": 10, "title": "Hello"}]}"#)
+        try await Self.importPosts(db, #"{"posts": [{"id": 10, "title": "Hello"}]}"#)
         let watch = Process()
         watch.executableURL = ReplicaTool.productsDirectory.appendingPathComponent("replica")
         watch.arguments = ["watch", "--db", db, "Post", "--sort", "-id", "--poll", "20", "--duration", "60"]
@@ -33,19 +33,19 @@ struct WatchCommandTests {
         defer { if watch.isRunning { watch.terminate() }; watch.waitUntilExit() }
         let lines = LineReader(out.fileHandleForReading)
         #expect(lines.next() == #"{"event":"snapshot","count":1,"keys":[10]}"#)
-        try Self.importPosts(db, #"{"posts": [{"id": 20, "title": "New"}, {"id": 10, "title": "Hello again"}]}"#)
+        try await Self.importPosts(db, #"{"posts": [{"id": 20, "title": "New"}, {"id": 10, "title": "Hello again"}]}"#)
         #expect(lines.next() == #"{"event":"diff","count":2,"inserted":[20],"updated":[10],"moved":[],"deleted":[]}"#)
-        try Self.importPosts(db, #"{"posts": [{"id": 20, "title": "New"}]}"#)
+        try await Self.importPosts(db, #"{"posts": [{"id": 20, "title": "New"}]}"#)
         #expect(lines.next() == #"{"event":"diff","count":1,"inserted":[],"updated":[],"moved":[],"deleted":[10]}"#)
     }
 
     @Test("in a real terminal (tmux) it draws the rows, shows rows written by another process, and quits on q",
           .enabled(if: TmuxSession.executable != nil, "tmux is not installed (.ci/run installs it)"))
-    func terminal() throws {
+    func terminal() async throws {
         let tmux = try #require(TmuxSession.executable)
         let (directory, db) = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try Self.importPosts(db, #"{"posts": [{"id": 10, "title": "Hello", "published": true}]}"#)
+        try await Self.importPosts(db, #"{"posts": [{"id": 10, "title": "Hello", "published": true}]}"#)
         let replica = ReplicaTool.productsDirectory.appendingPathComponent("replica").path
         let session = try TmuxSession(executable: tmux, directory: directory,
                                       command: "\(replica) watch --db \(db) Post --sort -id --section published --poll 20",
@@ -56,7 +56,7 @@ struct WatchCommandTests {
         #expect(first.contains("1 row · 0 updates"))
         #expect(first.contains("── true"))
         #expect(first.contains("10  1       Hello"))
-        try Self.importPosts(db, #"{"posts": [{"id": 10, "title": "Hello", "published": true}, {"id": 21, "title": "Fresh post"}]}"#)
+        try await Self.importPosts(db, #"{"posts": [{"id": 10, "title": "Hello", "published": true}, {"id": 21, "title": "Fresh post"}]}"#)
         let second = session.pane(showing: "Fresh post")
         #expect(second.contains("2 rows · 1 updates"))
         #expect(second.contains("── false"))

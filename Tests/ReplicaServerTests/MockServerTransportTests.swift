@@ -189,13 +189,13 @@ struct MockServerTransportTests {
             let port = server.port
             let socket = try await onThread { Result { try RawSocket(port: port) } }.get()
             #expect(socket.send(Array("GET /people HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)))
-            let answered = try await onThread { Result { try socket.readResponse() } }.get()
+            // Both times are taken on the reading thread: a loaded test process may resume late.
+            let (answered, idleSince) = try await onThread { Result { (try socket.readResponse(), ContinuousClock.now) } }.get()
             #expect(answered.status == 200)
-            let idleSince = ContinuousClock.now
-            let rest = await onThread { socket.readToEnd(limit: .seconds(8)) }
+            let (rest, closedAt) = await onThread { (socket.readToEnd(limit: .seconds(8)), ContinuousClock.now) }
             #expect(rest.closed)
             #expect(rest.bytes.isEmpty)
-            let idle = idleSince.duration(to: .now)
+            let idle = idleSince.duration(to: closedAt)
             #expect(idle >= .milliseconds(200) && idle < .seconds(8), "closed after \(idle)")
             // A connection that never sends anything is closed too.
             let silent = try await onThread { Result { try RawSocket(port: port) } }.get()

@@ -77,10 +77,14 @@ final class StagedRows {
             }
             var header: (Int64, Int64, Int64) = (0, 0, 0)
             try withUnsafeMutableBytes(of: &header) { try read(into: $0) }
-            rows = Array(repeating: RowBatch.Row(entity: 0, firstCell: 0, cellCount: 0, mask: 0, isTopLevel: false),
-                         count: Int(header.0))
-            cells = Array(repeating: .absent, count: Int(header.1))
-            arena = Array(repeating: 0, count: Int(header.2))
+            // The buffers are reused from batch to batch (the previous batch is gone by now).
+            rows.removeAll(keepingCapacity: true)
+            rows.append(contentsOf: repeatElement(RowBatch.Row(entity: 0, firstCell: 0, cellCount: 0, mask: 0, isTopLevel: false),
+                                                  count: Int(header.0)))
+            cells.removeAll(keepingCapacity: true)
+            cells.append(contentsOf: repeatElement(.absent, count: Int(header.1)))
+            arena.removeAll(keepingCapacity: true)
+            arena.append(contentsOf: repeatElement(0, count: Int(header.2)))
             try rows.withUnsafeMutableBytes { try read(into: $0) }
             try cells.withUnsafeMutableBytes { try read(into: $0) }
             try arena.withUnsafeMutableBytes { try read(into: $0) }

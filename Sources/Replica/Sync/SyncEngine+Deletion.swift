@@ -59,9 +59,9 @@ extension SyncEngine {
 }
 
 extension PrimaryKeys {
-    /// Adds the keys of `other`.
+    /// Adds the keys of `other` (an empty set takes `other`'s storage instead of copying it).
     public mutating func formUnion(_ other: PrimaryKeys) {
-        integers += other.integers
-        strings += other.strings
+        if integers.isEmpty { integers = other.integers } else { integers += other.integers }
+        if strings.isEmpty { strings = other.strings } else { strings += other.strings }
     }
 }
