@@ -91,15 +91,6 @@ struct ClientCache: Sendable {
                                               entry.encodedKeys.map { Data($0) }, entry.paged])
         }
     }
-
-    /// Reads, changes and writes one entry in its own transaction.
-    func update(_ key: String, _ change: @escaping @Sendable (inout Entry) -> Void) async throws {
-        try await database.write { db in
-            var entry = try Self.entry(for: key, in: db) ?? Entry()
-            change(&entry)
-            try Self.write([(key, entry)], in: db)
-        }
-    }
 }
 
 extension PrimaryKeys {
@@ -107,7 +98,7 @@ extension PrimaryKeys {
     /// count and each text as its UTF-8 length and bytes.
     func encoded() -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(16 + integers.count * 8 + strings.reduce(0) { $0 + 4 + $1.utf8.count })
+        bytes.reserveCapacity(16 + integers.count * 8 + strings.reduce(0) { $0 + 8 + $1.utf8.count })
         func append(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
         append(UInt64(integers.count))
         for integer in integers { append(UInt64(bitPattern: integer)) }

@@ -256,20 +256,4 @@ extension ReplicaClient {
         guard let result = components.url else { throw ClientError(.invalidRequest, "invalid URL \(url)") }
         return result
     }
-
-    /// The changes of two transactions as one (later sequence number).
-    static func merge(_ a: ChangeSet, _ b: ChangeSet) -> ChangeSet {
-        var result = ChangeSet(sequence: max(a.sequence, b.sequence), entities: a.entities)
-        for (name, changes) in b.entities {
-            var merged = result.entities[name] ?? EntityChanges()
-            merged.inserted.formUnion(changes.inserted)
-            merged.updated.formUnion(changes.updated)
-            merged.deleted.formUnion(changes.deleted)
-            merged.inserted.normalize(excluding: changes.deleted)
-            merged.updated.normalize(excluding: merged.inserted)
-            merged.isUnknown = merged.isUnknown || changes.isUnknown
-            result.entities[name] = merged
-        }
-        return result
-    }
 }
