@@ -177,7 +177,7 @@ public final class SyncSession: @unchecked Sendable {
 
     // MARK: Internals
 
-    /// Runs `body` as the session's only call under way.
+    /// Marks a call under way; throws when the session has ended or another call is under way.
     private func begin() throws {
         lock.lock()
         defer { lock.unlock() }
