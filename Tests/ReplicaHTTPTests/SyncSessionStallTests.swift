@@ -32,16 +32,15 @@ struct SyncSessionStallTests {
         let b = try await api.client.call("/cars")
         let bDone = clock.now
         #expect(b.changes["Car"]?.inserted.integers == [1])
-        // B does not wait for A's body: it commits while A is still stalled (about 50 ms on a quiet
-        // machine; the bound leaves room for a loaded one and stays far below the 5 s stall).
-        #expect(started.duration(to: bDone) < .seconds(3), "B waited for A's stalled body")
-        #expect(!a.isCancelled)
+        // B does not wait for A's body: it commits while A is still stalled (well under a second on
+        // a quiet machine), which the order of the two commits below proves however loaded it is.
         #expect(try api.store.count("Car") == 1)
         #expect(try api.store.count("Person") == 0)
 
         let result = try await a.value
         let aDone = clock.now
         #expect(started.duration(to: aDone) >= .seconds(4.5))
+        // Had B waited for A's write lock, it would have committed after A.
         #expect(bDone < aDone)
         #expect(result.changes["Person"]?.inserted.count == 300)
         #expect(try api.store.count("Person") == 300)
