@@ -6,10 +6,11 @@ extension ReplicaClient {
     /// them commit together with their validators, or nothing does.
     ///
     /// Each page URL has its own validators. A page answering 304 vouches for the keys it held
-    /// when it last answered 200, and the traversal goes on to the next page recorded for it;
-    /// the call is "not modified" only when every page was. Stale rows are deleted only after a
-    /// complete traversal (the last page reached, every page answered) of a full (not
-    /// incremental) sync.
+    /// when it last answered 200, and the traversal goes on to the next page its 304 links to
+    /// (or its record names; a paged collection's last page whose 304 cannot tell is asked again
+    /// without validators). The call is "not modified" only when every page was and the
+    /// traversal ended where it did before. Stale rows are deleted only after a complete
+    /// traversal (the last page reached, every page answered) of a full (not incremental) sync.
     func execute(_ prepared: Prepared, headers: HeaderFields, options: SyncOptions,
                  uploadProgress: (@Sendable (Int64, Int64?) -> Void)? = nil) async throws -> CallResult {
         let routeName = prepared.routeName
