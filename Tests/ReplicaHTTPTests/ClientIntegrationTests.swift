@@ -120,7 +120,7 @@ struct ClientIntegrationTests {
         #expect(try api.rows("Person").first?["name"] == .string("added on the server"))
     }
 
-    @Test("cancelling a call that the server stalls rolls it back")
+    @Test("cancelling a call while the server has not answered yet stores nothing")
     func cancellation() async throws {
         let (sent, signal) = AsyncStream<Void>.makeStream()
         let api = try await PeopleAPI.start { configuration in
@@ -135,6 +135,32 @@ struct ClientIntegrationTests {
         let error = await #expect(throws: ClientError.self) { try await call.value }
         #expect(error?.code == .cancelled || error?.code == .connection)
         #expect(try api.store.count("Person") == 0)
+    }
+
+    @Test("cancelling a call whose body is half parsed and staged rolls it back: none of it is stored")
+    func cancellationMidBody() async throws {
+        let api = try await PeopleAPI.start()
+        defer { Task { await api.stop() } }
+        let people = (1...300).map { JSONValue.object(["id": .int(Int64($0)), "name": .string("person \($0)")]) }
+        try await api.server.load(json: .array(people), into: "people")
+        api.server.setConditions(MockConditions(faults: [
+            MockFault(.stallBody(afterBytes: 4000, duration: .seconds(30)), method: "GET", path: "/people"),
+        ]))
+        let (parsed, signal) = AsyncStream<Int>.makeStream()
+        let options = SyncOptions(progress: { signal.yield($0.objectsWritten) }, progressInterval: 1)
+        let call = Task { try await api.client.call("/people", options: options) }
+        var iterator = parsed.makeAsyncIterator()
+        // Objects from the first 4,000 bytes were parsed and staged before the body stalled.
+        let objects = await iterator.next() ?? 0
+        #expect(objects > 0)
+        call.cancel()
+        let error = await #expect(throws: (any Error).self) { try await call.value }
+        #expect((error as? SyncError)?.code == .cancelled || (error as? ClientError)?.code == .cancelled, "\(String(describing: error))")
+        #expect(try api.store.count("Person") == 0)
+        // The store is usable and the next call is complete.
+        api.server.setConditions(MockConditions())
+        let again = try await api.client.call("/people")
+        #expect(again.changes["Person"]?.inserted.count == 300)
     }
 
     @Test("a streamed 500,000-object response is imported in bounded memory by `replica sync`")

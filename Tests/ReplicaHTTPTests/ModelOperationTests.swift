@@ -35,6 +35,8 @@ struct ModelOperationTests {
         defer { Task { await api.stop() } }
         let recorder = DelegateRecorder()
         let queue = DispatchQueue(label: "delegate")
+        // Callbacks say which queue they ran on.
+        queue.setSpecific(key: recorder.queueKey, value: "the delegate queue")
         api.client.call("/people", delegate: recorder, queue: queue)
         api.client.call("/people/:id", params: ["id": 9], delegate: recorder, queue: queue)
         var events: [String] = []
@@ -42,7 +44,7 @@ struct ModelOperationTests {
             events.append(event)
             if events.count == 2 { break }
         }
-        #expect(events.sorted() == ["didFail /people/:id 404", "didReturn /people 200"])
+        #expect(events.sorted() == ["didFail /people/:id 404 on the delegate queue", "didReturn /people 200 on the delegate queue"])
     }
 }
 
@@ -50,15 +52,19 @@ struct ModelOperationTests {
 final class DelegateRecorder: ReplicaClientDelegate, @unchecked Sendable {
     let events: AsyncStream<String>
     private let continuation: AsyncStream<String>.Continuation
+    /// Set on the queue the test hands the client, read in the callbacks.
+    let queueKey = DispatchSpecificKey<String>()
 
     init() { (events, continuation) = AsyncStream<String>.makeStream() }
 
+    private var queue: String { DispatchQueue.getSpecific(key: queueKey) ?? "another queue" }
+
     func client(_ client: ReplicaClient, didReturn result: CallResult, forRoute route: String) {
-        continuation.yield("didReturn \(route) \(result.status)")
+        continuation.yield("didReturn \(route) \(result.status) on \(queue)")
     }
 
     func client(_ client: ReplicaClient, didFail error: any Error, forRoute route: String) {
-        continuation.yield("didFail \(route) \((error as? ClientError)?.status ?? 0)")
+        continuation.yield("didFail \(route) \((error as? ClientError)?.status ?? 0) on \(queue)")
     }
 }
 

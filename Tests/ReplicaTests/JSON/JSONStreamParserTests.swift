@@ -156,7 +156,8 @@ struct JSONStreamParserTests {
 
     @Test("random documents agree with whole-buffer parsing under random chunking")
     func randomDocuments() throws {
-        var generator = SystemRandomNumberGenerator()
+        let seed = testSeed(0x57_4EA3)
+        var generator = SeededGenerator(seed: seed)
         for round in 0..<40 {
             let value = randomValue(depth: 0, using: &generator)
             let document: JSONValue = ["meta": ["round": .int(Int64(round))], "items": .array((0..<20).map { _ in randomValue(depth: 1, using: &generator) })]
@@ -169,15 +170,16 @@ struct JSONStreamParserTests {
             }
             let patterns: [JSONPathPattern] = [[.key("items")]]
             guard case .success(let outcome) = streamOutcome(bytes, patterns: patterns, cuts: cuts) else {
-                Issue.record("failed on \(String(decoding: bytes, as: UTF8.self))")
+                Issue.record("failed on \(String(decoding: bytes, as: UTF8.self)) (REPLICA_TEST_SEED=\(seed), round \(round))")
                 continue
             }
-            #expect(withoutOffsets(outcome) == modelOutcome(try JSONValue(parsing: bytes), patterns: patterns))
+            #expect(withoutOffsets(outcome) == modelOutcome(try JSONValue(parsing: bytes), patterns: patterns),
+                    "REPLICA_TEST_SEED=\(seed), round \(round)")
             _ = value
         }
     }
 
-    func randomValue(depth: Int, using generator: inout SystemRandomNumberGenerator) -> JSONValue {
+    func randomValue(depth: Int, using generator: inout SeededGenerator) -> JSONValue {
         let strings = ["", "a", "é€😀", "quote\"back\\slash", "ctl\u{1}\n\t", "long " + String(repeating: "z", count: 30)]
         switch Int.random(in: 0..<(depth > 3 ? 5 : 7), using: &generator) {
         case 0: return .null

@@ -97,6 +97,11 @@ struct LiveResultFixture {
 }
 
 /// A deterministic random generator (SplitMix64).
+/// The seed of a randomized test: `REPLICA_TEST_SEED` when set (to replay a failure), else `fallback`.
+func testSeed(_ fallback: UInt64) -> UInt64 {
+    ProcessInfo.processInfo.environment["REPLICA_TEST_SEED"].flatMap { UInt64($0) } ?? fallback
+}
+
 struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64
 

@@ -37,6 +37,9 @@ struct SchemaFormatTests {
         ]
         for text in bad {
             #expect(!validator.validate(try JSONValue(parsing: text)).isEmpty, "\(text)")
+            // The loader rejects the same file, with a schema error naming it.
+            let error = #expect(throws: SchemaError.self, "\(text)") { try Schema(json: Data(text.utf8), file: "bad.json") }
+            #expect(error?.file == "bad.json", "\(text)")
         }
     }
 
