@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Hummingbird
 import Foundation
 import NIOCore
 import ReplicaHTTP
@@ -60,5 +61,41 @@ struct SyncCommandTests {
             bytes.append(byte)
         }
         return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+@Suite("replica sync: keys that are not stored")
+struct SyncCommandKeyWarningTests {
+    @Test("warns with the keys a response gave that no attribute takes; --strict fails and writes nothing")
+    func keyWarnings() async throws {
+        let router = Router()
+        router.get("/people") { _, _ -> Response in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string:
+                #"[{"id": 1, "name": "ann", "shoeSize": 38}, {"id": 2, "name": "bob", "shoeSize": 44, "name": "rob"}]"#)))
+        }
+        let server = try await StreamingServer.start(router)
+        defer { Task { await server.stop() } }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-sync-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let schema = PeopleAPI.packageRoot.appendingPathComponent("Schemas/people.json").path
+        let base = "http://127.0.0.1:\(server.port)"
+        let db = directory.appendingPathComponent("people.sqlite").path
+        let output = try ChildProcess.run(ChildProcess.replica, ["sync", "--db", db, "--schema", schema, "--base-url", base, "/people"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout == "/people: 200, inserted 2, updated 0, deleted 0 (2 objects)\n")
+        #expect(output.stderr == """
+            warning: /people: 2 keys matched no attribute or entity and were not stored: Person.shoeSize × 2 (first at /0/shoeSize)
+            warning: /people: objects gave keys twice; the last value was stored: duplicate Person.name × 1 (first at /1/name)
+            warning: --strict makes these errors (nothing is written)
+
+            """)
+        let strictDB = directory.appendingPathComponent("strict.sqlite").path
+        let strict = try ChildProcess.run(ChildProcess.replica, ["sync", "--db", strictDB, "--schema", schema, "--base-url", base,
+                                                                 "--strict", "/people"])
+        #expect(strict.status == 1)
+        #expect(strict.stderr.contains("key 'shoeSize' matches no attribute or relationship of Person at /0/shoeSize (strict: nothing was written)"),
+                "\(strict.stderr)")
+        #expect(try Store(path: strictDB).count("Person") == 0)
     }
 }
