@@ -24,7 +24,16 @@ enum ChildProcess {
         return PeopleAPI.packageRoot.appendingPathComponent(".build/debug/replica").path
     }()
 
-    static func run(_ path: String, _ arguments: [String]) throws -> Output {
+    /// Runs `path` and waits for it on a thread of its own: a test that waits must not hold one
+    /// of Swift's cooperative threads, which servers inside the test process need to answer it.
+    static func run(_ path: String, _ arguments: [String]) async throws -> Output {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { continuation.resume(with: Result { try runBlocking(path, arguments) }) }
+            thread.start()
+        }
+    }
+
+    private static func runBlocking(_ path: String, _ arguments: [String]) throws -> Output {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-child-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -188,7 +188,7 @@ struct ClientIntegrationTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let db = directory.appendingPathComponent("people.sqlite").path
-        let output = try ChildProcess.run(ChildProcess.replica, ["sync", "--db", db, "--schema",
+        let output = try await ChildProcess.run(ChildProcess.replica, ["sync", "--db", db, "--schema",
                                                                  PeopleAPI.packageRoot.appendingPathComponent("Schemas/people.json").path,
                                                                  "--base-url", "http://127.0.0.1:\(server.port)", "/people"])
         await server.stop()

@@ -31,7 +31,7 @@ struct SyncCommandTests {
         let base = String(line.dropFirst("Listening on ".count))
 
         let db = directory.appendingPathComponent("people.sqlite").path
-        let output = try ChildProcess.run(ChildProcess.replica, ["sync", "--db", db, "--schema", schema, "--base-url", base,
+        let output = try await ChildProcess.run(ChildProcess.replica, ["sync", "--db", db, "--schema", schema, "--base-url", base,
                                                                  "/people", "/cars"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout == """
@@ -39,7 +39,7 @@ struct SyncCommandTests {
             /cars: 200, inserted 2, updated 0, deleted 0 (2 objects)
 
             """)
-        let again = try ChildProcess.run(ChildProcess.replica, ["sync", "--db", db, "--base-url", base, "/people"])
+        let again = try await ChildProcess.run(ChildProcess.replica, ["sync", "--db", db, "--base-url", base, "/people"])
         #expect(again.stdout == "/people: 304 not modified\n")
 
         // The store's rows equal what the server serves.
@@ -81,7 +81,7 @@ struct SyncCommandKeyWarningTests {
         let schema = PeopleAPI.packageRoot.appendingPathComponent("Schemas/people.json").path
         let base = "http://127.0.0.1:\(server.port)"
         let db = directory.appendingPathComponent("people.sqlite").path
-        let output = try ChildProcess.run(ChildProcess.replica, ["sync", "--db", db, "--schema", schema, "--base-url", base, "/people"])
+        let output = try await ChildProcess.run(ChildProcess.replica, ["sync", "--db", db, "--schema", schema, "--base-url", base, "/people"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout == "/people: 200, inserted 2, updated 0, deleted 0 (2 objects)\n")
         #expect(output.stderr == """
@@ -91,7 +91,7 @@ struct SyncCommandKeyWarningTests {
 
             """)
         let strictDB = directory.appendingPathComponent("strict.sqlite").path
-        let strict = try ChildProcess.run(ChildProcess.replica, ["sync", "--db", strictDB, "--schema", schema, "--base-url", base,
+        let strict = try await ChildProcess.run(ChildProcess.replica, ["sync", "--db", strictDB, "--schema", schema, "--base-url", base,
                                                                  "--strict", "/people"])
         #expect(strict.status == 1)
         #expect(strict.stderr.contains("key 'shoeSize' matches no attribute or relationship of Person at /0/shoeSize (strict: nothing was written)"),
