@@ -205,7 +205,7 @@ final class ResponseReader: Sendable {
     private func decodeFast(_ element: borrowing JSONElement, fast: FastObjectDecoder, entity: Int,
                             batch: inout RowBatch, statistics: inout PlanStatistics) -> Bool {
         batch.beginRow(entity: entity, attributeCount: fast.attributeCount)
-        statistics.found.removeAll(keepingCapacity: true)
+        if !statistics.found.isEmpty { statistics.found.removeAll(keepingCapacity: true) }
         var reader = element.reader()
         guard fast.decode(&reader, into: &batch, entity: entity, tally: &statistics.ignored, found: &statistics.found) else {
             batch.discardRow()
