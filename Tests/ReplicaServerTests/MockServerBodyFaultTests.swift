@@ -273,22 +273,10 @@ struct RawHTTP: Sendable {
     }
 
     private static func exchange(port: Int, request: String) throws -> RawHTTP {
-        let fd = socket(AF_INET, streamSocket, 0)
-        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failure(description: "connect: errno \(errno)") }
-        let bytes = Array(request.utf8)
-        let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-        guard sent == bytes.count else { throw Failure(description: "send: errno \(errno)") }
+        let connection = try RawSocket(port: port)
+        defer { withExtendedLifetime(connection) {} }
+        let fd = connection.fd
+        guard connection.send(Array(request.utf8)) else { throw Failure(description: "send: errno \(errno)") }
         var exchange = RawHTTP(reads: [])
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
