@@ -49,6 +49,18 @@ struct MockServerStoreTests {
         #expect(try await store.modify(people, id: 1, values: ["name": .string(name + "d")])?["name"] == .string(name + "d"))
     }
 
+    @Test("integers beyond Int64 keep every digit in json properties", arguments: ["memory", "sqlite"])
+    func bigIntegers(kind: String) async throws {
+        let store = try Fixture.store(kind)
+        let things = MockResource("things", properties: [MockProperty("j", .json)])
+        try await store.addResource(things)
+        let big = JSONValue.bigInteger("12345678901234567890")
+        let created = try await store.create(things, values: ["j": ["n": big, "m": [.bigInteger("-99999999999999999999")]]])
+        #expect(created["j"] == ["n": big, "m": [.bigInteger("-99999999999999999999")]])
+        let served = try #require(try await store.object(things, id: 1))
+        #expect(JSONValue.object(served).serialized() == #"{"id":1,"j":{"n":12345678901234567890,"m":[-99999999999999999999]}}"#)
+    }
+
     @Test("the SQLite store keeps its data across a restart of the same server and a new server")
     func sqliteRestart() async throws {
         let path = try Fixture.temporaryDirectory().appendingPathComponent("people.sqlite").path

@@ -55,6 +55,13 @@ struct MockServerValidationTests {
                 #expect(try await client.post("/things", #"{"flag":"yes"}"#).json == .parse(#"{"errors":{"flag":["must be a boolean"]}}"#))
                 #expect(try await client.get("/things?flag=true").json?.arrayValue?.count == 1)
                 #expect(try await client.get("/things?flag=false").json?.arrayValue?.count == 0)
+                // Integers past Int64: every digit kept in a json property, rounded in a double one, refused by an integer one.
+                let big = try await client.post("/things", #"{"extra":{"n":12345678901234567890},"ratio":12345678901234567890}"#)
+                #expect(big.status == 201)
+                #expect(big.text.contains(#""extra":{"n":12345678901234567890}"#), "\(big.text)")
+                #expect(big.text.contains(#""ratio":1.2345678901234567e+19"#), "\(big.text)")
+                #expect(try await client.post("/things", #"{"count":12345678901234567890}"#).json
+                    == .parse(#"{"errors":{"count":["must be an integer"]}}"#))
             }
         }
     }

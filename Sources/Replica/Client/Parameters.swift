@@ -73,6 +73,7 @@ public enum Parameter: Sendable, Hashable, ExpressibleByStringLiteral, Expressib
         case .string(let s): return s
         case .int(let i): return String(i)
         case .double(let d): return String(d)
+        case .bigInteger(let literal): return literal
         case .bool(let b): return b ? "true" : "false"
         case .null: return ""
         case .array, .object: return json.serialized()

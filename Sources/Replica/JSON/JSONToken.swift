@@ -31,6 +31,7 @@ public enum JSONToken: Equatable, CustomStringConvertible {
         case .string(let s): return "string \(s.decoded().debugDescription)"
         case .number(.int(let i)): return "number \(i)"
         case .number(.double(let d)): return "number \(d)"
+        case .number(.bigInteger(let literal)): return "number \(literal)"
         case .bool(let b): return b ? "true" : "false"
         case .null: return "null"
         case .end: return "end"
@@ -38,7 +39,8 @@ public enum JSONToken: Equatable, CustomStringConvertible {
     }
 }
 
-/// A JSON number: exact `Int64` when the text is an integer that fits, else a correctly rounded `Double`.
+/// A JSON number: exact `Int64` when the text is an integer that fits, the
+/// literal of an integer that does not (`.bigInteger`), else a correctly rounded `Double`.
 ///
 /// ```swift
 /// if case .number(let n) = try reader.next() { print(n.doubleValue) }
@@ -46,12 +48,15 @@ public enum JSONToken: Equatable, CustomStringConvertible {
 public enum JSONNumber: Sendable, Hashable {
     case int(Int64)
     case double(Double)
+    /// An integer (no fraction, no exponent) outside `Int64`'s range, as written.
+    case bigInteger(String)
 
-    /// The number as a `Double` (an `Int64` beyond 2^53 rounds).
+    /// The number as a `Double` (an `Int64` beyond 2^53 and a big integer round).
     public var doubleValue: Double {
         switch self {
         case .int(let i): return Double(i)
         case .double(let d): return d
+        case .bigInteger(let literal): return Double(literal) ?? .nan
         }
     }
 
@@ -60,6 +65,7 @@ public enum JSONNumber: Sendable, Hashable {
         switch self {
         case .int(let i): return .int(i)
         case .double(let d): return .double(d)
+        case .bigInteger(let literal): return .bigInteger(literal)
         }
     }
 }

@@ -1,7 +1,9 @@
 /// Number scanning: validates the RFC 8259 grammar and converts to an exact
-/// `Int64` or a correctly rounded `Double`.
+/// `Int64`, the literal of a larger integer, or a correctly rounded `Double`.
 ///
-/// Integers of up to 19 digits that fit `Int64` are exact. Other numbers use
+/// Integers of up to 19 digits that fit `Int64` are exact; an integer (no
+/// fraction, no exponent) that does not fit is kept as its literal
+/// (`.bigInteger`), whatever its size. Other numbers use
 /// the exact fast path (mantissa ≤ 2^53 and a power of ten ≤ 10^22, where one
 /// IEEE multiplication or division is correctly rounded) or else the
 /// standard library's correctly rounded decimal conversion. `-0` becomes
@@ -89,13 +91,16 @@ extension JSONTokenizer {
         }
         p = q
 
-        if isInteger && digits <= 19 {
-            if negative {
-                if mantissa == 0 { return .double(-0.0) }
-                if mantissa <= UInt64(Int64.max) &+ 1 { return .int(Int64(bitPattern: 0 &- mantissa)) }
-            } else if mantissa <= UInt64(Int64.max) {
-                return .int(Int64(mantissa))
+        if isInteger {
+            if digits <= 19 {
+                if negative {
+                    if mantissa == 0 { return .double(-0.0) }
+                    if mantissa <= UInt64(Int64.max) &+ 1 { return .int(Int64(bitPattern: 0 &- mantissa)) }
+                } else if mantissa <= UInt64(Int64.max) {
+                    return .int(Int64(mantissa))
+                }
             }
+            return bigInteger(start, q)
         }
         if digits <= 19 {
             if mantissa == 0 { return .double(negative ? -0.0 : 0.0) }
@@ -118,6 +123,12 @@ extension JSONTokenizer {
             return .int(0)
         }
         throw region.error(.unexpectedEnd, at: q, "unexpected end of input in number: expected a digit")
+    }
+
+    /// An integer literal outside `Int64`'s range, kept as written.
+    @inline(never)
+    func bigInteger(_ start: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> JSONNumber {
+        .bigInteger(String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self))
     }
 
     /// Correctly rounded conversion of a long or large-exponent number by the standard library.

@@ -8,9 +8,10 @@ import Foundation
 /// rejected (`.unexpectedCharacter` at byte 0), as RFC 8259 §8.1 says senders
 /// must not add one. Any value may be the top-level value.
 ///
-/// Integers that fit `Int64` (including `Int64.min`) become `.int`; other
-/// numbers become correctly rounded `.double`s; `-0` becomes `.double(-0.0)`
-/// so its sign survives; a number that overflows `Double` (`1e400`) is a
+/// Integers that fit `Int64` (including `Int64.min`) become `.int`; integers
+/// that do not become `.bigInteger` with their literal; other numbers become
+/// correctly rounded `.double`s; `-0` becomes `.double(-0.0)` so its sign
+/// survives; a fraction or exponent that overflows `Double` (`1e400`) is a
 /// `.numberOutOfRange` error. Parsing uses an explicit stack: nesting deeper
 /// than ``JSONLimits/maxDepth`` is a `.tooDeep` error, never a stack overflow.
 extension JSONValue {

@@ -3,9 +3,24 @@
 /// Strings escape `"`, `\` and control characters (`\n`, `\t`, … or
 /// `\u00XX`) and keep other characters as UTF-8. Doubles use Swift's
 /// shortest round-trip form (`2.0`, `0.1`, `1e+20`); non-finite doubles
-/// become `null`. `parse(serialize(v)) == v` for every value without NaN or
-/// infinity.
+/// become `null`; a `.bigInteger` is written as its literal (`null` if it is
+/// not a decimal integer). `parse(serialize(v)) == v` for every value without
+/// NaN or infinity.
 extension JSONValue {
+    /// Whether `text` is a JSON integer literal: an optional `-`, then `0` or digits not starting with `0`.
+    ///
+    /// ```swift
+    /// JSONValue.isIntegerLiteral("-12345678901234567890")   // true
+    /// JSONValue.isIntegerLiteral("012")                     // false
+    /// ```
+    public static func isIntegerLiteral(_ text: String) -> Bool {
+        var digits = Substring(text).utf8
+        if digits.first == UInt8(ascii: "-") { digits = digits.dropFirst() }
+        guard let first = digits.first else { return false }
+        if first == UInt8(ascii: "0") { return digits.count == 1 }
+        return digits.allSatisfy { $0 &- UInt8(ascii: "0") < 10 }
+    }
+
     /// The JSON text of this value.
     ///
     /// ```swift
@@ -55,6 +70,7 @@ struct JSONTextWriter {
         case .bool(let bool): append(bool ? "true" : "false")
         case .int(let int): append(String(int))
         case .double(let double): append(double.isFinite ? double.description : "null")
+        case .bigInteger(let literal): append(JSONValue.isIntegerLiteral(literal) ? literal : "null")
         case .string(let string): writeString(string)
         case .array(let array):
             guard !array.isEmpty else { return append("[]") }

@@ -1,17 +1,24 @@
 /// A parsed JSON value.
 ///
-/// Integers that fit in `Int64` stay exact (`.int`); every other number is a
+/// Integers that fit in `Int64` stay exact (`.int`); integers written without
+/// fraction or exponent that do not fit keep their literal (`.bigInteger`), so a
+/// `json` or `string` attribute stores every digit; every other number is a
 /// correctly rounded `.double`. Objects keep their keys in document order.
 ///
 /// ```swift
-/// let value = try JSONValue(parsing: #"{"id": 3, "name": "Ann"}"#)
+/// let value = try JSONValue(parsing: #"{"id": 3, "name": "Ann", "big": 12345678901234567890}"#)
 /// value["name"]?.stringValue   // "Ann"
+/// value["big"]                 // .bigInteger("12345678901234567890")
 /// ```
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case int(Int64)
     case double(Double)
+    /// An integer outside `Int64`'s range, as its decimal literal: an optional `-`
+    /// and digits without leading zeros, exactly as the JSON text wrote it.
+    /// ``doubleValue`` rounds it; serialization writes the literal.
+    case bigInteger(String)
     case string(String)
     case array([JSONValue])
     case object(JSONObject)
@@ -114,11 +121,12 @@ extension JSONValue {
         }
     }
 
-    /// The value as a `Double`, for `.int` and `.double`.
+    /// The value as a `Double`, for `.int`, `.double` and `.bigInteger` (rounded).
     public var doubleValue: Double? {
         switch self {
         case .int(let i): return Double(i)
         case .double(let d): return d
+        case .bigInteger(let literal): return Double(literal)
         default: return nil
         }
     }
@@ -128,7 +136,7 @@ extension JSONValue {
         switch self {
         case .null: return "null"
         case .bool: return "boolean"
-        case .int, .double: return "number"
+        case .int, .double, .bigInteger: return "number"
         case .string: return "string"
         case .array: return "array"
         case .object: return "object"

@@ -30,6 +30,7 @@ enum JSONValueBuilder {
             case .string(let string): value = .string(string.decoded())
             case .number(.int(let int)): value = .int(int)
             case .number(.double(let double)): value = .double(double)
+            case .number(.bigInteger(let literal)): value = .bigInteger(literal)
             case .bool(let bool): value = .bool(bool)
             case .null: value = .null
             case .endObject:

@@ -133,6 +133,7 @@ public struct JSONValueDecoder: Decoder {
         }
         func decode(_ type: Float.Type) throws -> Float { Float(try decode(Double.self)) }
         func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
+            if case .bigInteger(let literal) = decoder.value, let result = I(literal) { return result }
             guard let i = decoder.value.int64Value, let result = I(exactly: i) else {
                 throw decoder.mismatch("an integer that fits \(I.self)")
             }

@@ -18,6 +18,8 @@ enum Coercion {
     /// Why ``integer(_:)`` failed, for the error message, or `nil` for no particular reason.
     static func integerFailureDetail(_ value: JSONValue) -> String? {
         switch value {
+        case .bigInteger:
+            return "it is out of the 64-bit integer range"
         case .double(let d):
             if !d.isFinite { return nil }
             return d.rounded() != d ? "it has a fractional part" : "it is out of the 64-bit integer range"
@@ -38,6 +40,7 @@ enum Coercion {
     static func double(_ value: JSONValue) -> Double? {
         switch value {
         case .int, .double: return value.doubleValue
+        case .bigInteger: return value.doubleValue.flatMap { $0.isFinite ? $0 : nil }
         case .string(let s): return decimalText(trimmed(s))
         default: return nil
         }
@@ -60,12 +63,13 @@ enum Coercion {
         }
     }
 
-    /// `String` from text as is, integers in decimal, doubles in Swift's shortest
-    /// round-trip form (`1.5`, `2.0`, `1e+20`), bools as `true`/`false`. Arrays and objects fail.
+    /// `String` from text as is, integers in decimal (big ones as written), doubles in Swift's
+    /// shortest round-trip form (`1.5`, `2.0`, `1e+20`), bools as `true`/`false`. Arrays and objects fail.
     static func string(_ value: JSONValue) -> String? {
         switch value {
         case .string(let s): return s
         case .int(let i): return String(i)
+        case .bigInteger(let literal): return literal
         case .double(let d): return String(d)
         case .bool(let b): return b ? "true" : "false"
         default: return nil
@@ -75,7 +79,7 @@ enum Coercion {
     /// A fraction from a percentage: `45`, `"45"`, `"45%"`, `"45 %"` → `0.45`.
     static func percentage(_ value: JSONValue) -> Double? {
         switch value {
-        case .int, .double: return value.doubleValue.map { $0 / 100 }
+        case .int, .double, .bigInteger: return double(value).map { $0 / 100 }
         case .string(let s):
             var text = trimmed(s)
             if text.hasSuffix("%") { text = trimmed(String(text.dropLast())) }

@@ -35,6 +35,7 @@ struct ExcerptWriter {
         case .bool(let b): append(b ? "true" : "false")
         case .int(let i): append(String(i))
         case .double(let d): append(String(d))
+        case .bigInteger(let literal): append(literal)
         case .string(let s): writeString(s)
         case .array(let elements):
             append("[")

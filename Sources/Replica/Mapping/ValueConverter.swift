@@ -112,7 +112,10 @@ struct ValueConverter: Sendable {
             }
             return .integer(i)
         case .double:
-            guard let d = Coercion.double(value) else { throw .cannotConvert(target: "double", detail: nil) }
+            guard let d = Coercion.double(value) else {
+                let overflows = value.doubleValue.map { !$0.isFinite } ?? false
+                throw .cannotConvert(target: "double", detail: overflows ? "it is out of the range of a double" : nil)
+            }
             return .double(d)
         case .bool:
             guard let b = Coercion.bool(value) else { throw .cannotConvert(target: "bool", detail: nil) }

@@ -198,8 +198,10 @@ struct FastObjectDecoder: Sendable {
             sink.setDate(seconds, slot.attribute)
         case (.number(.int(let i)), .integer):
             sink.setInteger(i, slot.attribute)
-        case (.number(let number), .double):
-            sink.setDouble(number.doubleValue, slot.attribute)
+        case (.number(.int(let i)), .double):
+            sink.setDouble(Double(i), slot.attribute)
+        case (.number(.double(let d)), .double):
+            sink.setDouble(d, slot.attribute)
         case (.bool(let b), .bool):
             sink.setBool(b, slot.attribute)
         case (.null, _):

@@ -68,7 +68,7 @@ public enum MockPropertyType: String, Sendable, Hashable, CaseIterable, CustomSt
             return value.int64Value.map(JSONValue.int)
         case .double:
             if case .int = value { return value }
-            return value.doubleValue.map(JSONValue.double)
+            return value.doubleValue.flatMap { $0.isFinite ? JSONValue.double($0) : nil }
         case .bool:
             return value.boolValue.map(JSONValue.bool)
         case .blob:

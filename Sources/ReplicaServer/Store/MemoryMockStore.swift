@@ -144,7 +144,7 @@ enum MockValueOrder {
         switch value {
         case .null: return 0
         case .bool: return 1
-        case .int, .double: return 2
+        case .int, .double, .bigInteger: return 2
         case .string: return 3
         case .array: return 4
         case .object: return 5

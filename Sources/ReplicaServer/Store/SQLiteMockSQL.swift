@@ -87,6 +87,12 @@ struct SQLiteMockSQL: Sendable {
             default: return i.databaseValue
             }
         case .double(let d): return property.type == .json ? value.serialized().databaseValue : d.databaseValue
+        case .bigInteger(let literal):
+            switch property.type {
+            case .json: return value.serialized().databaseValue
+            case .double: return (Double(literal) ?? .nan).databaseValue
+            default: return literal.databaseValue
+            }
         case .string(let s):
             switch property.type {
             case .blob: return (Data(base64Encoded: s) ?? Data(s.utf8)).databaseValue

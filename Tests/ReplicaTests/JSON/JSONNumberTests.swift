@@ -8,10 +8,13 @@ struct JSONNumberTests {
         ("-0", .double(-0.0)),
         ("9223372036854775807", .int(.max)),
         ("-9223372036854775808", .int(.min)),
-        ("9223372036854775808", .double(9223372036854775808.0)),
-        ("-9223372036854775809", .double(-9223372036854775809.0)),
-        ("18446744073709551616", .double(18446744073709551616.0)),
-        ("123456789012345678901234567890", .double(1.2345678901234568e29)),
+        ("9223372036854775808", .bigInteger("9223372036854775808")),
+        ("-9223372036854775809", .bigInteger("-9223372036854775809")),
+        ("9999999999999999999", .bigInteger("9999999999999999999")),
+        ("18446744073709551616", .bigInteger("18446744073709551616")),
+        ("123456789012345678901234567890", .bigInteger("123456789012345678901234567890")),
+        ("9223372036854775808.0", .double(9223372036854775808.0)),
+        ("123456789012345678901234567890e0", .double(1.2345678901234568e29)),
         ("1.0", .double(1.0)),
         ("1e0", .double(1.0)),
         ("0.1", .double(0.1)),
@@ -55,6 +58,26 @@ struct JSONNumberTests {
             let fraction = "\(mantissa / 1000).\(mantissa % 1000)"
             #expect(try JSONValue(parsing: fraction) == .double(Double(fraction) ?? .nan), "\(fraction) (REPLICA_TEST_SEED=\(seed))")
         }
+    }
+
+    @Test("integers beyond Int64 keep their literal: serialized as written, rounded only as doubles")
+    func bigIntegers() throws {
+        let text = #"{"j":12345678901234567890,"n":[-99999999999999999999999,1e400000000000000000000]}"#
+        let huge = String(repeating: "9", count: 400)
+        let value = try JSONValue(parsing: text.replacingOccurrences(of: "1e400000000000000000000", with: huge))
+        #expect(value["j"] == .bigInteger("12345678901234567890"))
+        #expect(value["j"]?.doubleValue == 1.2345678901234567e19)
+        #expect(value["j"]?.int64Value == nil)
+        #expect(value["n"]?[1] == .bigInteger(huge))
+        #expect(value["n"]?[1]?.doubleValue == .infinity)
+        #expect(value.serialized() == text.replacingOccurrences(of: "1e400000000000000000000", with: huge))
+        #expect(try JSONValue(parsing: value.serialized()) == value)
+        // Decodable: a big integer that fits UInt64 decodes exactly.
+        #expect(try JSONValueDecoder.decode(UInt64.self, from: .bigInteger("18446744073709551615")) == .max)
+        #expect(throws: (any Error).self) { try JSONValueDecoder.decode(Int64.self, from: .bigInteger("9223372036854775808")) }
+        // A value built by hand that is not a literal serializes as null rather than as broken JSON.
+        #expect(JSONValue.array([.bigInteger("12a"), .bigInteger("007")]).serialized() == "[null,null]")
+        #expect(JSONValue.isIntegerLiteral("-0") && JSONValue.isIntegerLiteral("120") && !JSONValue.isIntegerLiteral("-"))
     }
 
     @Test("overflow to infinity is an error at the number")

@@ -30,6 +30,8 @@ struct MappingCoercionTests {
         (.double(1.5), "cannot convert 1.5 to integer (it has a fractional part)"),
         (.double(9223372036854775808), "cannot convert 9.223372036854776e+18 to integer (it is out of the 64-bit integer range)"),
         (.string("9223372036854775808"), #"cannot convert "9223372036854775808" to integer (it is out of the 64-bit integer range)"#),
+        (.bigInteger("12345678901234567890"), "cannot convert 12345678901234567890 to integer (it is out of the 64-bit integer range)"),
+        (.bigInteger("-9223372036854775809"), "cannot convert -9223372036854775809 to integer (it is out of the 64-bit integer range)"),
         (.string("4.0"), #"cannot convert "4.0" to integer"#),
         (.string(""), #"cannot convert "" to integer"#),
         (.string("0x10"), #"cannot convert "0x10" to integer"#),
@@ -69,7 +71,7 @@ struct MappingCoercionTests {
 
     @Test("double from numbers and numeric text", arguments: [
         (JSONValue.int(3), 3.0), (.double(2.5), 2.5), (.string("2.5"), 2.5), (.string(" -1e3 "), -1000),
-        (.string(".5"), 0.5), (.string("+4"), 4),
+        (.string(".5"), 0.5), (.string("+4"), 4), (.bigInteger("12345678901234567890"), 1.2345678901234567e19),
     ])
     func doubles(json: JSONValue, expected: Double) throws {
         #expect(try Self.convert(json, to: .double) == .double(expected))
@@ -83,6 +85,14 @@ struct MappingCoercionTests {
         let error = Self.failure(json, to: .double)
         #expect(error?.code == .invalidValue)
         #expect(error?.message == "cannot convert \(json.excerpt()) to double")
+    }
+
+    @Test("a big integer beyond a double's range fails as a double, quoting its literal")
+    func doubleOverflow() throws {
+        let literal = "1" + String(repeating: "0", count: 400)
+        let error = Self.failure(.bigInteger(literal), to: .double)
+        #expect(error?.message == "cannot convert \(literal.prefix(60))… to double (it is out of the range of a double)")
+        #expect(error?.pointer?.description == "/things/17/v")
     }
 
     @Test("bool from booleans, 1/0 and text", arguments: [
@@ -105,6 +115,7 @@ struct MappingCoercionTests {
     @Test("string from text, numbers and bools", arguments: [
         (JSONValue.string(" as is "), " as is "), (.int(42), "42"), (.double(1.5), "1.5"), (.double(2), "2.0"),
         (.bool(true), "true"), (.bool(false), "false"), (.string(""), ""),
+        (.bigInteger("12345678901234567890"), "12345678901234567890"), (.bigInteger("-99999999999999999999"), "-99999999999999999999"),
     ])
     func strings(json: JSONValue, expected: String) throws {
         #expect(try Self.convert(json, to: .string) == .string(expected))
@@ -122,6 +133,7 @@ struct MappingCoercionTests {
         #expect(try Self.convert(nested, to: .json) == .json(nested))
         #expect(try Self.convert("text", to: .json) == .json("text"))
         #expect(try Self.convert(nil, to: .json) == .null)
+        #expect(try Self.convert(["j": .bigInteger("12345678901234567890")], to: .json) == .json(["j": .bigInteger("12345678901234567890")]))
     }
 
     @Test("percentage: 45, \"45\", \"45%\" → 0.45", arguments: [

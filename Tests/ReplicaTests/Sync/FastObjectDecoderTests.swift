@@ -31,6 +31,7 @@ struct FastObjectDecoderTests {
         #"{"id": 3, "name": null, "count": null, "score": "3.25", "active": "false", "created_at": 1714566896123}"#,
         #"{"id": 4, "ratio": "45%", "unknown": {"deep": [1, 2]}, "label": "x"}"#,
         #"{"id": 5, "created_at": "2024-05-01T12:34:56.250+02:00", "name": "ünïcode ✓"}"#,
+        #"{"id": 10, "name": 12345678901234567890, "score": -99999999999999999999}"#,
     ]
 
     /// Objects the hot path declines: the general path must map them (or report their error).
@@ -40,6 +41,8 @@ struct FastObjectDecoderTests {
         #"{"id": 8, "label": null}"#,
         #"{"id": 9, "count": "nine"}"#,
         #"[1, 2]"#,
+        // Beyond a double's range: the general path reports it.
+        "{\"id\": 11, \"score\": 1\(String(repeating: "0", count: 400))}",
     ]
 
     static func decodeFast(_ json: String) throws -> (Bool, [AttributeValue?], Int) {

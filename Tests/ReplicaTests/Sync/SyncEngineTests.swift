@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import Replica
 
@@ -153,6 +154,33 @@ struct SyncEngineTests {
         #expect(skipped.skipped.first?.pointer.description == "/1")
         #expect(skipped.skipped.first?.entity == "User")
         #expect(skipped.skipped.first?.reason.contains("cannot convert \"abc\" to integer") == true)
+    }
+
+    @Test("integers beyond Int64 keep every digit in json and string attributes; an integer attribute quotes the literal")
+    func bigIntegers() async throws {
+        let blog = try BlogFixture()
+        let users = #"[{"user_id": 1, "name": 12345678901234567890, "friends": [12345678901234567890, -99999999999999999999]}]"#
+        let first = try await blog.sync("/users", users)
+        #expect(first.changes["User"]?.inserted.ints == [1])
+        let ann = try #require(try blog.store.rows("User").first)
+        #expect(ann["name"] == .string("12345678901234567890"))
+        #expect(ann["friends"] == .json([.bigInteger("12345678901234567890"), .bigInteger("-99999999999999999999")]))
+        let stored = try await blog.store.database.read { db in try String.fetchOne(db, sql: "SELECT friends FROM users") }
+        #expect(stored == "[12345678901234567890,-99999999999999999999]")
+        // The same literals again are no change: nothing is written.
+        let again = try await blog.sync("/users", users)
+        #expect(again.changes["User"]?.updated.ints ?? [] == [])
+
+        // The fast path (a plain string attribute of a post) keeps the literal too.
+        _ = try await blog.sync("/users/1/posts", #"{"posts": [{"id": 7, "title": 123456789012345678901234567890}]}"#)
+        #expect(try blog.store.rows("Post").first?["title"] == .string("123456789012345678901234567890"))
+
+        let error = await #expect(throws: SyncError.self) {
+            try await blog.sync("/users", #"[{"user_id": 12345678901234567890, "name": "B"}]"#)
+        }
+        #expect(error?.message.contains("cannot convert 12345678901234567890 to integer (it is out of the 64-bit integer range)") == true,
+                "\(error.map(String.init(describing:)) ?? "")")
+        #expect(error?.message.contains("/0/user_id") == true, "\(error.map(String.init(describing:)) ?? "")")
     }
 
     @Test("a constraint violation rolls back and names the object")
