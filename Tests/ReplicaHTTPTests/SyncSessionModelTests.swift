@@ -102,14 +102,15 @@ struct SyncSessionModelTests {
                 case 2: kind = .truncateBody(afterBytes: 1 + random.below(60))
                 case 3: kind = .malformedBody
                 case 4: kind = .stallBody(afterBytes: random.below(40), duration: .milliseconds(30))
-                default: kind = random.below(3) == 0 ? .stallBody(afterBytes: 10, duration: .milliseconds(900)) : .status(503)
+                default: kind = random.below(3) == 0 ? .stallBody(afterBytes: 10, duration: .milliseconds(2500)) : .status(503)
                 }
                 faults.append(MockFault(kind, method: "GET", path: "/people", query: ["_page": page]))
             }
             server.setConditions(MockConditions(faults: faults))
             var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
             configuration.maxPages = maxPages
-            configuration.timeout = .milliseconds(600)
+            // Well above a loaded 2-core machine's slowest answer, well below the 2.5 s stall fault.
+            configuration.timeout = .milliseconds(2000)
             let client = ReplicaClient(engine: engine, configuration: configuration)
 
             let before = try Self.stored(store)
