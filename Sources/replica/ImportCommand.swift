@@ -68,7 +68,8 @@ struct ImportCommand: AsyncParsableCommand {
         }
         bar.clear()
         let elapsed = started.duration(to: .now)
-        print(Self.summary(result, elapsed: elapsed))
+        // Unbuffered, so that the summary comes before the warnings on standard error in a pipe or file too.
+        Output.write(Self.summary(result, elapsed: elapsed) + "\n", to: .standardOutput)
         for line in KeyWarnings.lines(result, mapping: engine.mapping, source: file == "-" ? "standard input" : file) {
             printWarning(line)
         }

@@ -30,7 +30,8 @@ struct SchemaCommand: AsyncParsableCommand {
             for file in files {
                 do {
                     let schema = try Schema(contentsOf: URL(fileURLWithPath: file))
-                    if !quiet { print(Self.describe(schema, file: file)) }
+                    // Unbuffered, in order with the errors of other files on standard error.
+                    if !quiet { Output.write(Self.describe(schema, file: file) + "\n", to: .standardOutput) }
                 } catch {
                     failures += 1
                     printError("\(error)")

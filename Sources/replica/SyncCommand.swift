@@ -66,7 +66,8 @@ struct SyncCommand: AsyncParsableCommand {
             for path in paths {
                 do {
                     let result = try await client.call(path, options: SyncOptions(strictKeys: strict))
-                    print(Self.line(path, result))
+                    // Unbuffered: each line shows at once (`--every`) and in order with the warnings, in a pipe too.
+                    Output.write(Self.line(path, result) + "\n", to: .standardOutput)
                     for line in KeyWarnings.lines(result.sync, mapping: engine.mapping, source: path) { printWarning(line) }
                 } catch {
                     failed = true

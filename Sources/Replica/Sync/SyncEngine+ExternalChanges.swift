@@ -45,7 +45,9 @@ extension SyncEngine {
     /// publishes an unknown-changes set for every entity when one is seen.
     ///
     /// The writer connection's data version changes only when another connection commits, so
-    /// Replica's own writes (already reported exactly) are not reported twice.
+    /// Replica's own writes (already reported exactly) are not reported twice. The version to
+    /// compare with is read before this returns: start the monitor before reading a snapshot, and
+    /// any later commit by another process is reported.
     ///
     /// ```swift
     /// let monitor = engine.detectExternalChanges(every: .milliseconds(250))
@@ -61,11 +63,15 @@ extension SyncEngine {
         let milliseconds = max(1, Int(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000))
         let database = store.database
         let last = DataVersion()
-        timer.schedule(deadline: .now(), repeating: .milliseconds(milliseconds))
+        let readVersion = {
+            try? database.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
+        }
+        // The baseline is read before this returns: a commit by another process after that (after
+        // a snapshot the caller reads next, say) is reported, never taken for the baseline.
+        queue.sync { if let version = readVersion() { _ = last.update(version) } }
+        timer.schedule(deadline: .now() + .milliseconds(milliseconds), repeating: .milliseconds(milliseconds))
         timer.setEventHandler { [weak self] in
-            guard let version = try? database.writeWithoutTransaction({ db in
-                try Int.fetchOne(db, sql: "PRAGMA data_version")
-            }) else { return }
+            guard let version = readVersion() else { return }
             if last.update(version) { self?.publishUnknownChanges() }
         }
         timer.resume()

@@ -36,8 +36,11 @@ struct WatchCommand: AsyncParsableCommand {
         let store = try query.openStore()
         let results: LiveResultSet
         let engine: SyncEngine
+        let monitor: ExternalChangeMonitor
         do {
             engine = try SyncEngine(store: store)
+            // Before the first snapshot: another process's commit after it is then reported, not lost.
+            monitor = engine.detectExternalChanges(every: .milliseconds(poll))
             let live = LiveQuery(try store.requireEntity(query.entity).name, where: query.predicate ?? "1",
                                  arguments: query.boundArguments, sort: try query.sortKeys(), sectionKey: section,
                                  limit: query.limit)
@@ -47,7 +50,6 @@ struct WatchCommand: AsyncParsableCommand {
         } catch let error as SyncError {
             throw CLIError(error.description)
         }
-        let monitor = engine.detectExternalChanges(every: .milliseconds(poll))
         defer {
             monitor.stop()
             results.close()

@@ -28,4 +28,33 @@ struct ExternalChangeTests {
         #expect(external?.changedEntities == ["User", "Post", "Comment"])
         try other.close()
     }
+
+    @Test("a commit by another connection right after the monitor starts is reported: its baseline is read before it returns")
+    func commitRightAfterStart() async throws {
+        let directory = try TestSupport.temporaryDirectory()
+        let path = directory.path("blog.sqlite")
+        let store = try Store(path: path, schema: try Schema(contentsOf: TestSupport.schemaFile("blog.json")))
+        let engine = try SyncEngine(store: store)
+        let stream = engine.changes()
+        // The first poll comes a second later; the commit lands before it.
+        let monitor = engine.detectExternalChanges(every: .seconds(1))
+        defer { monitor.stop() }
+        let other = try DatabaseQueue(path: path)
+        try await other.write { db in try db.execute(sql: "INSERT INTO users (userID, name) VALUES (2, 'Bob')") }
+        try other.close()
+        let external = await withTaskGroup(of: ChangeSet?.self) { group in
+            group.addTask {
+                var iterator = stream.makeAsyncIterator()
+                return await iterator.next()
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(60))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        #expect(external?["User"]?.isUnknown == true, "the commit was taken for the baseline and never reported")
+    }
 }
