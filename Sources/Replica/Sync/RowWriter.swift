@@ -30,6 +30,17 @@ final class RowWriter {
     /// entities, the keys of top-level rows.
     func write(_ batch: RowBatch) throws {
         let hasOtherKeys = !batch.otherKeys.isEmpty
+        // The per-row state lives in locals for the batch: class properties touched per row
+        // would each cost a dynamic exclusivity check.
+        var changes: [EntityChanges] = []
+        var seen: [PrimaryKeys] = []
+        swap(&changes, &self.changes)
+        swap(&seen, &self.seen)
+        defer {
+            swap(&changes, &self.changes)
+            swap(&seen, &self.seen)
+        }
+        var last: UpsertStatements.LastUpsert? = nil
         try batch.rows.withUnsafeBufferPointer { rows in
             try batch.cells.withUnsafeBufferPointer { cells in
                 try batch.arena.withUnsafeBytes { arena in
@@ -41,15 +52,24 @@ final class RowWriter {
                         let keyCell = keyIndex < row.cellCount ? cells[row.firstCell + keyIndex] : RowBatch.Cell.absent
                         let outcome: UpsertStatements.Outcome
                         do {
-                            outcome = try statements.upsert(row, cells: cells, arena: base)
+                            outcome = try statements.upsert(row, cells: cells, arena: base, last: &last)
                         } catch let failure as UpsertStatements.RowFailure {
                             let key = keyCell.kind == .absent ? "without key" : batch.key(ofRow: index, keyIndex: keyIndex).description
                             throw SyncError(.database, "\(maps[row.entity].entity.name) \(key): \(failure.message)")
                         }
                         let isSeen = row.isTopLevel && tracked[row.entity]
                         guard outcome != .unchanged || isSeen else { continue }
-                        let key: AttributeValue = keyCell.kind == .integer && !hasOtherKeys
-                            ? .integer(keyCell.payload) : batch.key(ofRow: index, keyIndex: keyIndex)
+                        if keyCell.kind == .integer && !hasOtherKeys {
+                            let key = keyCell.payload
+                            switch outcome {
+                            case .inserted: changes[row.entity].inserted.integers.append(key)
+                            case .updated: changes[row.entity].updated.integers.append(key)
+                            case .unchanged: break
+                            }
+                            if isSeen { seen[row.entity].integers.append(key) }
+                            continue
+                        }
+                        let key = batch.key(ofRow: index, keyIndex: keyIndex)
                         switch outcome {
                         case .inserted: changes[row.entity].inserted.append(key)
                         case .updated: changes[row.entity].updated.append(key)

@@ -55,7 +55,13 @@ final class UpsertStatements {
     private var exists: [Int: OpaquePointer] = [:]
     private var deletes: [Int: OpaquePointer] = [:]
     /// The last upsert statement used, for rows of the same entity and mask as the previous one.
-    private var lastUpsert: (entity: Int, mask: UInt64, statement: OpaquePointer)?
+    /// The caller keeps it in a local variable: a class property read per row would cost a
+    /// dynamic exclusivity check.
+    struct LastUpsert {
+        var entity: Int
+        var mask: UInt64
+        var statement: OpaquePointer
+    }
     /// `SQLITE_TRANSIENT`: SQLite copies bound text and blobs.
     private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
@@ -138,8 +144,11 @@ final class UpsertStatements {
     ///   - row: The row.
     ///   - cells: The batch's cells.
     ///   - arena: The batch's arena (text and blob bytes).
+    ///   - last: The statement of the previous row, reused when this row has the same shape; updated.
     /// - Throws: ``RowFailure`` when SQLite refuses the row; ``SyncError`` when a statement cannot be prepared.
-    func upsert(_ row: RowBatch.Row, cells: UnsafeBufferPointer<RowBatch.Cell>, arena: UnsafeRawPointer) throws -> Outcome {
+    @inline(__always)
+    func upsert(_ row: RowBatch.Row, cells: UnsafeBufferPointer<RowBatch.Cell>, arena: UnsafeRawPointer,
+                last lastUpsert: inout LastUpsert?) throws -> Outcome {
         let statement: OpaquePointer
         if let last = lastUpsert, last.entity == row.entity, last.mask == row.mask, row.cellCount <= 64 {
             // Bulk data repeats the same shape: skip the hash lookups.
@@ -150,7 +159,7 @@ final class UpsertStatements {
                 return outcome
             }
             statement = try upsertStatement(key, count: row.cellCount)
-            if !lacksRequired(key) && key.wide == nil { lastUpsert = (row.entity, row.mask, statement) }
+            if !lacksRequired(key) && key.wide == nil { lastUpsert = LastUpsert(entity: row.entity, mask: row.mask, statement: statement) }
         }
         var position: Int32 = 1
         for index in row.firstCell..<row.firstCell + row.cellCount {
