@@ -24,7 +24,7 @@ struct GeneratedPerson: Sendable {
 ///
 /// ```swift
 /// try PeopleImportData(count: 1_000_000, revision: 0).writeJSON(to: "/tmp/people.json")
-/// // [{"id":1,"name":"Ana Silva","numberOfKids":2,"kilometersWalked":4711.25,"avatar":null}, ...]
+/// // [{"id":1,"name":"Zoë Smith","numberOfKids":0,"kilometersWalked":3302.0,"avatar":null}, ...]
 /// ```
 struct PeopleImportData: Sendable {
     let count: Int
