@@ -1,6 +1,7 @@
 #include "CFloor.h"
 
 #include <sqlite3.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,28 +10,12 @@ struct cfloor_db {
     sqlite3 *handle;
 };
 
-/* The table Replica creates for the benchmark schema. */
-static const char *create_sql =
-    "CREATE TABLE IF NOT EXISTS \"items\" (\"id\" INTEGER NOT NULL PRIMARY KEY, \"name\" TEXT, "
-    "\"email\" TEXT, \"city\" TEXT, \"age\" INTEGER, \"score\" REAL, \"active\" INTEGER, \"createdAt\" REAL)";
-
-static const char *upsert_sql =
-    "INSERT INTO \"items\" (\"id\", \"name\", \"email\", \"city\", \"age\", \"score\", \"active\", \"createdAt\") "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-    "ON CONFLICT(\"id\") DO UPDATE SET \"name\" = excluded.\"name\", \"email\" = excluded.\"email\", "
-    "\"city\" = excluded.\"city\", \"age\" = excluded.\"age\", \"score\" = excluded.\"score\", "
-    "\"active\" = excluded.\"active\", \"createdAt\" = excluded.\"createdAt\" "
-    "WHERE \"name\" IS NOT excluded.\"name\" OR \"email\" IS NOT excluded.\"email\" "
-    "OR \"city\" IS NOT excluded.\"city\" OR \"age\" IS NOT excluded.\"age\" "
-    "OR \"score\" IS NOT excluded.\"score\" OR \"active\" IS NOT excluded.\"active\" "
-    "OR \"createdAt\" IS NOT excluded.\"createdAt\"";
-
-cfloor_db *cfloor_open(const char *path, char *error, size_t error_size) {
+cfloor_db *cfloor_open(const char *path, const char *create_sql, char *error, size_t error_size) {
     sqlite3 *handle = NULL;
     int rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
     if (rc == SQLITE_OK) rc = sqlite3_exec(handle, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
     if (rc == SQLITE_OK) rc = sqlite3_exec(handle, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL);
-    if (rc == SQLITE_OK) rc = sqlite3_exec(handle, create_sql, NULL, NULL, NULL);
+    if (rc == SQLITE_OK && create_sql != NULL) rc = sqlite3_exec(handle, create_sql, NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
         snprintf(error, error_size, "%s: %s", path, handle ? sqlite3_errmsg(handle) : sqlite3_errstr(rc));
         sqlite3_close(handle);
@@ -46,30 +31,237 @@ cfloor_db *cfloor_open(const char *path, char *error, size_t error_size) {
     return db;
 }
 
-int cfloor_upsert(cfloor_db *db, const cfloor_item *items, size_t count, int64_t *changes) {
-    sqlite3 *handle = db->handle;
-    sqlite3_stmt *stmt = NULL;
-    int64_t changed = 0;
-    int rc = sqlite3_exec(handle, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-    if (rc != SQLITE_OK) return rc;
-    rc = sqlite3_prepare_v3(handle, upsert_sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, NULL);
-    for (size_t i = 0; rc == SQLITE_OK && i < count; i++) {
-        const cfloor_item *item = &items[i];
-        sqlite3_bind_int64(stmt, 1, item->id);
-        sqlite3_bind_text(stmt, 2, item->name, item->name_len, SQLITE_STATIC);
-        sqlite3_bind_text(stmt, 3, item->email, item->email_len, SQLITE_STATIC);
-        sqlite3_bind_text(stmt, 4, item->city, item->city_len, SQLITE_STATIC);
-        sqlite3_bind_int64(stmt, 5, item->age);
-        sqlite3_bind_double(stmt, 6, item->score);
-        sqlite3_bind_int(stmt, 7, item->active);
-        sqlite3_bind_double(stmt, 8, item->created_at);
-        rc = sqlite3_step(stmt);
-        if (rc == SQLITE_DONE) {
-            changed += sqlite3_changes(handle);
-            rc = sqlite3_reset(stmt);
+/* ---- SQL text ---------------------------------------------------------------------------- */
+
+/// A growing SQL string (benchmark tables are small: a fixed buffer is plenty).
+typedef struct sql_text {
+    char text[4096];
+    size_t length;
+} sql_text;
+
+static void append(sql_text *sql, const char *format, ...) {
+    va_list arguments;
+    va_start(arguments, format);
+    int written = vsnprintf(sql->text + sql->length, sizeof sql->text - sql->length, format, arguments);
+    va_end(arguments);
+    if (written > 0) sql->length += (size_t)written;
+    if (sql->length >= sizeof sql->text) sql->length = sizeof sql->text - 1;
+}
+
+/// The column names of a comma-separated list.
+typedef struct column_names {
+    char storage[1024];
+    const char *names[64];
+    int count;
+} column_names;
+
+static int split_columns(const char *columns, column_names *out) {
+    out->count = 0;
+    if (strlen(columns) >= sizeof out->storage) return 0;
+    strcpy(out->storage, columns);
+    char *cursor = out->storage;
+    while (cursor && out->count < 64) {
+        out->names[out->count++] = cursor;
+        char *comma = strchr(cursor, ',');
+        if (comma) *comma++ = '\0';
+        cursor = comma;
+    }
+    return out->count;
+}
+
+/// `INSERT [OR IGNORE] INTO "t" ("c0", ...) VALUES (?1, ...)`
+static void insert_sql(sql_text *sql, const char *table, const column_names *c, const char *verb) {
+    append(sql, "%s INTO \"%s\" (", verb, table);
+    for (int i = 0; i < c->count; i++) append(sql, "%s\"%s\"", i ? ", " : "", c->names[i]);
+    append(sql, ") VALUES (");
+    for (int i = 0; i < c->count; i++) append(sql, "%s?%d", i ? ", " : "", i + 1);
+    append(sql, ")");
+}
+
+/// `"c1" IS NOT <prefix>"c1" OR ...` (prefix `excluded.`), or `"c1" IS NOT ?2 OR ...` (prefix NULL).
+static void differs_sql(sql_text *sql, const column_names *c, const char *prefix) {
+    for (int i = 1; i < c->count; i++) {
+        if (prefix) append(sql, "%s\"%s\" IS NOT %s\"%s\"", i > 1 ? " OR " : "", c->names[i], prefix, c->names[i]);
+        else append(sql, "%s\"%s\" IS NOT ?%d", i > 1 ? " OR " : "", c->names[i], i + 1);
+    }
+}
+
+static void upsert_sql(sql_text *sql, const char *table, const column_names *c, int where_differs) {
+    insert_sql(sql, table, c, "INSERT");
+    append(sql, " ON CONFLICT(\"%s\") DO UPDATE SET ", c->names[0]);
+    for (int i = 1; i < c->count; i++) append(sql, "%s\"%s\" = excluded.\"%s\"", i > 1 ? ", " : "", c->names[i], c->names[i]);
+    if (where_differs) {
+        append(sql, " WHERE ");
+        differs_sql(sql, c, "excluded.");
+    }
+}
+
+/// `UPDATE "t" SET "c1" = ?2, ... WHERE "c0" = ?1 [AND (<differs>)]`
+static void update_sql(sql_text *sql, const char *table, const column_names *c, int where_differs) {
+    append(sql, "UPDATE \"%s\" SET ", table);
+    for (int i = 1; i < c->count; i++) append(sql, "%s\"%s\" = ?%d", i > 1 ? ", " : "", c->names[i], i + 1);
+    append(sql, " WHERE \"%s\" = ?1", c->names[0]);
+    if (where_differs) {
+        append(sql, " AND (");
+        differs_sql(sql, c, NULL);
+        append(sql, ")");
+    }
+}
+
+/// `SELECT "c1", ... FROM "t" WHERE "c0" = ?1`
+static void select_sql(sql_text *sql, const char *table, const column_names *c) {
+    append(sql, "SELECT ");
+    for (int i = 1; i < c->count; i++) append(sql, "%s\"%s\"", i > 1 ? ", " : "", c->names[i]);
+    append(sql, " FROM \"%s\" WHERE \"%s\" = ?1", table, c->names[0]);
+}
+
+/* ---- Binding and comparing ----------------------------------------------------------------- */
+
+/// Binds `count` values to parameters ?1 ... ?count (the statement may use fewer).
+static inline int bind_row(sqlite3_stmt *stmt, const cfloor_value *row, int count, int parameters) {
+    int rc = SQLITE_OK;
+    for (int i = 0; i < count && i < parameters && rc == SQLITE_OK; i++) {
+        const cfloor_value *v = &row[i];
+        switch (v->type) {
+        case CFLOOR_INTEGER: rc = sqlite3_bind_int64(stmt, i + 1, v->integer); break;
+        case CFLOOR_REAL: rc = sqlite3_bind_double(stmt, i + 1, v->real); break;
+        case CFLOOR_TEXT: rc = sqlite3_bind_text(stmt, i + 1, v->bytes, v->length, SQLITE_STATIC); break;
+        case CFLOOR_BLOB: rc = sqlite3_bind_blob(stmt, i + 1, v->bytes, v->length, SQLITE_STATIC); break;
+        default: rc = sqlite3_bind_null(stmt, i + 1); break;
         }
     }
-    sqlite3_finalize(stmt);
+    return rc;
+}
+
+/// Whether column `column` of the current row of `stmt` holds exactly `v` (as `IS` compares them
+/// for the types the benchmark binds).
+static inline int same_value(sqlite3_stmt *stmt, int column, const cfloor_value *v) {
+    int type = sqlite3_column_type(stmt, column);
+    switch (v->type) {
+    case CFLOOR_INTEGER: return type == SQLITE_INTEGER && sqlite3_column_int64(stmt, column) == v->integer;
+    case CFLOOR_REAL: return type == SQLITE_FLOAT && sqlite3_column_double(stmt, column) == v->real;
+    case CFLOOR_TEXT:
+        if (type != SQLITE_TEXT) return 0;
+        {
+            const void *text = sqlite3_column_text(stmt, column);
+            return sqlite3_column_bytes(stmt, column) == v->length && (v->length == 0 || memcmp(text, v->bytes, (size_t)v->length) == 0);
+        }
+    case CFLOOR_BLOB:
+        if (type != SQLITE_BLOB) return 0;
+        {
+            const void *blob = sqlite3_column_blob(stmt, column);
+            return sqlite3_column_bytes(stmt, column) == v->length && (v->length == 0 || memcmp(blob, v->bytes, (size_t)v->length) == 0);
+        }
+    default: return type == SQLITE_NULL;
+    }
+}
+
+/// Steps `stmt` once (a write), adds its changes to `changed` when asked, and resets it.
+static inline int step_write(sqlite3 *handle, sqlite3_stmt *stmt, int *row_changes) {
+    int rc = sqlite3_step(stmt);
+    if (rc != SQLITE_DONE) return rc;
+    *row_changes = sqlite3_changes(handle);
+    return sqlite3_reset(stmt);
+}
+
+/* ---- Strategies ------------------------------------------------------------------------------ */
+
+int cfloor_store(cfloor_db *db, const char *table, const char *columns, int column_count,
+                 cfloor_strategy strategy, const cfloor_value *values, size_t row_count, int64_t *changes) {
+    sqlite3 *handle = db->handle;
+    column_names names;
+    *changes = 0;
+    if (split_columns(columns, &names) != column_count || column_count < 2) return SQLITE_MISUSE;
+
+    /* Statement texts first: `first` is the main statement, `second` the follow-up. */
+    sql_text first = { .length = 0 }, second = { .length = 0 };
+    switch (strategy) {
+    case CFLOOR_INSERT: insert_sql(&first, table, &names, "INSERT"); break;
+    case CFLOOR_UPSERT: upsert_sql(&first, table, &names, 0); break;
+    case CFLOOR_UPSERT_DIFFERS: upsert_sql(&first, table, &names, 1); break;
+    case CFLOOR_UPDATE_INSERT:
+        update_sql(&first, table, &names, 0);
+        insert_sql(&second, table, &names, "INSERT");
+        break;
+    case CFLOOR_UPDATE_DIFFERS_INSERT:
+        update_sql(&first, table, &names, 1);
+        insert_sql(&second, table, &names, "INSERT OR IGNORE");
+        break;
+    case CFLOOR_SELECT_COMPARE:
+        select_sql(&first, table, &names);
+        insert_sql(&second, table, &names, "INSERT");
+        break;
+    default: return SQLITE_MISUSE;
+    }
+    /* SELECT_COMPARE's update of a differing row. */
+    sql_text third = { .length = 0 };
+    if (strategy == CFLOOR_SELECT_COMPARE) update_sql(&third, table, &names, 0);
+
+    int rc = sqlite3_exec(handle, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_stmt *main_stmt = NULL, *second_stmt = NULL, *third_stmt = NULL;
+    rc = sqlite3_prepare_v3(handle, first.text, -1, SQLITE_PREPARE_PERSISTENT, &main_stmt, NULL);
+    if (rc == SQLITE_OK && second.length) rc = sqlite3_prepare_v3(handle, second.text, -1, SQLITE_PREPARE_PERSISTENT, &second_stmt, NULL);
+    if (rc == SQLITE_OK && third.length) rc = sqlite3_prepare_v3(handle, third.text, -1, SQLITE_PREPARE_PERSISTENT, &third_stmt, NULL);
+
+    int64_t changed = 0;
+    int row_changes = 0;
+    const int n = column_count;
+    switch (strategy) {
+    case CFLOOR_INSERT:
+    case CFLOOR_UPSERT:
+    case CFLOOR_UPSERT_DIFFERS:
+        for (size_t r = 0; rc == SQLITE_OK && r < row_count; r++) {
+            rc = bind_row(main_stmt, values + r * (size_t)n, n, n);
+            if (rc == SQLITE_OK) rc = step_write(handle, main_stmt, &row_changes);
+            changed += row_changes;
+        }
+        break;
+    case CFLOOR_UPDATE_INSERT:
+    case CFLOOR_UPDATE_DIFFERS_INSERT:
+        for (size_t r = 0; rc == SQLITE_OK && r < row_count; r++) {
+            const cfloor_value *row = values + r * (size_t)n;
+            rc = bind_row(main_stmt, row, n, n);
+            if (rc == SQLITE_OK) rc = step_write(handle, main_stmt, &row_changes);
+            if (rc == SQLITE_OK && row_changes == 0) {
+                /* No row updated: missing (insert it) or, for where-differs, unchanged (OR IGNORE keeps it). */
+                rc = bind_row(second_stmt, row, n, n);
+                if (rc == SQLITE_OK) rc = step_write(handle, second_stmt, &row_changes);
+            }
+            changed += row_changes;
+        }
+        break;
+    case CFLOOR_SELECT_COMPARE:
+        for (size_t r = 0; rc == SQLITE_OK && r < row_count; r++) {
+            const cfloor_value *row = values + r * (size_t)n;
+            rc = bind_row(main_stmt, row, 1, 1);
+            if (rc != SQLITE_OK) break;
+            int step = sqlite3_step(main_stmt);
+            if (step == SQLITE_ROW) {
+                int same = 1;
+                for (int i = 1; i < n && same; i++) same = same_value(main_stmt, i - 1, &row[i]);
+                rc = sqlite3_reset(main_stmt);
+                if (rc == SQLITE_OK && !same) {
+                    rc = bind_row(third_stmt, row, n, n);
+                    if (rc == SQLITE_OK) rc = step_write(handle, third_stmt, &row_changes);
+                    changed += row_changes;
+                }
+            } else if (step == SQLITE_DONE) {
+                rc = sqlite3_reset(main_stmt);
+                if (rc == SQLITE_OK) rc = bind_row(second_stmt, row, n, n);
+                if (rc == SQLITE_OK) rc = step_write(handle, second_stmt, &row_changes);
+                changed += row_changes;
+            } else {
+                rc = step;
+            }
+        }
+        break;
+    default:
+        rc = SQLITE_MISUSE;
+    }
+    sqlite3_finalize(main_stmt);
+    sqlite3_finalize(second_stmt);
+    sqlite3_finalize(third_stmt);
     if (rc == SQLITE_OK) {
         rc = sqlite3_exec(handle, "COMMIT", NULL, NULL, NULL);
     } else {
@@ -77,6 +269,18 @@ int cfloor_upsert(cfloor_db *db, const cfloor_item *items, size_t count, int64_t
     }
     *changes = changed;
     return rc;
+}
+
+const char *cfloor_strategy_name(cfloor_strategy strategy) {
+    switch (strategy) {
+    case CFLOOR_INSERT: return "insert";
+    case CFLOOR_UPSERT: return "upsert";
+    case CFLOOR_UPSERT_DIFFERS: return "upsert-differs";
+    case CFLOOR_UPDATE_INSERT: return "update+insert";
+    case CFLOOR_UPDATE_DIFFERS_INSERT: return "update-differs+insert";
+    case CFLOOR_SELECT_COMPARE: return "select-compare";
+    default: return "?";
+    }
 }
 
 const char *cfloor_errmsg(cfloor_db *db) {
@@ -89,30 +293,20 @@ void cfloor_close(cfloor_db *db) {
     free(db);
 }
 
-int cfloor_checksum_file(const char *path, cfloor_checksum *out) {
+int cfloor_query_text(const char *path, const char *sql, char *out, size_t out_size) {
     sqlite3 *handle = NULL;
     sqlite3_stmt *stmt = NULL;
-    memset(out, 0, sizeof *out);
+    if (out_size) out[0] = '\0';
     int rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, NULL);
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_prepare_v2(handle,
-            "SELECT count(*), sum(\"id\"), sum(\"age\"), sum(\"active\"), total(\"score\"), total(\"createdAt\"), "
-            "sum(length(\"name\")), sum(length(\"email\")), sum(length(\"city\")) FROM \"items\"",
-            -1, &stmt, NULL);
-    }
+    if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(handle, sql, -1, &stmt, NULL);
     if (rc == SQLITE_OK) {
         rc = sqlite3_step(stmt);
         if (rc == SQLITE_ROW) {
-            out->count = sqlite3_column_int64(stmt, 0);
-            out->sum_id = sqlite3_column_int64(stmt, 1);
-            out->sum_age = sqlite3_column_int64(stmt, 2);
-            out->sum_active = sqlite3_column_int64(stmt, 3);
-            out->total_score = sqlite3_column_double(stmt, 4);
-            out->total_created_at = sqlite3_column_double(stmt, 5);
-            out->length_name = sqlite3_column_int64(stmt, 6);
-            out->length_email = sqlite3_column_int64(stmt, 7);
-            out->length_city = sqlite3_column_int64(stmt, 8);
+            const unsigned char *text = sqlite3_column_text(stmt, 0);
+            snprintf(out, out_size, "%s", text ? (const char *)text : "");
             rc = SQLITE_OK;
+        } else if (rc == SQLITE_DONE) {
+            rc = SQLITE_EMPTY;
         }
     }
     sqlite3_finalize(stmt);

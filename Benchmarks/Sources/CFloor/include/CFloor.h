@@ -1,9 +1,13 @@
 #ifndef CFLOOR_H
 #define CFLOOR_H
 
-/// The C floor of the import benchmark: the fastest straightforward way to
-/// upsert the benchmark's rows with SQLite's C API. One prepared statement,
-/// one transaction, WAL, synchronous=NORMAL, values already in memory.
+/// The C floor of the import benchmark: the benchmark's rows, already in memory, stored with
+/// SQLite's C API in one transaction (WAL, synchronous=NORMAL), by one of several strategies.
+/// The benchmark runs every strategy from the same database state and keeps the fastest one
+/// that leaves the right table and reports the right number of changes for that pass.
+///
+/// Tables are described by name and columns; the first column is the INTEGER PRIMARY KEY.
+/// Rows are `column_count` consecutive `cfloor_value`s each.
 
 #include <stddef.h>
 #include <stdint.h>
@@ -12,56 +16,71 @@
 extern "C" {
 #endif
 
-/// One benchmark row. Strings are UTF-8, not NUL-terminated (pointer + length).
-typedef struct cfloor_item {
-    int64_t id;
-    const char *name;
-    int32_t name_len;
-    const char *email;
-    int32_t email_len;
-    const char *city;
-    int32_t city_len;
-    int64_t age;
-    double score;
-    int32_t active;      /* 0 or 1 */
-    double created_at;   /* Unix seconds */
-} cfloor_item;
+/// The type of a `cfloor_value`.
+enum {
+    CFLOOR_NULL = 0,
+    CFLOOR_INTEGER = 1,
+    CFLOOR_REAL = 2,
+    CFLOOR_TEXT = 3,    /* UTF-8, `length` bytes, not NUL-terminated */
+    CFLOOR_BLOB = 4,    /* `length` bytes (at least 1) */
+};
 
-/// Sums over the `items` table, to check that every implementation stored the same rows.
-typedef struct cfloor_checksum {
-    int64_t count;
-    int64_t sum_id;
-    int64_t sum_age;
-    int64_t sum_active;
-    double total_score;
-    double total_created_at;
-    int64_t length_name;
-    int64_t length_email;
-    int64_t length_city;
-} cfloor_checksum;
+/// One value to bind.
+typedef struct cfloor_value {
+    union {
+        int64_t integer;
+        double real;
+        const void *bytes;
+    };
+    int32_t length;
+    int32_t type;
+} cfloor_value;
+
+/// How rows are stored. Each runs in one transaction with prepared statements bound to the values.
+typedef enum cfloor_strategy {
+    /// `INSERT INTO t (...) VALUES (...)`: only possible into a table without those keys.
+    CFLOOR_INSERT = 0,
+    /// `INSERT ... ON CONFLICT(id) DO UPDATE SET c = excluded.c, ...`: counts unchanged rows as changed.
+    CFLOOR_UPSERT = 1,
+    /// The upsert with `WHERE c IS NOT excluded.c OR ...`: writes and counts only rows that differ.
+    CFLOOR_UPSERT_DIFFERS = 2,
+    /// `UPDATE t SET ... WHERE id = ?`, then `INSERT` when no row had that key: counts unchanged rows as changed.
+    CFLOOR_UPDATE_INSERT = 3,
+    /// `UPDATE t SET ... WHERE id = ? AND (c IS NOT ? OR ...)`, then `INSERT OR IGNORE` when it changed nothing.
+    CFLOOR_UPDATE_DIFFERS_INSERT = 4,
+    /// `SELECT ... WHERE id = ?`, values compared in C, then `INSERT` when missing or `UPDATE` when different.
+    CFLOOR_SELECT_COMPARE = 5,
+    CFLOOR_STRATEGY_COUNT = 6
+} cfloor_strategy;
 
 typedef struct cfloor_db cfloor_db;
 
-/// Opens (creating) the database at `path` in WAL mode with synchronous=NORMAL and
-/// creates the `items` table if needed. Returns NULL on failure and writes a message to `error`.
-cfloor_db *cfloor_open(const char *path, char *error, size_t error_size);
+/// Opens (creating) the database at `path` in WAL mode with synchronous=NORMAL and runs
+/// `create_sql` (may be NULL). Returns NULL on failure and writes a message to `error`.
+cfloor_db *cfloor_open(const char *path, const char *create_sql, char *error, size_t error_size);
 
-/// Upserts `count` items in one transaction with one prepared statement
-/// (`INSERT ... ON CONFLICT(id) DO UPDATE SET ... WHERE <values differ>`).
-/// Writes the number of rows inserted or changed to `changes`. Returns 0 or an SQLite error code.
-int cfloor_upsert(cfloor_db *db, const cfloor_item *items, size_t count, int64_t *changes);
+/// Stores `row_count` rows of `column_count` values into `table` (`columns`: comma-separated
+/// names, the first the primary key) with `strategy`, in one transaction.
+/// Writes the number of rows inserted or changed, as the strategy counts them, to `changes`.
+/// Returns 0 or an SQLite error code (the transaction is then rolled back).
+int cfloor_store(cfloor_db *db, const char *table, const char *columns, int column_count,
+                 cfloor_strategy strategy, const cfloor_value *values, size_t row_count, int64_t *changes);
+
+/// The name of `strategy`, e.g. `upsert-differs`.
+const char *cfloor_strategy_name(cfloor_strategy strategy);
 
 /// The last error message of `db`.
 const char *cfloor_errmsg(cfloor_db *db);
 
-/// Closes `db`.
+/// Closes `db` (the last connection: SQLite checkpoints the WAL into the file and removes it).
 void cfloor_close(cfloor_db *db);
 
 /// The version of the SQLite library linked, e.g. `3.40.1`.
 const char *cfloor_sqlite_version(void);
 
-/// Computes the checksum of the `items` table of the database at `path`. Returns 0 or an SQLite error code.
-int cfloor_checksum_file(const char *path, cfloor_checksum *out);
+/// Runs `sql` (one row, one column) on the database at `path`, read-only, and copies the
+/// column as text to `out`. Returns 0 or an SQLite error code.
+int cfloor_query_text(const char *path, const char *sql, char *out, size_t out_size);
 
 #ifdef __cplusplus
 }

@@ -1,26 +1,38 @@
+import CFloor
 import Foundation
 
-/// `import`: JSON file to committed SQLite rows, rows/s, for Replica and three baselines.
+/// `import`: JSON file to committed SQLite rows, rows/s, for Replica and its baselines, on two
+/// data shapes (``ImportShape``: 8-field items, 5-attribute people).
 ///
-/// The parent writes two seeded JSON files (the second changes every object),
+/// For each shape the parent writes two seeded JSON files (the second changes every object),
 /// then runs each implementation in its own child process, three passes each:
 /// 1. the first file into an empty database (every row inserted),
 /// 2. the second file (every row updated),
 /// 3. the second file again (nothing changes).
 ///
-/// The C floor gets the values already in memory; the others read the file.
-/// Each child reports its pass times, change counts and a checksum of the
-/// stored rows; the parent reads the child's peak memory from `wait4`.
+/// Replica imports through the shape's route, which deletes stale rows (nothing is stale in
+/// any pass); it also runs by entity, from standard input, through `sync(chunks:)`, and parsing
+/// alone. The C floor gets the values already in memory and keeps its fastest valid strategy per
+/// pass; the others read the file. Each child reports its pass times, change counts and a
+/// checksum of the stored rows; the parent reads the child's peak memory from `wait4`.
 struct ImportWorkload: Workload {
     let name = "import"
-    let summary = "JSON file → committed SQLite rows, rows/s: Replica vs C floor, Python, Foundation+GRDB"
+    let summary = "JSON file → committed SQLite rows, rows/s, 8-field items and people: Replica (route with stale deletion, "
+        + "by entity, stdin, sync(chunks:), parser alone) vs C floor, Python, Foundation+GRDB"
 
     /// Replica's peak memory target on the full file.
     static let memoryLimit = 100_000_000
+    /// The parser's target on the 8-field file, bytes/s.
+    static let parserTarget = 500e6
 
-    /// The implementations, in column order.
+    /// The implementations, in the order each run starts them.
     enum Implementation: String, CaseIterable, Codable, Sendable {
+        /// Replica through the shape's route (stale deletion on): the table's Replica column.
         case replica
+        case replicaEntity = "replica-entity"
+        case replicaStdin = "replica-stdin"
+        case replicaChunks = "replica-chunks"
+        case replicaParse = "replica-parse"
         case cFloor = "c-floor"
         case python
         case foundationGRDB = "foundation-grdb"
@@ -28,139 +40,162 @@ struct ImportWorkload: Workload {
         var displayName: String {
             switch self {
             case .replica: "Replica"
+            case .replicaEntity: "Replica by entity"
+            case .replicaStdin: "Replica from stdin"
+            case .replicaChunks: "Replica sync(chunks:)"
+            case .replicaParse: "Replica parser"
             case .cFloor: "C floor"
             case .python: "Python"
             case .foundationGRDB: "Foundation+GRDB"
             }
         }
 
-        /// The least `Replica ÷ this` the project aims for.
+        /// How Replica is called, for Replica's variants.
+        var replicaMode: ReplicaImporter.Mode? {
+            switch self {
+            case .replica: .route
+            case .replicaEntity: .entity
+            case .replicaStdin: .stdin
+            case .replicaChunks: .chunks
+            case .replicaParse: .parse
+            case .cFloor, .python, .foundationGRDB: nil
+            }
+        }
+
+        /// Foundation+GRDB decodes the 8-field `Item` only.
+        func runs(_ shape: ImportShape) -> Bool {
+            self != .foundationGRDB || shape == .items
+        }
+
+        /// The least `Replica ÷ this` the project aims for, on every pass.
         var minimumRatio: Double? {
             switch self {
             case .cFloor: 0.8
             case .python: 5
-            case .replica, .foundationGRDB: nil
+            // The route with stale deletion against the same import by entity, nothing stale.
+            case .replicaEntity: 0.95
+            default: nil
             }
         }
     }
 
-    /// The three passes: name, label, file (0 or 1), expected changes (as a fraction of the rows).
+    /// The three passes: key, label, file (0 or 1), whether every row changes.
     static let passes: [(key: String, label: String, file: Int, changesAll: Bool)] = [
-        ("pass1", "import, pass 1: insert into empty store", 0, true),
-        ("pass2", "import, pass 2: update every row", 1, true),
-        ("pass3", "import, pass 3: unchanged data", 1, false),
+        ("pass1", "pass 1: insert into empty store", 0, true),
+        ("pass2", "pass 2: update every row", 1, true),
+        ("pass3", "pass 3: unchanged data", 1, false),
     ]
 
-    func run(in context: BenchmarkContext) async throws -> [ResultRow] {
-        let count = context.quick ? 100_000 : 1_000_000
-        let runs = context.runs ?? 3
-        let files = [0, 1].map { (context.scratchDirectory as NSString).appendingPathComponent("items-\($0).json") }
-        let clock = ContinuousClock()
-        let start = clock.now
+    /// What one shape's runs measured.
+    struct Measurements {
+        var count = 0
         var bytes = 0
-        for (revision, path) in files.enumerated() {
-            bytes = try ImportData(count: count, revision: revision).writeJSON(to: path)
-        }
-        // import-live reuses the first file.
-        markGeneratedItemsFile(count: count, context: context)
-        context.log(String(format: "import: wrote 2 files of %@ objects, %.1f MB each, in %.1f s",
-                           Report.formatCount(count), Double(bytes) / 1e6, start.duration(to: clock.now).seconds))
-
+        var runs = 0
+        /// Seconds per implementation and reply key (`pass1`, C floor `pass1.s.insert`), one per run.
         var seconds: [Implementation: [String: [Double]]] = [:]
+        /// Parser rates (bytes/s), one per parse.
+        var parseRates: [Double] = []
         var peaks: [Implementation: Int] = [:]
         var failures: [Implementation: String] = [:]
         var problems: [String] = []
         var checksums: [Implementation: String] = [:]
+        /// The C floor's change counts per strategy (`pass1.n.upsert`), last run.
+        var floorCounts: [String: Int] = [:]
+    }
 
-        for run in 1...runs {
-            for implementation in Implementation.allCases where failures[implementation] == nil {
-                if implementation == .python && context.python == nil {
-                    failures[implementation] = "no python3"
-                    continue
-                }
-                context.log("import: run \(run)/\(runs), \(implementation.displayName)…")
-                do {
-                    let (reply, peak) = try runImplementation(implementation, files: files, count: count, context: context)
-                    for pass in Self.passes {
-                        guard let value = reply.seconds[pass.key] else { throw BenchmarkError("no time for \(pass.key)") }
-                        seconds[implementation, default: [:]][pass.key, default: []].append(value)
-                        let changes = reply.counts["\(pass.key).changes"] ?? -1
-                        let expected = pass.changesAll ? count : 0
-                        if changes != expected {
-                            problems.append("\(implementation.displayName) \(pass.key): \(changes) changes, expected \(expected)")
-                        }
-                    }
-                    peaks[implementation] = max(peaks[implementation] ?? 0, peak)
-                    if let checksum = reply.checksum {
-                        checksums[implementation] = checksum
-                        context.log("import: \(implementation.displayName) stored \(checksum)")
-                    }
-                    let times = Self.passes.compactMap { reply.seconds[$0.key] }.map { String(format: "%.2f s", $0) }
-                    context.log("import: \(implementation.displayName): \(times.joined(separator: ", ")), "
-                                + "peak \(Report.formatBytes(peak))")
-                } catch {
-                    context.log("import: \(implementation.displayName) failed: \(error)")
-                    failures[implementation] = "failed: \(error)"
-                }
-            }
-        }
-
-        if let reference = checksums[.cFloor] ?? checksums.values.first {
-            for (implementation, checksum) in checksums where checksum != reference {
-                problems.append("\(implementation.displayName) stored different data: \(checksum) vs \(reference)")
-            }
-        }
-        problems.forEach { context.log("import: PROBLEM: \($0)") }
-
-        func cell(_ implementation: Implementation, _ pass: String) -> Cell {
-            if let failure = failures[implementation] { return Cell(note: failure) }
-            guard let time = median(seconds[implementation]?[pass] ?? []), time > 0 else { return Cell(note: "—") }
-            return Cell(Double(count) / time)
-        }
-
+    func run(in context: BenchmarkContext) async throws -> [ResultRow] {
         var rows: [ResultRow] = []
-        for (index, pass) in Self.passes.enumerated() {
-            var row = ResultRow(workload: pass.label, unit: "rows/s", replica: cell(.replica, pass.key))
-            for implementation in Implementation.allCases where implementation != .replica {
-                row.baselines.append(BaselineCell(
-                    name: implementation.displayName,
-                    cell: cell(implementation, pass.key),
-                    minimumRatio: pass.changesAll ? implementation.minimumRatio : nil
-                ))
-            }
-            if index == 0 {
-                row.peakMemory = Implementation.allCases.compactMap { implementation in
-                    peaks[implementation].map {
-                        MemoryReading(name: implementation.displayName, bytes: $0,
-                                      limit: implementation == .replica && !context.quick ? Self.memoryLimit : nil)
-                    }
-                }
-            }
-            if pass.key == "pass3" {
-                let replicaChanges = !problems.contains { $0.hasPrefix("Replica pass3") }
-                let first = cell(.replica, "pass1").value, unchanged = cell(.replica, "pass3").value
-                row.targets = [
-                    Target(description: "0 changes", met: failures[.replica] == nil ? replicaChanges : nil),
-                    Target(description: "≥ pass 1 rate",
-                           met: first.flatMap { first in unchanged.map { $0 >= first } }),
-                ]
-            }
-            row.notes = [
-                String(format: "import: %@ objects of 8 fields, %.0f MB of JSON per file; ",
-                       Report.formatCount(count), Double(bytes) / 1e6)
-                + (runs > 1 ? "median of \(runs) runs; " : "one run; ")
-                + "each implementation runs all three passes in one child process, whose peak RSS is shown "
-                + "(wait4 ru_maxrss); the C floor's values are in memory before timing starts.",
-            ] + problems.map { "import: PROBLEM: \($0)" }
-            rows.append(row)
+        for shape in ImportShape.allCases {
+            let measurements = try await measure(shape, context: context)
+            rows += Self.rows(shape, measurements, quick: context.quick)
         }
         return rows
+    }
+
+    /// Writes the shape's files and runs every implementation `runs` times.
+    private func measure(_ shape: ImportShape, context: BenchmarkContext) async throws -> Measurements {
+        var m = Measurements()
+        m.count = context.quick ? 100_000 : 1_000_000
+        m.runs = context.runs ?? 3
+        let files = [0, 1].map { shape.file(revision: $0, in: context.scratchDirectory) }
+        let clock = ContinuousClock()
+        let start = clock.now
+        for (revision, path) in files.enumerated() {
+            m.bytes = try shape.writeJSON(count: m.count, revision: revision, to: path)
+        }
+        // import-live reuses the first items file.
+        if shape == .items { markGeneratedItemsFile(count: m.count, context: context) }
+        context.log(String(format: "import %@: wrote 2 files of %@ objects, %.1f MB each, in %.1f s", shape.rawValue,
+                           Report.formatCount(m.count), Double(m.bytes) / 1e6, start.duration(to: clock.now).seconds))
+
+        for run in 1...m.runs {
+            for implementation in Implementation.allCases where implementation.runs(shape) && m.failures[implementation] == nil {
+                if implementation == .python && context.python == nil {
+                    m.failures[implementation] = "no python3"
+                    continue
+                }
+                context.log("import \(shape.rawValue): run \(run)/\(m.runs), \(implementation.displayName)…")
+                do {
+                    let (reply, peak) = try runImplementation(implementation, shape: shape, files: files, count: m.count,
+                                                              context: context)
+                    record(reply, peak: peak, of: implementation, shape: shape, into: &m)
+                    let times = Self.passes.compactMap { reply.seconds[$0.key] }.map { String(format: "%.2f s", $0) }
+                    context.log("import \(shape.rawValue): \(implementation.displayName): \(times.joined(separator: ", ")), "
+                                + "peak \(Report.formatBytes(peak))" + (reply.checksum.map { "; stored \($0)" } ?? ""))
+                } catch {
+                    context.log("import \(shape.rawValue): \(implementation.displayName) failed: \(error)")
+                    m.failures[implementation] = "failed: \(error)"
+                }
+            }
+        }
+
+        if let reference = m.checksums[.cFloor] ?? m.checksums.values.first {
+            for (implementation, checksum) in m.checksums.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where checksum != reference {
+                m.problems.append("\(implementation.displayName) stored different data: \(checksum) vs \(reference)")
+            }
+        }
+        m.problems.forEach { context.log("import \(shape.rawValue): PROBLEM: \($0)") }
+        return m
+    }
+
+    /// Adds one child's reply to the measurements, checking its change counts.
+    private func record(_ reply: WorkerReply, peak: Int, of implementation: Implementation, shape: ImportShape,
+                        into m: inout Measurements) {
+        let name = "\(shape.rawValue): \(implementation.displayName)"
+        for (key, value) in reply.seconds {
+            m.seconds[implementation, default: [:]][key, default: []].append(value)
+        }
+        for pass in Self.passes {
+            if implementation == .replicaParse {
+                let objects = reply.counts["\(pass.key).objects"] ?? -1
+                if objects != m.count { m.problems.append("\(name) \(pass.key): \(objects) objects read, expected \(m.count)") }
+                if let bytes = reply.counts["\(pass.key).bytes"], let seconds = reply.seconds[pass.key], seconds > 0 {
+                    m.parseRates.append(Double(bytes) / seconds)
+                }
+                continue
+            }
+            let changes = reply.counts["\(pass.key).changes"] ?? -1
+            let expected = pass.changesAll ? m.count : 0
+            if changes != expected { m.problems.append("\(name) \(pass.key): \(changes) changes, expected \(expected)") }
+            if let deleted = reply.counts["\(pass.key).deleted"], deleted != 0 {
+                m.problems.append("\(name) \(pass.key): deleted \(deleted) rows, none is stale")
+            }
+        }
+        if implementation == .cFloor {
+            for (key, value) in reply.counts where key.contains(".n.") { m.floorCounts[key] = value }
+            for (key, _) in reply.counts where key.contains(".mismatch.") {
+                m.problems.append("\(name): strategy \(key) left a different table than upsert-differs")
+            }
+        }
+        m.peaks[implementation] = max(m.peaks[implementation] ?? 0, peak)
+        if let checksum = reply.checksum { m.checksums[implementation] = checksum }
     }
 
     func runWorker(_ request: WorkerRequest) async throws -> WorkerReply {
         guard let implementation = Implementation(rawValue: request.implementation) else {
             throw BenchmarkError("unknown import implementation '\(request.implementation)'")
         }
+        guard let shape = ImportShape(rawValue: try request.require("shape")) else { throw BenchmarkError("bad shape") }
         let files = [try request.require("first"), try request.require("second")]
         guard let count = Int(try request.require("count")) else { throw BenchmarkError("bad count") }
         let directory = try request.require("directory")
@@ -171,28 +206,48 @@ struct ImportWorkload: Workload {
 
         var reply: WorkerReply
         switch implementation {
-        case .replica:
-            reply = try await ReplicaImporter.run(database: database, passes: passes.map { ($0.key, $0.file) })
         case .cFloor:
-            reply = try CFloorImporter.run(database: database, count: count, passes: passes.map { ($0.key, $0.revision) })
+            return try CFloorImporter.run(shape: shape, count: count, directory: directory, passes: Self.passes.map {
+                (key: $0.key, revision: $0.file, expectedChanges: $0.changesAll ? count : 0)
+            })
         case .foundationGRDB:
             reply = try FoundationGRDBImporter.run(database: database, passes: passes.map { ($0.key, $0.file) })
         case .python:
             throw BenchmarkError("the Python baseline runs as its own script")
+        case .replica, .replicaEntity, .replicaStdin, .replicaChunks, .replicaParse:
+            reply = try await ReplicaImporter.run(shape: shape, mode: implementation.replicaMode ?? .route, database: database,
+                                                  passes: passes.map { ($0.key, $0.file) })
+            if implementation == .replicaParse { return reply }
+            if implementation == .replica { try Self.checkTableLayout(database: database, shape: shape) }
         }
-        reply.checksum = try CFloorImporter.checksum(database: database)
+        reply.checksum = try CFloorImporter.checksum(database: database, shape: shape)
         return reply
     }
 
+    /// Checks that the table Replica created is the one the baselines create (``ImportShape/createSQL``).
+    ///
+    /// - Throws: ``BenchmarkError`` showing both when they differ.
+    static func checkTableLayout(database: String, shape: ImportShape) throws {
+        var text = [CChar](repeating: 0, count: 2048)
+        let status = cfloor_query_text(database, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = '\(shape.table)'",
+                                       &text, text.count)
+        let replica = CFloorImporter.cText(text)
+        let expected = shape.createSQL.replacingOccurrences(of: "IF NOT EXISTS ", with: "")
+        guard status == 0, replica == expected else {
+            throw BenchmarkError("Replica's table differs from the baselines': \(replica) (status \(status)) vs \(expected)")
+        }
+    }
+
     /// Runs one implementation in a child process.
-    private func runImplementation(_ implementation: Implementation, files: [String], count: Int,
+    private func runImplementation(_ implementation: Implementation, shape: ImportShape, files: [String], count: Int,
                                    context: BenchmarkContext) throws -> (reply: WorkerReply, peakMemory: Int) {
         let directory = (context.scratchDirectory as NSString).appendingPathComponent("db-\(implementation.rawValue)")
         if implementation == .python, let python = context.python {
-            return try context.runChild([python, Self.pythonScript, files[0], files[1], directory])
+            return try context.runChild([python, Self.pythonScript, shape.rawValue, files[0], files[1], directory,
+                                         shape.checksumSQL])
         }
         let request = WorkerRequest(implementation: implementation.rawValue, parameters: [
-            "first": files[0], "second": files[1], "count": String(count), "directory": directory,
+            "shape": shape.rawValue, "first": files[0], "second": files[1], "count": String(count), "directory": directory,
         ])
         return try context.runWorker(workload: name, request: request)
     }
