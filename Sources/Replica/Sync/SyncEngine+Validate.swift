@@ -24,30 +24,11 @@ extension SyncEngine {
     /// - Throws: ``SyncError`` naming the file, as ``importFile(_:into:options:)`` would.
     public func validateFile(_ path: String, into target: ImportTarget,
                              options: SyncOptions = SyncOptions()) async throws -> SyncResult {
-        let handle: FileHandle
-        var total: Int64?
-        if path == "-" {
-            handle = FileHandle.standardInput
-        } else {
-            guard let opened = FileHandle(forReadingAtPath: path) else {
-                throw SyncError(.input, "cannot open file", source: path)
-            }
-            handle = opened
-            total = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
-        }
+        let file = try FileChunks(path: path, chunkSize: options.chunkSize)
+        defer { file.close() }
         let plan = try resolve(target, options: options)
-        let chunkSize = max(1, options.chunkSize)
-        defer { if path != "-" { try? handle.close() } }
-        let next: () throws -> [UInt8]? = {
-            do {
-                guard let data = try handle.read(upToCount: chunkSize), !data.isEmpty else { return nil }
-                return [UInt8](data)
-            } catch {
-                throw SyncError(.input, "cannot read: \(error.localizedDescription)", source: path)
-            }
-        }
         let maps = mapping.maps
-        return try await parsing(plan, source: path, totalBytes: total, options: options, next: next) { stream in
+        return try await parsing(plan, source: path, totalBytes: file.size, options: options, next: file.next) { stream in
             if case .data = plan.shape {
                 return try await Self.awaitData(stream, route: plan.route)
             }

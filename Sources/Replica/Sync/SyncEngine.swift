@@ -99,29 +99,10 @@ public final class SyncEngine: Sendable {
     /// - Throws: ``SyncError`` naming the file; the store is then exactly as before.
     public func importFile(_ path: String, into target: ImportTarget,
                            options: SyncOptions = SyncOptions()) async throws -> SyncResult {
-        let handle: FileHandle
-        var total: Int64?
-        if path == "-" {
-            handle = FileHandle.standardInput
-        } else {
-            guard let opened = FileHandle(forReadingAtPath: path) else {
-                throw SyncError(.input, "cannot open file", source: path)
-            }
-            handle = opened
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
-            total = size
-        }
+        let file = try FileChunks(path: path, chunkSize: options.chunkSize)
+        defer { file.close() }
         let plan = try resolve(target, options: options)
-        let chunkSize = max(1, options.chunkSize)
-        defer { if path != "-" { try? handle.close() } }
-        return try await run(plan, source: path, totalBytes: total, options: options) {
-            do {
-                guard let data = try handle.read(upToCount: chunkSize), !data.isEmpty else { return nil }
-                return [UInt8](data)
-            } catch {
-                throw SyncError(.input, "cannot read: \(error.localizedDescription)", source: path)
-            }
-        }
+        return try await run(plan, source: path, totalBytes: file.size, options: options, next: file.next)
     }
 
     /// Imports JSON from any async sequence of byte chunks (an HTTP body, a pipe).
