@@ -41,6 +41,34 @@ struct ImportCommandTests {
         #expect(try store.count("Post", where: "userID = 3") == 2)
     }
 
+    @Test("--dry-run reads and maps as an import would, reports the errors an import would fail with, and writes nothing")
+    func dryRun() async throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let db = directory.appendingPathComponent("blog.sqlite").path
+        let file = directory.appendingPathComponent("posts.json")
+        try Data(#"[{"id": 1, "title": "a"}, {"id": 2, "title": "b", "extra": 1}]"#.utf8).write(to: file)
+        let output = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "Post",
+                                                "--dry-run", file.path])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.hasPrefix("dry run: 2 objects (62 bytes) read, 0 would be skipped; nothing written (in "),
+                "\(output.stdout)")
+        #expect(output.stderr.hasPrefix("warning: \(file.path): 1 key matched no attribute"), "\(output.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: db), "a dry run with --schema creates no database file")
+
+        // Against an existing database: its recorded schema, and its rows stay as they were.
+        _ = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "Post", file.path])
+        try Data(#"[{"id": 3, "title": "c"}, {"id": "x"}]"#.utf8).write(to: file)
+        let failed = try await ReplicaTool.run(["import", "--db", db, "--entity", "Post", "--dry-run", file.path])
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("Post.id at /1/id: cannot convert \"x\" to integer"), "\(failed.stderr)")
+        let skipped = try await ReplicaTool.run(["import", "--db", db, "--entity", "Post", "--dry-run",
+                                                 "--on-invalid", "skip", file.path])
+        #expect(skipped.stdout.hasPrefix("dry run: 2 objects (38 bytes) read, 1 would be skipped; nothing written"),
+                "\(skipped.stdout)")
+        #expect(try Store(path: db).count("Post") == 2)
+    }
+
     @Test("imports standard input through a route, deleting stale rows of its scope")
     func importRouteFromStandardInput() async throws {
         let directory = try Self.scratch()
