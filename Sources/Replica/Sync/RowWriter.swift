@@ -89,9 +89,11 @@ final class RowWriter {
     ///
     /// When `allStored` says every key of `seenKeys` names a row this transaction wrote (no
     /// keys vouched for by unchanged pages, none of skipped objects), an unscoped collection
-    /// whose table holds exactly as many rows as distinct keys were seen has nothing stale,
-    /// and no key is read. Otherwise the scope's keys are read once and looked up in the
-    /// sorted seen keys.
+    /// has nothing stale when its table holds no other key: when the seen integer keys are a
+    /// dense range from the table's smallest key to its largest (two index lookups, whatever
+    /// the table's size), or when the table holds exactly as many rows as distinct keys were
+    /// seen (a count, which reads every page of the table). Otherwise the scope's keys are
+    /// read once and looked up in the sorted seen keys.
     func deleteStale(entity: Int, scope: RouteScope?, keeping seenKeys: PrimaryKeys, allStored: Bool = false) throws {
         let map = maps[entity]
         let table = map.entity.tableName.quotedIdentifier
@@ -105,6 +107,12 @@ final class RowWriter {
         }
         let strings = Set(seenKeys.strings)
         if allStored && arguments.isEmpty {
+            if strings.isEmpty, let first = integers.first, let last = integers.last,
+               case let (span, overflow) = last.subtractingReportingOverflow(first), !overflow, span == integers.count - 1,
+               let bounds = try Row.fetchOne(db, sql: "SELECT min(\(keyColumn)), max(\(keyColumn)) FROM \(table)"),
+               (bounds[0] as DatabaseValue) == first.databaseValue, (bounds[1] as DatabaseValue) == last.databaseValue {
+                return
+            }
             let stored = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0
             if stored == integers.count + strings.count { return }
         }

@@ -82,6 +82,33 @@ struct SyncEngineTests {
         #expect(try blog.keys("Post") == [.integer(40)])
     }
 
+    @Test("unscoped stale deletion: a dense range of keys that spans the table keeps all; a key below, above or beside it is stale")
+    func staleDeletionAtTheEdges() async throws {
+        let blog = try BlogFixture()
+        func users(_ ids: [Int]) -> String {
+            "[" + ids.map { #"{"user_id": \#($0), "name": "u\#($0)"}"# }.joined(separator: ",") + "]"
+        }
+        _ = try await blog.sync("/users", users(Array(1...5)))
+        // Nothing stale: the seen keys 1...5 are the table's whole range.
+        let same = try await blog.sync("/users", users(Array(1...5)))
+        #expect(same.changes["User"]?.deleted.ints ?? [] == [])
+        // Keys outside the seen range (0 and 100) and a hole inside it (3) are stale, found by reading the keys.
+        _ = try await blog.sync("/users", users([0, 100] + Array(1...5)))
+        let below = try await blog.sync("/users", users(Array(1...5)))
+        #expect(below.changes["User"]?.deleted.ints == [0, 100])
+        let hole = try await blog.sync("/users", users([1, 2, 4, 5]))
+        #expect(hole.changes["User"]?.deleted.ints == [3])
+        // Unsorted and repeated keys are the same set.
+        let unsorted = try await blog.sync("/users", users([5, 2, 4, 1, 2]))
+        #expect(unsorted.changes["User"]?.deleted.ints ?? [] == [])
+        #expect(try blog.keys("User").map(\.description) == ["1", "2", "4", "5"])
+        // A skipped object's key need not name a row: the shortcut is not taken and the stale row 5 is found.
+        let skipped = try await blog.sync("/users", #"[{"user_id": 1, "name": "a"}, {"user_id": 2, "name": "b"}, {"user_id": 4, "name": "d"}, {"user_id": 9, "name": 5, "email": []}]"#,
+                                          options: SyncOptions(onInvalid: .skip))
+        #expect(skipped.skipped.count == 1)
+        #expect(skipped.changes["User"]?.deleted.ints == [5])
+    }
+
     @Test("unchanged objects write nothing and report nothing")
     func unchangedObjects() async throws {
         let blog = try BlogFixture()
