@@ -92,12 +92,15 @@ final class ResponseReader: Sendable {
         var batch = pool.take()
         var planned: [PlannedRow] = []
         var nextProgress = options.progressInterval
-        let handle: (borrowing JSONElement) throws -> Void = { element in
-            try self.handle(element, batch: &batch, planned: &planned, statistics: &summary.statistics)
-        }
+        // The element handlers are closures passed straight to the parser (non-escaping), so the
+        // variables they change are not boxed and cost no dynamic exclusivity check per object.
         while let chunk = try next() {
             if cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
-            try parse { try parser.feed(chunk, handle) }
+            try parse {
+                try parser.feed(chunk) { element in
+                    try self.handle(element, batch: &batch, planned: &planned, statistics: &summary.statistics)
+                }
+            }
             summary.byteCount += Int64(chunk.count)
             if batch.count >= batchSize {
                 let full = batch
@@ -110,7 +113,11 @@ final class ResponseReader: Sendable {
                                       objectsWritten: summary.statistics.objectCount))
             }
         }
-        summary.skeleton = try parse { try parser.finish(handle) }
+        summary.skeleton = try parse {
+            try parser.finish { element in
+                try self.handle(element, batch: &batch, planned: &planned, statistics: &summary.statistics)
+            }
+        }
         if !batch.isEmpty { guard queue.push(.rows(batch)) else { return } }
         summary.matches = parser.matches
         try checkShape(parser: parser, summary: &summary)
