@@ -12,13 +12,21 @@ struct ImportCommandTests {
 
     static let schema = ReplicaTool.packageRoot.appendingPathComponent("Schemas/blog.json").path
 
+    /// Two posts, the second with a key no attribute matches.
+    static let posts = #"[{"id": 1, "title": "a"}, {"id": 2, "title": "b", "extra": 1}]"#
+
+    /// A scratch folder holding the file `name` with `json`, and the path of a database beside it.
+    static func scratch(file name: String, _ json: String) throws -> (directory: URL, db: String, file: URL) {
+        let directory = try scratch()
+        let file = directory.appendingPathComponent(name)
+        try Data(json.utf8).write(to: file)
+        return (directory, directory.appendingPathComponent("blog.sqlite").path, file)
+    }
+
     @Test("imports a file by entity with a scope and prints the summary")
     func importByEntity() async throws {
-        let directory = try Self.scratch()
+        let (directory, db, file) = try Self.scratch(file: "posts.json", Self.posts)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let db = directory.appendingPathComponent("blog.sqlite").path
-        let file = directory.appendingPathComponent("posts.json")
-        try Data(#"[{"id": 1, "title": "a"}, {"id": 2, "title": "b", "extra": 1}]"#.utf8).write(to: file)
         let output = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "Post",
                                           "--var", "userID=3", file.path])
         #expect(output.status == 0, "\(output.stderr)")
@@ -43,11 +51,8 @@ struct ImportCommandTests {
 
     @Test("--dry-run reads and maps as an import would, reports the errors an import would fail with, and writes nothing")
     func dryRun() async throws {
-        let directory = try Self.scratch()
+        let (directory, db, file) = try Self.scratch(file: "posts.json", Self.posts)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let db = directory.appendingPathComponent("blog.sqlite").path
-        let file = directory.appendingPathComponent("posts.json")
-        try Data(#"[{"id": 1, "title": "a"}, {"id": 2, "title": "b", "extra": 1}]"#.utf8).write(to: file)
         let output = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "Post",
                                                 "--dry-run", file.path])
         #expect(output.status == 0, "\(output.stderr)")
@@ -86,11 +91,8 @@ struct ImportCommandTests {
 
     @Test("malformed JSON exits non-zero with one line naming file and byte, and changes nothing")
     func malformed() async throws {
-        let directory = try Self.scratch()
+        let (directory, db, file) = try Self.scratch(file: "users.json", #"[{"user_id": 1, "name": "a"} {"user_id": 2, "name": "b"}]"#)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let db = directory.appendingPathComponent("blog.sqlite").path
-        let file = directory.appendingPathComponent("users.json")
-        try Data(#"[{"user_id": 1, "name": "a"} {"user_id": 2, "name": "b"}]"#.utf8).write(to: file)
         let output = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "User", file.path])
         #expect(output.status == 1)
         #expect(output.stdout == "")
@@ -100,11 +102,8 @@ struct ImportCommandTests {
 
     @Test("invalid objects are skipped and reported with --on-invalid skip")
     func skipInvalid() async throws {
-        let directory = try Self.scratch()
+        let (directory, db, file) = try Self.scratch(file: "users.json", #"[{"user_id": 1, "name": "a"}, {"user_id": "x", "name": "b"}]"#)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let db = directory.appendingPathComponent("blog.sqlite").path
-        let file = directory.appendingPathComponent("users.json")
-        try Data(#"[{"user_id": 1, "name": "a"}, {"user_id": "x", "name": "b"}]"#.utf8).write(to: file)
         let failing = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "User", file.path])
         #expect(failing.status == 1)
         #expect(failing.stderr.contains("User.userID at /1/user_id: cannot convert \"x\" to integer"), "\(failing.stderr)")
