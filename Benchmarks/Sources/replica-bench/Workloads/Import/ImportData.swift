@@ -72,28 +72,7 @@ struct ImportData: Sendable {
     /// - Throws: ``BenchmarkError`` when the file cannot be written.
     @discardableResult
     func writeJSON(to path: String) throws -> Int {
-        guard let file = fopen(path, "w") else {
-            throw BenchmarkError("cannot write \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { fclose(file) }
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(1 << 20)
-        var total = 0
-        func flush() throws {
-            let written = buffer.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
-            guard written == buffer.count else { throw BenchmarkError("cannot write \(path): short write") }
-            total += written
-            buffer.removeAll(keepingCapacity: true)
-        }
-        buffer.append(UInt8(ascii: "["))
-        for index in 0..<count {
-            buffer.append(contentsOf: index == 0 ? "\n".utf8 : ",\n".utf8)
-            appendJSON(of: item(at: index), to: &buffer)
-            if buffer.count >= 1 << 20 { try flush() }
-        }
-        buffer.append(contentsOf: "\n]\n".utf8)
-        try flush()
-        return total
+        try JSONText.writeArray(to: path, count: count) { index, buffer in appendJSON(of: item(at: index), to: &buffer) }
     }
 
     /// Appends `item` as one JSON object (no separator), as ``writeJSON(to:)`` writes it.

@@ -65,6 +65,31 @@ struct PeopleImportData: Sendable {
     /// - Throws: ``BenchmarkError`` when the file cannot be written.
     @discardableResult
     func writeJSON(to path: String) throws -> Int {
+        try JSONText.writeArray(to: path, count: count) { index, buffer in
+            let person = person(at: index)
+            buffer.append(contentsOf: "{\"id\":\(person.id),\"name\":".utf8)
+            JSONText.appendString(person.name, to: &buffer)
+            buffer.append(contentsOf: ",\"numberOfKids\":\(person.numberOfKids),\"kilometersWalked\":\(person.kilometersWalked),\"avatar\":".utf8)
+            if let avatar = person.avatar {
+                buffer.append(UInt8(ascii: "\""))
+                buffer.append(contentsOf: Data(avatar).base64EncodedString().utf8)
+                buffer.append(UInt8(ascii: "\""))
+            } else {
+                buffer.append(contentsOf: "null".utf8)
+            }
+            buffer.append(UInt8(ascii: "}"))
+        }
+    }
+}
+
+/// JSON text helpers shared by the generators.
+enum JSONText {
+    /// Writes `count` elements as one JSON array, one element a line, through a 1 MiB buffer;
+    /// `element` appends element `index`'s JSON text.
+    ///
+    /// - Returns: The file size in bytes.
+    /// - Throws: ``BenchmarkError`` when the file cannot be written.
+    static func writeArray(to path: String, count: Int, element: (Int, inout [UInt8]) -> Void) throws -> Int {
         guard let file = fopen(path, "w") else {
             throw BenchmarkError("cannot write \(path): \(String(cString: strerror(errno)))")
         }
@@ -81,28 +106,14 @@ struct PeopleImportData: Sendable {
         buffer.append(UInt8(ascii: "["))
         for index in 0..<count {
             buffer.append(contentsOf: index == 0 ? "\n".utf8 : ",\n".utf8)
-            let person = person(at: index)
-            buffer.append(contentsOf: "{\"id\":\(person.id),\"name\":".utf8)
-            JSONText.appendString(person.name, to: &buffer)
-            buffer.append(contentsOf: ",\"numberOfKids\":\(person.numberOfKids),\"kilometersWalked\":\(person.kilometersWalked),\"avatar\":".utf8)
-            if let avatar = person.avatar {
-                buffer.append(UInt8(ascii: "\""))
-                buffer.append(contentsOf: Data(avatar).base64EncodedString().utf8)
-                buffer.append(UInt8(ascii: "\""))
-            } else {
-                buffer.append(contentsOf: "null".utf8)
-            }
-            buffer.append(UInt8(ascii: "}"))
+            element(index, &buffer)
             if buffer.count >= 1 << 20 { try flush() }
         }
         buffer.append(contentsOf: "\n]\n".utf8)
         try flush()
         return total
     }
-}
 
-/// JSON text helpers shared by the generators.
-enum JSONText {
     /// Appends `string` as a JSON string (the generators' strings need only `"` and `\` escaped).
     static func appendString(_ string: String, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "\""))
