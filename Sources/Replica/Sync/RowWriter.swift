@@ -109,7 +109,9 @@ final class RowWriter {
         if allStored && arguments.isEmpty {
             if strings.isEmpty, let first = integers.first, let last = integers.last,
                case let (span, overflow) = last.subtractingReportingOverflow(first), !overflow, span == integers.count - 1,
-               let bounds = try Row.fetchOne(db, sql: "SELECT min(\(keyColumn)), max(\(keyColumn)) FROM \(table)"),
+               // Two subqueries: SQLite answers a lone min() or max() from the index, but scans the
+               // whole table for `SELECT min(k), max(k)`.
+               let bounds = try Row.fetchOne(db, sql: "SELECT (SELECT min(\(keyColumn)) FROM \(table)), (SELECT max(\(keyColumn)) FROM \(table))"),
                (bounds[0] as DatabaseValue) == first.databaseValue, (bounds[1] as DatabaseValue) == last.databaseValue {
                 return
             }
