@@ -32,11 +32,13 @@ struct ImportData: Sendable {
     /// 0 for the first file, 1 for the file that changes every object.
     let revision: Int
 
-    private static let firstNames = [
+    /// Shared with ``PeopleImportData``.
+    static let firstNames = [
         "Ana", "João", "Maria", "Zoë", "Liam", "Olivia", "Noah", "Emma", "Mateo", "Sofía",
         "Lukas", "Chloé", "Hiroshi", "Aylin", "Søren", "Priya", "Kwame", "Elena", "Tomás", "Mei",
     ]
-    private static let lastNames = [
+    /// Shared with ``PeopleImportData``.
+    static let lastNames = [
         "Silva", "Smith", "Müller", "García", "Rossi", "Nowak", "Dubois", "Kowalski",
         "Jensen", "Ivanova", "Tanaka", "O'Brien", "Costa", "Schmidt", "Smith \"Jr\"", "Haddad",
     ]

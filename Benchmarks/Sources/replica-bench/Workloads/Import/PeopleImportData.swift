@@ -24,14 +24,15 @@ struct GeneratedPerson: Sendable {
 ///
 /// ```swift
 /// try PeopleImportData(count: 1_000_000, revision: 0).writeJSON(to: "/tmp/people.json")
-/// // [{"id":1,"name":"Zoë Smith","numberOfKids":0,"kilometersWalked":3302.0,"avatar":null}, ...]
+/// // [{"id":1,"name":"Maria Smith","numberOfKids":0,"kilometersWalked":3302.0,"avatar":null}, ...]
 /// ```
 struct PeopleImportData: Sendable {
     let count: Int
     let revision: Int
 
-    private static let firstNames = ["Ana", "João", "Zoë", "Liam", "Sofía", "Søren", "Priya", "Kwame", "Chloé", "Mei"]
-    private static let lastNames = ["Silva", "Smith", "Müller", "García", "O'Brien", "Tanaka", "Smith \"Jr\"", "Haddad"]
+    /// The 8-field shape's names.
+    private static let firstNames = ImportData.firstNames
+    private static let lastNames = ImportData.lastNames
 
     /// Person `index` (0-based; its id is `index + 1`).
     func person(at index: Int) -> GeneratedPerson {
