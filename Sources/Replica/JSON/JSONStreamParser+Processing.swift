@@ -14,7 +14,8 @@ extension JSONStreamParser {
 
     /// Parses `[from, end)`; returns where it stopped if a token or delivered value is cut short.
     mutating func process(
-        from: UnsafePointer<UInt8>, to end: UnsafePointer<UInt8>, region: JSONSourceRegion, isFinal: Bool, _ body: Body
+        from: UnsafePointer<UInt8>, to end: UnsafePointer<UInt8>, region: JSONSourceRegion, isFinal: Bool,
+        _ direct: Direct, _ body: Body
     ) throws -> UnsafePointer<UInt8>? {
         tokenizer.p = from
         tokenizer.end = end
@@ -38,7 +39,7 @@ extension JSONStreamParser {
                     continue
                 case .topLevel, .objectValue, .arrayValue, .firstArrayValue:
                     guard jsonIsValueStart(byte) else { break }
-                    switch try route(region: region, body) {
+                    switch try route(region: region, direct, body) {
                     case .handled: continue
                     case .suspended(let at): return at
                     case .keep(let mask): childMask = mask
@@ -95,11 +96,27 @@ extension JSONStreamParser {
     }
 
     /// Decides what happens to the value starting at the tokenizer's position, and does it.
-    mutating func route(region: JSONSourceRegion, _ body: Body) throws -> Route {
+    mutating func route(region: JSONSourceRegion, _ direct: Direct, _ body: Body) throws -> Route {
         let first = tokenizer.p.pointee
         var scan: ElementScan
-        if let top = frames.last, top.kind == .streamedArray {
-            scan = ElementScan(basePointer: top.pointer, index: top.count, patternIndex: top.patternIndex, parentDepth: tokenizer.depth)
+        let innermost = frames.count - 1
+        if innermost >= 0 && frames[innermost].kind == .streamedArray {
+            if first == UInt8(ascii: "{") && tokenizer.depth < limits.maxDepth {
+                // One pass: the decoder reads the object and finds its end; the regular path
+                // below (scan for the end, then deliver) only runs when it declines.
+                var element = JSONTokenizer(start: tokenizer.p, end: tokenizer.end, region: region,
+                                            baseDepth: tokenizer.depth, limits: limits)
+                element.isFinal = false
+                if direct(&element) && element.p - tokenizer.p <= limits.maxStreamedValueSize {
+                    tokenizer.p = element.p
+                    tokenizer.valueDone()
+                    frames[innermost].count += 1
+                    matches[frames[innermost].matchIndex].elementCount += 1
+                    return .handled
+                }
+            }
+            scan = ElementScan(basePointer: frames[innermost].pointer, index: frames[innermost].count,
+                               patternIndex: frames[innermost].patternIndex, parentDepth: tokenizer.depth)
         } else {
             let level = frames.count
             var mask: UInt64

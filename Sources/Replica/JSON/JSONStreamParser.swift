@@ -122,13 +122,26 @@ public struct JSONStreamParser {
     /// - Throws: ``JSONParseError`` for invalid JSON or an exceeded limit, or whatever `body`
     ///   throws. After an error the parser is closed.
     public mutating func feed(_ chunk: UnsafeRawBufferPointer, _ body: (borrowing JSONElement) throws -> Void) throws {
+        try feed(chunk, direct: { _ in false }, body)
+    }
+
+    /// ``feed(_:_:)-(UnsafeRawBufferPointer,_)`` with a decoder that reads streamed objects in
+    /// place (see ``Direct``); `body` gets the values it declines and every other value.
+    mutating func feed(_ chunk: UnsafeRawBufferPointer, direct: Direct, _ body: Body) throws {
         guard !closed else { throw streamClosed() }
         do {
-            try feedChunk(chunk, body)
+            try feedChunk(chunk, direct, body)
         } catch {
             closed = true
             throw error
         }
+    }
+
+    /// ``finish(_:)`` with a decoder that reads streamed objects in place (see ``Direct``).
+    mutating func finish(direct: Direct, _ body: Body) throws -> JSONValue {
+        guard !closed else { throw streamClosed() }
+        closed = true
+        return try finishInput(direct, body)
     }
 
     /// Parses the next chunk of bytes, like the raw-buffer `feed`.
@@ -175,9 +188,7 @@ public struct JSONStreamParser {
     /// - Throws: ``JSONParseError`` (`.unexpectedEnd` with the end offset for a truncated
     ///   document), or whatever `body` throws. The parser is closed afterwards.
     public mutating func finish(_ body: (borrowing JSONElement) throws -> Void) throws -> JSONValue {
-        guard !closed else { throw streamClosed() }
-        closed = true
-        return try finishInput(body)
+        try finish(direct: { _ in false }, body)
     }
 
     /// Ends the input: checks that the document is complete and returns its skeleton.

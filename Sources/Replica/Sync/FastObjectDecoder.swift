@@ -28,10 +28,26 @@ struct FastObjectDecoder: Sendable {
 
     struct KeyEntry: Sendable {
         let head: UInt64
+        /// The key's last eight bytes (keys of 9 to 16 bytes are compared as `head` and `tail`).
+        let tail: UInt64
         let length: Int
         let start: Int
         let target: Target
+        /// Whether the key's bytes need no escaping in JSON (no `"`, `\` or control character),
+        /// so that they followed by a `"` are the whole, valid key.
+        let isPlain: Bool
     }
+
+    /// The order in which the last object gave its keys, by entry of ``keyIndex``: the next
+    /// object most likely gives them in the same order, so each key is compared with one entry.
+    struct KeyOrder: Sendable {
+        var first = 0
+        var next: [Int]
+        init(count: Int) { next = Array(repeating: 0, count: max(1, count)) }
+    }
+
+    /// A key order to pass to every ``decodeInPlace(_:into:order:)`` call of one response.
+    func makeKeyOrder() -> KeyOrder { KeyOrder(count: keyIndex.count) }
 
     let slots: [Slot]
     let keyIndex: [KeyEntry]
@@ -68,11 +84,16 @@ struct FastObjectDecoder: Sendable {
         var bytes: [UInt8] = []
         for slot in slots {
             var head: UInt64 = 0
+            var tail: UInt64 = 0
             slot.key.withUnsafeBytes { key in
-                if let base = key.baseAddress { memcpy(&head, base, Swift.min(8, key.count)) }
+                if let base = key.baseAddress {
+                    memcpy(&head, base, Swift.min(8, key.count))
+                    if key.count >= 8 { memcpy(&tail, base + key.count - 8, 8) }
+                }
             }
             let target = Target(attribute: slot.attribute, kind: slot.kind, isNullable: slot.isNullable)
-            entries.append(KeyEntry(head: head, length: slot.key.count, start: bytes.count, target: target))
+            let isPlain = !slot.key.contains { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }
+            entries.append(KeyEntry(head: head, tail: tail, length: slot.key.count, start: bytes.count, target: target, isPlain: isPlain))
             bytes += slot.key
         }
         self.keyIndex = entries
@@ -92,22 +113,7 @@ struct FastObjectDecoder: Sendable {
     /// The slot whose key equals `key`'s raw bytes. Keys are compared by length, then by their
     /// first eight bytes, then in full, over a flat copy of all keys (no per-lookup retain).
     private func target(for key: JSONString) -> Target? {
-        let raw = key.rawBytes
-        guard let rawBase = raw.baseAddress else {
-            return keyIndex.first { $0.length == 0 }?.target
-        }
-        let length = raw.count
-        var head: UInt64 = 0
-        memcpy(&head, rawBase, Swift.min(8, length))
-        return keyIndex.withUnsafeBufferPointer { index -> Target? in
-            keyBytes.withUnsafeBytes { bytes -> Target? in
-                guard let base = bytes.baseAddress else { return nil }
-                for entry in index where entry.length == length && entry.head == head {
-                    if length <= 8 || memcmp(base + entry.start, rawBase, length) == 0 { return entry.target }
-                }
-                return nil
-            }
-        }
+        entryIndex(for: key).map { keyIndex[$0].target }
     }
 
     private func isDeclined(_ key: JSONString) -> Bool {
@@ -185,6 +191,128 @@ struct FastObjectDecoder: Sendable {
         } catch {
             return false
         }
+    }
+
+    /// Reads one flat object in place, straight from the stream's bytes, into the row `batch` is
+    /// building: ``JSONStreamParser/Direct``'s decoder for this entity. `tokenizer` is on the
+    /// `{`; on success it is just after the `}`, every byte in between validated as the
+    /// tokenizer validates it.
+    ///
+    /// It takes only the common case: every key is one of the entity's, given once, with a
+    /// scalar value the attribute takes. Anything else — an unknown, repeated, escaped or
+    /// declined key, a nested value, invalid JSON, the end of the bytes — returns `false`, and
+    /// the element goes the regular way (``decode(_:into:entity:tally:found:)`` or the general
+    /// path), which reports it exactly. The row's cells may then hold part of the object:
+    /// discard the row.
+    func decodeInPlace(_ tokenizer: inout JSONTokenizer, into batch: inout RowBatch, order: inout KeyOrder) -> Bool {
+        guard attributeCount <= 64, !keyIndex.isEmpty else { return false }
+        do {
+            tokenizer.p += 1
+            tokenizer.skipWhitespace()
+            var stored: UInt64 = 0
+            var predicted = order.first
+            var previous = -1
+            while true {
+                guard tokenizer.p < tokenizer.end, tokenizer.p.pointee == UInt8(ascii: "\""),
+                      let entry = try matchKey(&tokenizer, predicted: predicted)
+                else { return false }
+                if previous < 0 { order.first = entry } else { order.next[previous] = entry }
+                previous = entry
+                let target = keyIndex[entry].target
+                let bit: UInt64 = 1 << UInt64(target.attribute)
+                if stored & bit != 0 { return false }
+                stored |= bit
+                tokenizer.skipWhitespace()
+                guard tokenizer.p < tokenizer.end, tokenizer.p.pointee == UInt8(ascii: ":") else { return false }
+                tokenizer.p += 1
+                tokenizer.skipWhitespace()
+                guard tokenizer.p < tokenizer.end, let token = try scalar(&tokenizer),
+                      store(token, slot: target, into: &batch)
+                else { return false }
+                tokenizer.skipWhitespace()
+                guard tokenizer.p < tokenizer.end else { return false }
+                let separator = tokenizer.p.pointee
+                tokenizer.p += 1
+                if separator == UInt8(ascii: "}") { return true }
+                guard separator == UInt8(ascii: ",") else { return false }
+                tokenizer.skipWhitespace()
+                predicted = order.next[entry]
+            }
+        } catch {
+            return false
+        }
+    }
+
+    /// The entry of the key whose opening quote is at `tokenizer.p`, leaving `p` after its
+    /// closing quote: compared first with the `predicted` entry's bytes, else scanned and
+    /// looked up. `nil` for a key the entity does not map, an escaped key, or a cut one.
+    @inline(__always)
+    private func matchKey(_ tokenizer: inout JSONTokenizer, predicted: Int) throws -> Int? {
+        let body = tokenizer.p + 1
+        let entry = keyIndex[predicted]
+        let available = tokenizer.end - body
+        if entry.isPlain && available > entry.length && body[entry.length] == UInt8(ascii: "\"") {
+            let same: Bool
+            if entry.length <= 8 && available >= 8 {
+                // The key's bytes against the entry's first eight, loaded and masked to its length.
+                let word = UInt64(littleEndian: UnsafeRawPointer(body).loadUnaligned(as: UInt64.self))
+                let mask: UInt64 = entry.length == 8 ? ~0 : (1 &<< UInt64(entry.length &* 8)) &- 1
+                same = word & mask == UInt64(littleEndian: entry.head)
+            } else if entry.length <= 16 && available >= 16 {
+                let raw = UnsafeRawPointer(body)
+                same = raw.loadUnaligned(as: UInt64.self) == entry.head
+                    && raw.loadUnaligned(fromByteOffset: entry.length - 8, as: UInt64.self) == entry.tail
+            } else {
+                same = keyBytes.withUnsafeBytes { bytes in
+                    bytes.baseAddress.map { memcmp($0 + entry.start, body, entry.length) == 0 } ?? (entry.length == 0)
+                }
+            }
+            if same {
+                tokenizer.p = body + entry.length + 1
+                return predicted
+            }
+        }
+        let key = try tokenizer.scanString()
+        guard !tokenizer.suspended, !key.hasEscapes else { return nil }
+        return entryIndex(for: key)
+    }
+
+    /// The index in ``keyIndex`` of the entry whose key equals `key`'s raw bytes.
+    @inline(__always)
+    private func entryIndex(for key: JSONString) -> Int? {
+        let raw = key.rawBytes
+        guard let rawBase = raw.baseAddress else { return keyIndex.firstIndex { $0.length == 0 } }
+        let length = raw.count
+        var head: UInt64 = 0
+        memcpy(&head, rawBase, Swift.min(8, length))
+        return keyBytes.withUnsafeBytes { bytes -> Int? in
+            guard let base = bytes.baseAddress else { return nil }
+            return keyIndex.firstIndex { entry in
+                entry.length == length && entry.head == head && (length <= 8 || memcmp(base + entry.start, rawBase, length) == 0)
+            }
+        }
+    }
+
+    /// The scalar value at `tokenizer.p`; `nil` for an object, an array, or bytes that run out.
+    @inline(__always)
+    private func scalar(_ tokenizer: inout JSONTokenizer) throws -> JSONToken? {
+        let token: JSONToken
+        switch tokenizer.p.pointee {
+        case UInt8(ascii: "\""): token = .string(try tokenizer.scanString())
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): token = .number(try tokenizer.scanNumber())
+        case UInt8(ascii: "t"):
+            try tokenizer.scanLiteral("true")
+            token = .bool(true)
+        case UInt8(ascii: "f"):
+            try tokenizer.scanLiteral("false")
+            token = .bool(false)
+        case UInt8(ascii: "n"):
+            try tokenizer.scanLiteral("null")
+            token = .null
+        default:
+            return nil
+        }
+        return tokenizer.suspended ? nil : token
     }
 
     /// Stores one value; `false` when it needs the general path.

@@ -24,14 +24,30 @@ final class FileChunks: Sendable {
         }
     }
 
-    /// The next chunk, `nil` at the end.
+    /// The next chunk, `nil` at the end: one `read` straight into the chunk's own buffer (a pipe
+    /// may give less than `chunkSize`).
     func next() throws -> [UInt8]? {
-        do {
-            guard let data = try handle.read(upToCount: chunkSize), !data.isEmpty else { return nil }
-            return [UInt8](data)
-        } catch {
-            throw SyncError(.input, "cannot read: \(error.localizedDescription)", source: path)
+        let descriptor = handle.fileDescriptor
+        var failure: Int32 = 0
+        let chunk = [UInt8](unsafeUninitializedCapacity: chunkSize) { buffer, count in
+            count = 0
+            guard let base = buffer.baseAddress else { return }
+            while true {
+                let read = systemRead(descriptor, base, buffer.count)
+                if read >= 0 {
+                    count = read
+                    return
+                }
+                if errno != EINTR {
+                    failure = errno
+                    return
+                }
+            }
         }
+        if failure != 0 {
+            throw SyncError(.input, "cannot read: \(String(cString: strerror(failure)))", source: path)
+        }
+        return chunk.isEmpty ? nil : chunk
     }
 
     /// Closes the file (standard input stays open).

@@ -92,13 +92,18 @@ final class ResponseReader: Sendable {
         var batch = pool.take()
         var planned: [PlannedRow] = []
         var nextProgress = options.progressInterval
+        var order = fast?.makeKeyOrder() ?? FastObjectDecoder.KeyOrder(count: 0)
         // The element handlers are closures passed straight to the parser (non-escaping), so the
         // variables they change are not boxed and cost no dynamic exclusivity check per object.
         while let chunk = try next() {
             if cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
             try parse {
-                try parser.feed(chunk) { element in
-                    try self.handle(element, batch: &batch, planned: &planned, statistics: &summary.statistics)
+                try chunk.withUnsafeBytes { bytes in
+                    try parser.feed(bytes, direct: { tokenizer in
+                        self.decodeInPlace(&tokenizer, batch: &batch, order: &order, statistics: &summary.statistics)
+                    }, { element in
+                        try self.handle(element, batch: &batch, planned: &planned, statistics: &summary.statistics)
+                    })
                 }
             }
             summary.byteCount += Int64(chunk.count)
@@ -114,9 +119,11 @@ final class ResponseReader: Sendable {
             }
         }
         summary.skeleton = try parse {
-            try parser.finish { element in
+            try parser.finish(direct: { tokenizer in
+                self.decodeInPlace(&tokenizer, batch: &batch, order: &order, statistics: &summary.statistics)
+            }, { element in
                 try self.handle(element, batch: &batch, planned: &planned, statistics: &summary.statistics)
-            }
+            })
         }
         if !batch.isEmpty { guard queue.push(.rows(batch)) else { return } }
         summary.matches = parser.matches
@@ -208,16 +215,25 @@ final class ResponseReader: Sendable {
                          + "not \(name) objects: import it through \(routes)", source: source)
     }
 
-    /// Maps a flat object on the hot path; `false` sends it to the general path.
-    private func decodeFast(_ element: borrowing JSONElement, fast: FastObjectDecoder, entity: Int,
-                            batch: inout RowBatch, statistics: inout PlanStatistics) -> Bool {
+    /// Maps a streamed object of the target entity in place, before the parser looks for its
+    /// end (``JSONStreamParser/Direct``): the one-pass hot path. `false` leaves the object to
+    /// the parser's regular path, which calls ``handle(_:batch:planned:statistics:)``.
+    private func decodeInPlace(_ tokenizer: inout JSONTokenizer, batch: inout RowBatch,
+                               order: inout FastObjectDecoder.KeyOrder, statistics: inout PlanStatistics) -> Bool {
+        guard let fast, case .entity(let entity, _) = shape else { return false }
         batch.beginRow(entity: entity, attributeCount: fast.attributeCount)
-        if !statistics.found.isEmpty { statistics.found.removeAll(keepingCapacity: true) }
-        var reader = element.reader()
-        guard fast.decode(&reader, into: &batch, entity: entity, tally: &statistics.ignored, found: &statistics.found) else {
+        guard fast.decodeInPlace(&tokenizer, into: &batch, order: &order), completeRow(fast: fast, batch: &batch) else {
             batch.discardRow()
             return false
         }
+        statistics.objectCount += 1
+        batch.commitRow(isTopLevel: true)
+        return true
+    }
+
+    /// Fills the route scope's values the object left out, and checks its primary key: `false`
+    /// when the row needs the general path.
+    private func completeRow(fast: FastObjectDecoder, batch: inout RowBatch) -> Bool {
         if let scope, !scope.conditions.isEmpty {
             let map = fast.map
             for condition in scope.conditions {
@@ -226,7 +242,19 @@ final class ResponseReader: Sendable {
                 }
             }
         }
-        guard let keyKind = fast.keyCellKind, batch.kind(fast.primaryKeyIndex) == keyKind else {
+        guard let keyKind = fast.keyCellKind else { return false }
+        return batch.kind(fast.primaryKeyIndex) == keyKind
+    }
+
+    /// Maps a flat object on the hot path; `false` sends it to the general path.
+    private func decodeFast(_ element: borrowing JSONElement, fast: FastObjectDecoder, entity: Int,
+                            batch: inout RowBatch, statistics: inout PlanStatistics) -> Bool {
+        batch.beginRow(entity: entity, attributeCount: fast.attributeCount)
+        if !statistics.found.isEmpty { statistics.found.removeAll(keepingCapacity: true) }
+        var reader = element.reader()
+        guard fast.decode(&reader, into: &batch, entity: entity, tally: &statistics.ignored, found: &statistics.found),
+              completeRow(fast: fast, batch: &batch)
+        else {
             batch.discardRow()
             return false
         }

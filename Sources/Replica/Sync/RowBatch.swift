@@ -48,9 +48,13 @@ struct RowBatch: Sendable {
 
     private(set) var rows: [Row] = []
     private(set) var cells: [Cell] = []
-    /// Text and blob bytes. Byte 0 is always there (a NUL), so the arena's base address is
-    /// never `nil` and empty text has a valid pointer.
-    private(set) var arena: [UInt8] = [0]
+    /// Text and blob bytes: the used part of ``arenaStorage``. Byte 0 is always there (a NUL),
+    /// so the arena's base address is never `nil` and empty text has a valid pointer.
+    var arena: ArraySlice<UInt8> { arenaStorage[..<arenaCount] }
+    /// The arena's buffer: initialized (zeros) beyond ``arenaCount``, so that bytes are copied
+    /// into it with one `memcpy` each, without `Array`'s generic append.
+    private var arenaStorage: [UInt8] = [0]
+    private var arenaCount = 1
     /// Primary keys that are not `.integer` or `.string` values (rare; general path only), by
     /// row index: the change set records them as the values the object had, not as bound.
     private(set) var otherKeys: [Int: AttributeValue] = [:]
@@ -67,7 +71,8 @@ struct RowBatch: Sendable {
     init(rows: [Row], cells: [Cell], arena: [UInt8], otherKeys: [Int: AttributeValue]) {
         self.rows = rows
         self.cells = cells
-        self.arena = arena.isEmpty ? [0] : arena
+        self.arenaStorage = arena.isEmpty ? [0] : arena
+        self.arenaCount = arenaStorage.count
         self.otherKeys = otherKeys
     }
 
@@ -78,14 +83,13 @@ struct RowBatch: Sendable {
     mutating func removeAll() {
         rows.removeAll(keepingCapacity: true)
         cells.removeAll(keepingCapacity: true)
-        arena.removeAll(keepingCapacity: true)
-        arena.append(0)
+        arenaCount = 1
         if !otherKeys.isEmpty { otherKeys.removeAll() }
     }
 
     /// Bytes held (capacity), to decide whether a batch is worth keeping for reuse.
     var retainedBytes: Int {
-        rows.capacity * MemoryLayout<Row>.stride + cells.capacity * MemoryLayout<Cell>.stride + arena.capacity
+        rows.capacity * MemoryLayout<Row>.stride + cells.capacity * MemoryLayout<Cell>.stride + arenaStorage.capacity
     }
 
     // MARK: Building (parsing thread)
@@ -95,14 +99,14 @@ struct RowBatch: Sendable {
         openEntity = entity
         openFirstCell = cells.count
         openMask = 0
-        openArenaCount = arena.count
+        openArenaCount = arenaCount
         cells.append(contentsOf: repeatElement(Cell.absent, count: attributeCount))
     }
 
     /// Drops the row being built.
     mutating func discardRow() {
         cells.removeSubrange(openFirstCell...)
-        arena.removeSubrange(openArenaCount...)
+        arenaCount = openArenaCount
     }
 
     /// Ends the row being built. Its primary key must be an integer or text cell holding the
@@ -131,8 +135,26 @@ struct RowBatch: Sendable {
 
     /// Sets text (`kind == .text`) or a blob from raw bytes, copied into the arena.
     mutating func setBytes(_ bytes: UnsafeRawBufferPointer, kind: Kind, _ attribute: Int) {
-        let offset = arena.count
-        arena.append(contentsOf: bytes)
+        let offset = arenaCount
+        let count = bytes.count
+        if arenaStorage.count - offset < count {
+            arenaStorage.append(contentsOf: repeatElement(0, count: Swift.max(count, arenaStorage.count)))
+        }
+        if count > 0, let source = bytes.baseAddress {
+            arenaStorage.withUnsafeMutableBytes { storage in
+                guard let target = storage.baseAddress.map({ $0 + offset }) else { return }
+                if count >= 8 && count <= 16 {
+                    // Most values: two overlapping eight-byte moves instead of a call to memmove.
+                    let head = source.loadUnaligned(as: UInt64.self)
+                    let tail = source.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                    target.storeBytes(of: head, as: UInt64.self)
+                    target.storeBytes(of: tail, toByteOffset: count - 8, as: UInt64.self)
+                } else {
+                    target.copyMemory(from: source, byteCount: count)
+                }
+            }
+        }
+        arenaCount = offset + count
         set(attribute, Cell(kind: kind, length: Int32(clamping: bytes.count), payload: Int64(offset)))
     }
 
