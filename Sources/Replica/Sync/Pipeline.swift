@@ -55,6 +55,36 @@ final class BatchQueue<Element>: @unchecked Sendable {
         return item
     }
 
+    /// What a pop that waits at most a while found.
+    enum TimedPop {
+        case item(Element)
+        /// Closed and drained.
+        case closed
+        /// Nothing came in time.
+        case timedOut
+    }
+
+    /// Removes the oldest item, waiting at most `seconds` for one.
+    func pop(waitingAtMost seconds: Double) -> TimedPop {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while items.isEmpty && !closed {
+            if !condition.wait(until: deadline) && items.isEmpty && !closed { return .timedOut }
+        }
+        guard !items.isEmpty else { return .closed }
+        let item = items.removeFirst()
+        condition.broadcast()
+        return .item(item)
+    }
+
+    /// Waits until an item is there or the queue is closed, removing nothing.
+    func waitForItem() {
+        condition.lock()
+        while items.isEmpty && !closed { condition.wait() }
+        condition.unlock()
+    }
+
     /// Wakes both sides; pushes fail and pops drain what is left.
     func close() {
         condition.lock()
@@ -133,6 +163,10 @@ final class ChunkChannel: @unchecked Sendable {
     }
 }
 
+/// A streamed body paused longer than ``SyncOptions/streamingPatience`` while its rows were
+/// being written: the transaction rolls back and the sync goes on staged.
+struct StreamStalled: Error {}
+
 /// What the parsing thread and the consumer of one response share.
 final class ParsedStream: Sendable {
     let queue = BatchQueue<ReaderMessage>(capacity: 4)
@@ -145,9 +179,12 @@ final class ParsedStream: Sendable {
     /// returns the parsing thread's summary.
     ///
     /// - Throws: What `body` throws, `.cancelled`, or the parsing thread's error (`source` names the input).
-    func consume(source: String? = nil, _ body: (RowBatch) throws -> Void) throws -> ReaderSummary {
+    ///
+    /// With `patience`, waiting more than that many seconds for the next message throws
+    /// ``StreamStalled``.
+    func consume(source: String? = nil, patience: Double? = nil, _ body: (RowBatch) throws -> Void) throws -> ReaderSummary {
         var summary: ReaderSummary?
-        while let message = queue.pop() {
+        while let message = try next(patience: patience) {
             if cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
             switch message {
             case .rows(let batch):
@@ -160,6 +197,29 @@ final class ParsedStream: Sendable {
         if cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
         guard let summary else { throw failure.error ?? SyncError(.input, "the response ended early", source: source) }
         return summary
+    }
+
+    /// The next message (`nil` once the queue is closed and drained), waiting at most
+    /// `patience` seconds when given.
+    private func next(patience: Double?) throws -> ReaderMessage? {
+        guard let patience else { return queue.pop() }
+        switch queue.pop(waitingAtMost: patience) {
+        case .item(let message): return message
+        case .closed: return nil
+        case .timedOut: throw StreamStalled()
+        }
+    }
+
+    /// Returns once the parsing thread has sent its first message (or ended), without taking it.
+    func awaitFirstMessage() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let thread = Thread {
+                self.queue.waitForItem()
+                continuation.resume()
+            }
+            thread.name = "Replica.waiter"
+            thread.start()
+        }
     }
 
     /// ``consume(source:_:)`` on a thread of its own (a blocked Dispatch worker could starve the

@@ -19,9 +19,7 @@ final class StagedRows {
     let memoryBudget: Int
     private var inMemory: [RowBatch] = []
     private var inMemoryBytes = 0
-    private var file: Int32 = -1
-    /// Bytes written to the scratch file.
-    private(set) var spilledBytes: Int64 = 0
+    private var file: ScratchFile?
     /// The rows staged so far.
     private(set) var rowCount = 0
     /// The order batches were staged in: `true` for a spilled one, `false` for one in memory.
@@ -46,17 +44,18 @@ final class StagedRows {
         let bytes = batch.retainedBytes
         // Batches holding unusual keys (general path only, rare) stay in memory: their keys are Swift values.
         if inMemoryBytes + bytes <= memoryBudget || !batch.otherKeys.isEmpty {
-            inMemory.append(RowBatch(rows: batch.rows, cells: batch.cells, arena: batch.arena, otherKeys: batch.otherKeys))
+            inMemory.append(RowBatch(rows: batch.rows, cells: batch.cells, arena: Array(batch.arena), otherKeys: batch.otherKeys))
             inMemoryBytes += bytes
             order.append(false)
             return
         }
-        try openFile()
+        let file = try self.file ?? ScratchFile(purpose: "staging")
+        self.file = file
         var header: (Int64, Int64, Int64) = (Int64(batch.rows.count), Int64(batch.cells.count), Int64(batch.arena.count))
-        try withUnsafeBytes(of: &header) { try write($0) }
-        try batch.rows.withUnsafeBytes { try write($0) }
-        try batch.cells.withUnsafeBytes { try write($0) }
-        try batch.arena.withUnsafeBytes { try write($0) }
+        try withUnsafeBytes(of: &header) { try file.write($0) }
+        try batch.rows.withUnsafeBytes { try file.write($0) }
+        try batch.cells.withUnsafeBytes { try file.write($0) }
+        try batch.arena.withUnsafeBytes { try file.write($0) }
         order.append(true)
     }
 
@@ -65,18 +64,18 @@ final class StagedRows {
     /// - Throws: What `body` throws, or ``SyncError`` when the scratch file cannot be read.
     func replay(_ body: (RowBatch) throws -> Void) throws {
         var memoryIndex = 0
-        if file >= 0, lseek(file, 0, SEEK_SET) < 0 { throw Self.failure("cannot rewind the staging file") }
+        try file?.rewind()
         var rows: [RowBatch.Row] = []
         var cells: [RowBatch.Cell] = []
         var arena: [UInt8] = []
         for spilled in order {
-            guard spilled else {
+            guard spilled, let file else {
                 try body(inMemory[memoryIndex])
                 memoryIndex += 1
                 continue
             }
             var header: (Int64, Int64, Int64) = (0, 0, 0)
-            try withUnsafeMutableBytes(of: &header) { try read(into: $0) }
+            try withUnsafeMutableBytes(of: &header) { try file.read(into: $0) }
             // The buffers are reused from batch to batch (the previous batch is gone by now).
             rows.removeAll(keepingCapacity: true)
             rows.append(contentsOf: repeatElement(RowBatch.Row(entity: 0, firstCell: 0, cellCount: 0, mask: 0, isTopLevel: false),
@@ -85,9 +84,9 @@ final class StagedRows {
             cells.append(contentsOf: repeatElement(.absent, count: Int(header.1)))
             arena.removeAll(keepingCapacity: true)
             arena.append(contentsOf: repeatElement(0, count: Int(header.2)))
-            try rows.withUnsafeMutableBytes { try read(into: $0) }
-            try cells.withUnsafeMutableBytes { try read(into: $0) }
-            try arena.withUnsafeMutableBytes { try read(into: $0) }
+            try rows.withUnsafeMutableBytes { try file.read(into: $0) }
+            try cells.withUnsafeMutableBytes { try file.read(into: $0) }
+            try arena.withUnsafeMutableBytes { try file.read(into: $0) }
             try body(RowBatch(rows: rows, cells: cells, arena: arena, otherKeys: [:]))
         }
     }
@@ -98,57 +97,74 @@ final class StagedRows {
         order = []
         inMemoryBytes = 0
         rowCount = 0
-        if file >= 0 {
-            close(file)
-            file = -1
-        }
-        spilledBytes = 0
+        file = nil
     }
+}
 
-    private func openFile() throws {
-        guard file < 0 else { return }
-        var template = Array((NSTemporaryDirectory() + "/replica-staging-XXXXXX").utf8CString)
+/// A scratch file in the temporary directory, unlinked as soon as it is created: it lives as
+/// long as this object (its descriptor), and no crash leaves it behind. For data that must stay
+/// out of memory: a sync session's staged rows, the chunks a streamed sync has read.
+///
+/// Not thread-safe: one owner uses it from one thread at a time.
+final class ScratchFile {
+    private let descriptor: Int32
+    /// What the file holds, for messages: "staging", "chunk log".
+    let purpose: String
+
+    /// - Throws: ``SyncError`` when the file cannot be created.
+    init(purpose: String) throws {
+        self.purpose = purpose
+        var template = Array((NSTemporaryDirectory() + "/replica-\(purpose.replacingOccurrences(of: " ", with: "-"))-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
             guard let base = buffer.baseAddress else { return -1 }
             return mkstemp(base)
         }
-        guard descriptor >= 0 else { throw Self.failure("cannot create a staging file in \(NSTemporaryDirectory())") }
-        // Unlinked at once: the file lives as long as the descriptor, and no crash leaves it behind.
+        guard descriptor >= 0 else {
+            throw Self.failure(purpose, "cannot create a \(purpose) file in \(NSTemporaryDirectory())")
+        }
         template.withUnsafeBufferPointer { buffer in
             if let base = buffer.baseAddress { _ = unlink(base) }
         }
-        file = descriptor
+        self.descriptor = descriptor
     }
 
-    private func write(_ bytes: UnsafeRawBufferPointer) throws {
+    deinit { close(descriptor) }
+
+    /// Appends `bytes` at the current position.
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard var base = bytes.baseAddress else { return }
         var left = bytes.count
         while left > 0 {
-            let written = systemWrite(file, base, left)
+            let written = systemWrite(descriptor, base, left)
             if written < 0 {
                 if errno == EINTR { continue }
-                throw Self.failure("cannot write the staging file: \(String(cString: strerror(errno)))")
+                throw Self.failure(purpose, "cannot write the \(purpose) file: \(String(cString: strerror(errno)))")
             }
             left -= written
             base += written
-            spilledBytes += Int64(written)
         }
     }
 
-    private func read(into bytes: UnsafeMutableRawBufferPointer) throws {
+    /// Fills `bytes` from the current position.
+    func read(into bytes: UnsafeMutableRawBufferPointer) throws {
         guard var base = bytes.baseAddress else { return }
         var left = bytes.count
         while left > 0 {
-            let count = systemRead(file, base, left)
+            let count = systemRead(descriptor, base, left)
             if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { throw Self.failure("the staging file ended early") }
+            guard count > 0 else { throw Self.failure(purpose, "the \(purpose) file ended early") }
             left -= count
             base += count
         }
     }
 
-    private static func failure(_ message: String) -> SyncError {
-        SyncError(.input, message, source: "sync session staging")
+    /// Goes back to the start, to read what was written.
+    func rewind() throws {
+        if lseek(descriptor, 0, SEEK_SET) < 0 { throw Self.failure(purpose, "cannot rewind the \(purpose) file") }
+    }
+
+    private static func failure(_ purpose: String, _ message: String) -> SyncError {
+        SyncError(.input, message, source: "sync session \(purpose)")
     }
 }
 
@@ -163,7 +179,7 @@ private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ coun
 }
 
 @inline(__always)
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
     #if canImport(Glibc)
     return Glibc.read(descriptor, buffer, count)
     #else

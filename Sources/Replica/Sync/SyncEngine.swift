@@ -76,8 +76,11 @@ public final class SyncEngine: Sendable {
 
     /// Syncs a response body that arrives as a sequence of byte chunks (an HTTP body), parsing as it streams.
     ///
-    /// The body is staged outside the store's write lock as it arrives and merged in one
-    /// short transaction at its end: a stalled response never blocks other writers.
+    /// Rows are written as the body arrives, in one transaction, for as long as it keeps coming:
+    /// as fast as a file import. A body that pauses for longer than
+    /// ``SyncOptions/streamingPatience`` (0.1 s) is rolled back and staged outside the store's
+    /// writer instead, then merged in one short transaction at its end: a stalled response holds
+    /// up other writers for that long at most.
     ///
     /// ```swift
     /// let result = try await engine.sync(.get, "/users", chunks: response.body)
@@ -107,9 +110,11 @@ public final class SyncEngine: Sendable {
 
     /// Imports JSON from any async sequence of byte chunks (an HTTP body, a pipe).
     ///
-    /// The chunks are parsed and staged as they arrive, outside the store's write lock, and
-    /// merged in one short transaction once the sequence ends (a one-page ``SyncSession``):
-    /// a slow or stalled producer never blocks other writers.
+    /// The chunks are parsed and written as they arrive, in one transaction, while they keep
+    /// coming. When the producer pauses for longer than ``SyncOptions/streamingPatience``, the
+    /// transaction rolls back, and the whole input is staged outside the store's writer and
+    /// merged in one short transaction once the sequence ends (a one-page ``SyncSession``): a
+    /// slow or stalled producer holds up other writers for that long at most.
     ///
     /// ```swift
     /// let result = try await engine.importChunks(body, into: .entity("Person"), source: url.absoluteString)
@@ -120,9 +125,59 @@ public final class SyncEngine: Sendable {
                                                                source: String = "input",
                                                                options: SyncOptions = SyncOptions()) async throws -> SyncResult
     where Chunks.Element == [UInt8] {
-        let session = try self.session(target, source: source, options: options)
-        _ = try await session.stage(chunks: chunks)
-        return try await session.commit(complete: true)
+        let plan = try resolve(target, options: options)
+        let channel = ChunkChannel()
+        let feeder = Task {
+            do {
+                for try await chunk in chunks {
+                    if Task.isCancelled { break }
+                    await channel.send(chunk)
+                }
+                channel.finish()
+            } catch {
+                channel.finish(throwing: error)
+            }
+        }
+        defer { feeder.cancel() }
+        return try await withTaskCancellationHandler {
+            try await importStreaming(plan, source: source, options: options, channel: channel)
+        } onCancel: {
+            channel.finish(throwing: CancellationError())
+        }
+    }
+
+    /// Writes a body as it streams in while it keeps coming (``SyncOptions/streamingPatience``),
+    /// else stages it in a one-page ``SyncSession`` and commits that.
+    private func importStreaming(_ plan: SyncPlan, source: String, options: SyncOptions,
+                                 channel: ChunkChannel) async throws -> SyncResult {
+        let session = SyncSession(engine: self, plan: plan, options: options, source: source)
+        var replay: ChunkLog?
+        if case .data = plan.shape {
+            // Nothing to write: parsed whole, as a session page.
+        } else if options.streamingPatience > 0 {
+            let log = ChunkLog(memoryBudget: max(0, options.stagingMemory))
+            let patience = options.streamingPatience
+            do {
+                return try await parsing(plan, source: source, totalBytes: nil, options: options) {
+                    guard let chunk = try channel.receive() else { return nil }
+                    try log.append(chunk)
+                    return chunk
+                } consume: { stream in
+                    try await self.write(plan, stream: stream, source: source, patience: patience)
+                }
+            } catch is StreamStalled {
+                // Rolled back, and the parsing thread has ended: stage what it read, then the rest.
+                replay = log
+            }
+        }
+        let replayed = replay
+        _ = try await session.stage(source: source, channel: channel) {
+            if let chunk = try replayed?.replay() { return chunk }
+            return try channel.receive()
+        }
+        var result = try await session.commit(complete: true)
+        result.stagedAfterPause = replayed != nil
+        return result
     }
 
     /// The completion-handler form of ``sync(_:_:body:options:)``, delivering on `queue`.
@@ -274,6 +329,7 @@ extension SyncEngine {
         } catch {
             abort()
             await ended.wait()
+            if error is StreamStalled { throw error }
             if stream.cancellation.isCancelled, !(error is SyncError) || (error as? SyncError)?.code == .cancelled {
                 throw SyncError(.cancelled, "cancelled; nothing was written", source: source)
             }
@@ -292,7 +348,10 @@ extension SyncEngine {
                           metadata: nil, seenKeys: PrimaryKeys(), scope: nil)
     }
 
-    private func write(_ plan: SyncPlan, stream: ParsedStream, source: String) async throws -> SyncResult {
+    /// Writes the parsed stream's rows in one transaction. With `patience` (a body that streams
+    /// in), the transaction starts once the first rows (or the end) are there, and a wait of
+    /// more than `patience` seconds for the next ones throws ``StreamStalled``, rolling it back.
+    private func write(_ plan: SyncPlan, stream: ParsedStream, source: String, patience: Double? = nil) async throws -> SyncResult {
         let maps = mapping.maps
         let observers = self.observers
         let sequence = self.sequence
@@ -300,9 +359,12 @@ extension SyncEngine {
         var tracked = plan.staleEntities
         if plan.collectKeys, let target = plan.targetEntity { tracked.insert(target) }
         let trackedEntities = tracked
+        if patience != nil { await stream.awaitFirstMessage() }
+        let clock = ContinuousClock()
         return try await store.database.write { db in
+            let started = clock.now
             let writer = try RowWriter(db: db, maps: maps, trackSeen: trackedEntities)
-            let summary = try stream.consume(source: source) { try writer.write($0) }
+            let summary = try stream.consume(source: source, patience: patience) { try writer.write($0) }
             // A skipped object's key still counts as seen: its row stays.
             let skippedKeys = summary.statistics.skippedKeys(planner: planner)
             for entity in summary.completeCollections.intersection(plan.staleEntities).sorted() {
@@ -323,6 +385,7 @@ extension SyncEngine {
                                     seenKeys: plan.targetEntity.map { writer.seenKeys(of: $0) } ?? PrimaryKeys(),
                                     scope: plan.scope)
             result.ignoredKeys = summary.statistics.ignored.keys(entityNames: maps.map(\.entity.name))
+            result.writeLockDuration = started.duration(to: clock.now)
             return result
         }
     }

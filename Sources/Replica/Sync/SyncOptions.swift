@@ -48,11 +48,27 @@ public struct SyncOptions: Sendable {
     /// Bytes of staged rows a ``SyncSession`` keeps in memory before it spills them to an
     /// unlinked scratch file in the temporary directory (4 MiB by default).
     public var stagingMemory: Int
+    /// How long, in seconds, a body that streams in (``SyncEngine/sync(_:_:chunks:options:)``,
+    /// ``SyncEngine/importChunks(_:into:source:options:)``) may hold the store's writer while
+    /// it waits for more rows (0.1 s by default).
+    ///
+    /// Such a sync writes rows as they arrive, in one transaction, as fast as a file import,
+    /// for as long as the body keeps coming. When the body pauses for longer than this, the sync
+    /// rolls back what it wrote, lets go of the writer (other syncs commit, readers read) and
+    /// stages the rest outside the database as a ``SyncSession`` does (reading again the bytes
+    /// it had, which it keeps in memory up to ``stagingMemory`` and beyond that in an unlinked
+    /// scratch file); it commits in one short transaction once the body has ended. `0` stages
+    /// from the start.
+    ///
+    /// ```swift
+    /// let slowFeed = SyncOptions(streamingPatience: 0)   // never hold the writer for this body
+    /// ```
+    public var streamingPatience: Double
 
     public init(stalePolicy: StalePolicy? = nil, onInvalid: InvalidObjectPolicy = .fail,
                 progress: (@Sendable (SyncProgress) -> Void)? = nil, progressInterval: Int = 10_000,
                 chunkSize: Int = 1 << 16, limits: JSONLimits = .default, collectKeys: Bool = false,
-                strictKeys: Bool = false, stagingMemory: Int = 4 << 20) {
+                strictKeys: Bool = false, stagingMemory: Int = 4 << 20, streamingPatience: Double = 0.1) {
         self.stalePolicy = stalePolicy
         self.onInvalid = onInvalid
         self.progress = progress
@@ -62,6 +78,7 @@ public struct SyncOptions: Sendable {
         self.collectKeys = collectKeys
         self.strictKeys = strictKeys
         self.stagingMemory = stagingMemory
+        self.streamingPatience = streamingPatience
     }
 }
 
@@ -117,6 +134,14 @@ public struct SyncResult: Sendable {
     /// How long the write transaction held the store's writer (from its first statement to
     /// its commit); `nil` when nothing was written.
     public var writeLockDuration: Duration?
+    /// Whether a streamed body paused for longer than ``SyncOptions/streamingPatience`` while it
+    /// was being written, so that the sync rolled back and staged it instead (see
+    /// ``SyncEngine/sync(_:_:chunks:options:)``).
+    ///
+    /// ```swift
+    /// if result.stagedAfterPause { log.info("slow body: staged") }
+    /// ```
+    public var stagedAfterPause = false
 
     public init(changes: ChangeSet, skipped: [SkippedObject], ignoredKeyCount: Int, objectCount: Int, byteCount: Int64,
                 data: JSONValue?, route: Route?, metadata: JSONValue?, seenKeys: PrimaryKeys, scope: RouteScope?,

@@ -199,7 +199,8 @@ public final class SyncSession: @unchecked Sendable {
         lock.withLock(body)
     }
 
-    private func stage(source: String, channel: ChunkChannel?, next: @escaping () throws -> [UInt8]?) async throws -> StagedPage {
+    /// Stages one page read from `next` (`channel`, when given, is finished on cancellation).
+    func stage(source: String, channel: ChunkChannel?, next: @escaping () throws -> [UInt8]?) async throws -> StagedPage {
         try begin()
         do {
             let page = try await stagePage(source: source, channel: channel, next: next)

@@ -1,0 +1,63 @@
+import Foundation
+
+/// The chunks a streamed sync has read, kept so that they can be parsed again: when a body
+/// that was being written as it arrived pauses (``SyncOptions/streamingPatience``), the sync
+/// rolls back and stages the whole body instead, starting with these.
+///
+/// Chunks stay in memory up to ``memoryBudget`` bytes; past that they go to a ``ScratchFile``.
+/// Not thread-safe: the parsing thread appends, and once it has ended the next one replays.
+final class ChunkLog {
+    let memoryBudget: Int
+    private var inMemory: [[UInt8]] = []
+    private var inMemoryBytes = 0
+    private var file: ScratchFile?
+    private var spilledChunks = 0
+    private var replaying = false
+    private var replayedInMemory = 0
+    private var replayedSpilled = 0
+
+    init(memoryBudget: Int) {
+        self.memoryBudget = memoryBudget
+    }
+
+    /// Keeps a chunk (in the order chunks are read).
+    ///
+    /// - Throws: ``SyncError`` when the scratch file cannot be written.
+    func append(_ chunk: [UInt8]) throws {
+        if file == nil && inMemoryBytes + chunk.count <= memoryBudget {
+            inMemory.append(chunk)
+            inMemoryBytes += chunk.count
+            return
+        }
+        let file = try self.file ?? ScratchFile(purpose: "chunk log")
+        self.file = file
+        var length = Int64(chunk.count)
+        try withUnsafeBytes(of: &length) { try file.write($0) }
+        try chunk.withUnsafeBytes { try file.write($0) }
+        spilledChunks += 1
+    }
+
+    /// The kept chunks again, one per call in the order they came, then `nil`. Memory is
+    /// released as they are handed back.
+    ///
+    /// - Throws: ``SyncError`` when the scratch file cannot be read.
+    func replay() throws -> [UInt8]? {
+        if !replaying {
+            replaying = true
+            try file?.rewind()
+        }
+        if replayedInMemory < inMemory.count {
+            var chunk: [UInt8] = []
+            swap(&chunk, &inMemory[replayedInMemory])
+            replayedInMemory += 1
+            return chunk
+        }
+        guard replayedSpilled < spilledChunks, let file else { return nil }
+        var length: Int64 = 0
+        try withUnsafeMutableBytes(of: &length) { try file.read(into: $0) }
+        var chunk = [UInt8](repeating: 0, count: Int(length))
+        try chunk.withUnsafeMutableBytes { try file.read(into: $0) }
+        replayedSpilled += 1
+        return chunk
+    }
+}
