@@ -128,6 +128,22 @@ final class ChunkChannel: @unchecked Sendable {
         }
     }
 
+    /// Starts a task that sends every chunk of `chunks` into this channel, then finishes it
+    /// (with the sequence's error, if it throws). Cancel the task when the input is no longer read.
+    func feed<Chunks: AsyncSequence & Sendable>(from chunks: Chunks) -> Task<Void, Never> where Chunks.Element == [UInt8] {
+        Task {
+            do {
+                for try await chunk in chunks {
+                    if Task.isCancelled { break }
+                    await send(chunk)
+                }
+                finish()
+            } catch {
+                finish(throwing: error)
+            }
+        }
+    }
+
     /// Marks the end of the input, or its failure.
     func finish(throwing error: (any Error)? = nil) {
         condition.lock()

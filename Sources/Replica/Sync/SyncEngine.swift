@@ -127,17 +127,7 @@ public final class SyncEngine: Sendable {
     where Chunks.Element == [UInt8] {
         let plan = try resolve(target, options: options)
         let channel = ChunkChannel()
-        let feeder = Task {
-            do {
-                for try await chunk in chunks {
-                    if Task.isCancelled { break }
-                    await channel.send(chunk)
-                }
-                channel.finish()
-            } catch {
-                channel.finish(throwing: error)
-            }
-        }
+        let feeder = channel.feed(from: chunks)
         defer { feeder.cancel() }
         return try await withTaskCancellationHandler {
             try await importStreaming(plan, source: source, options: options, channel: channel)
@@ -157,13 +147,17 @@ public final class SyncEngine: Sendable {
         } else if options.streamingPatience > 0 {
             let log = ChunkLog(memoryBudget: max(0, options.stagingMemory))
             let patience = options.streamingPatience
+            // The keys of the body's objects, as the session would report them if it staged.
+            var keyed = plan
+            keyed.collectKeys = true
+            let eager = keyed
             do {
                 return try await parsing(plan, source: source, totalBytes: nil, options: options) {
                     guard let chunk = try channel.receive() else { return nil }
                     try log.append(chunk)
                     return chunk
                 } consume: { stream in
-                    try await self.write(plan, stream: stream, source: source, patience: patience)
+                    try await self.write(eager, stream: stream, source: source, patience: patience)
                 }
             } catch is StreamStalled {
                 // Rolled back, and the parsing thread has ended: stage what it read, then the rest.
@@ -382,7 +376,12 @@ extension SyncEngine {
                                     ignoredKeyCount: summary.statistics.ignoredKeyCount,
                                     objectCount: summary.statistics.objectCount, byteCount: summary.byteCount,
                                     data: nil, route: plan.route, metadata: summary.skeleton,
-                                    seenKeys: plan.targetEntity.map { writer.seenKeys(of: $0) } ?? PrimaryKeys(),
+                                    seenKeys: plan.targetEntity.map { target in
+                                        // Skipped objects' keys count as seen, as in a session.
+                                        var keys = writer.seenKeys(of: target)
+                                        if trackedEntities.contains(target), let kept = skippedKeys[target] { keys.formUnion(kept) }
+                                        return keys
+                                    } ?? PrimaryKeys(),
                                     scope: plan.scope)
             result.ignoredKeys = summary.statistics.ignored.keys(entityNames: maps.map(\.entity.name))
             result.writeLockDuration = started.duration(to: clock.now)

@@ -99,17 +99,7 @@ public final class SyncSession: @unchecked Sendable {
     public func stage<Chunks: AsyncSequence & Sendable>(chunks: Chunks, source: String? = nil) async throws -> StagedPage
     where Chunks.Element == [UInt8] {
         let channel = ChunkChannel()
-        let feeder = Task {
-            do {
-                for try await chunk in chunks {
-                    if Task.isCancelled { break }
-                    await channel.send(chunk)
-                }
-                channel.finish()
-            } catch {
-                channel.finish(throwing: error)
-            }
-        }
+        let feeder = channel.feed(from: chunks)
         defer { feeder.cancel() }
         return try await withTaskCancellationHandler {
             try await stage(source: source ?? self.source, channel: channel) { try channel.receive() }
