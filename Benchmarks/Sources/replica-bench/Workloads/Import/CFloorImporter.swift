@@ -5,7 +5,8 @@ import Foundation
 /// strategy it has, each from the same database state, keeping the fastest valid one per pass.
 ///
 /// Per pass: the state before the pass is a closed database file (`base.sqlite`, WAL
-/// checkpointed into it). Each strategy gets a fresh copy of it, is timed alone (one
+/// checkpointed into it). Each strategy gets a fresh copy of it (synced to disk before the
+/// clock starts), is timed alone (one
 /// transaction, WAL, `synchronous=NORMAL`), and is valid for the pass when it succeeded,
 /// reported the pass's change count (all rows, all rows, none) and left the same table as the
 /// reference strategy (`upsert-differs`, run first; a different table is a problem, not a
@@ -50,6 +51,12 @@ enum CFloorImporter {
                 let label = "\(pass.key).\(name(strategy))"
                 try removeDatabase(work)
                 try FileManager.default.copyItem(atPath: base, toPath: work)
+                // The copy reaches the disk before the clock starts: writing back its pages is not
+                // the strategy's work, and Replica's passes start from a file long written.
+                if let copy = FileHandle(forUpdatingAtPath: work) {
+                    try copy.synchronize()
+                    try copy.close()
+                }
                 guard let db = cfloor_open(work, nil, &error, error.count) else {
                     throw BenchmarkError("C floor: \(cText(error))")
                 }

@@ -63,8 +63,11 @@ extension ImportWorkload {
              + "\(shape.route) -` does; `importFile` is the file itself in the same run (the Replica column above)."),
             (.replicaChunks, "through sync(chunks:)",
              "\(shape.title) through `sync(chunks:)`: `SyncEngine.sync(.get, \"\(shape.route)\", chunks:)` with an "
-             + "`AsyncStream` of 64 KiB chunks read from the file as it asks for them (the staged path of a one-page "
-             + "sync session); `importFile` is the file itself in the same run."),
+             + "`AsyncStream` of 64 KiB chunks read from the file as it asks for them, written as they arrive "
+             + "(`SyncOptions.streamingPatience` 0.1 s); "
+             + (m.stagedAfterPause == 0 ? "no pass paused long enough to be staged instead"
+                : "\(m.stagedAfterPause) of \(m.runs * passes.count) passes paused and were staged instead")
+             + "; `importFile` is the file itself in the same run."),
         ]
         for (implementation, label, note) in variants {
             for pass in passes {

@@ -101,6 +101,8 @@ struct ImportWorkload: Workload {
         var checksums: [Implementation: String] = [:]
         /// The C floor's change counts per strategy (`pass1.n.upsert`), last run.
         var floorCounts: [String: Int] = [:]
+        /// The `sync(chunks:)` passes that paused and were staged instead (`SyncResult.stagedAfterPause`).
+        var stagedAfterPause = 0
     }
 
     func run(in context: BenchmarkContext) async throws -> [ResultRow] {
@@ -174,6 +176,7 @@ struct ImportWorkload: Workload {
                 }
                 continue
             }
+            if implementation == .replicaChunks { m.stagedAfterPause += reply.counts["\(pass.key).stagedAfterPause"] ?? 0 }
             let changes = reply.counts["\(pass.key).changes"] ?? -1
             let expected = pass.changesAll ? m.count : 0
             if changes != expected { m.problems.append("\(name) \(pass.key): \(changes) changes, expected \(expected)") }

@@ -18,7 +18,8 @@ enum ReplicaImporter {
         /// `importFile("-", into: .route(...))` with standard input a pipe that `cat FILE` writes
         /// into, as in `cat FILE | replica import --route ROUTE -`.
         case stdin
-        /// `sync(.get, route, chunks:)` with an `AsyncStream` of 64 KiB chunks read from the file.
+        /// `sync(.get, route, chunks:)` with an `AsyncStream` of 64 KiB chunks read from the file:
+        /// written as it arrives, unless a pause longer than `streamingPatience` makes it stage.
         case chunks
         /// `validateFile(path, into: .route(...))`: parse and map, no SQLite.
         case parse
@@ -70,6 +71,7 @@ enum ReplicaImporter {
             reply.counts["\(pass.key).deleted"] = deleted
             reply.counts["\(pass.key).objects"] = result.objectCount
             reply.counts["\(pass.key).bytes"] = Int(result.byteCount)
+            reply.counts["\(pass.key).stagedAfterPause"] = result.stagedAfterPause ? 1 : 0
         }
         return reply
     }
