@@ -218,7 +218,8 @@ final class ParsedStream: Sendable {
     /// The next message (`nil` once the queue is closed and drained), waiting at most
     /// `patience` seconds when given.
     private func next(patience: Double?) throws -> ReaderMessage? {
-        guard let patience else { return queue.pop() }
+        // A patience of a year or more (or infinity) is no limit: no deadline is computed from it.
+        guard let patience, patience < 31_536_000 else { return queue.pop() }
         switch queue.pop(waitingAtMost: patience) {
         case .item(let message): return message
         case .closed: return nil

@@ -58,7 +58,7 @@ public struct SyncOptions: Sendable {
     /// stages the rest outside the database as a ``SyncSession`` does (reading again the bytes
     /// it had, which it keeps in memory up to ``stagingMemory`` and beyond that in an unlinked
     /// scratch file); it commits in one short transaction once the body has ended. `0` stages
-    /// from the start.
+    /// from the start; `.infinity` never lets go of the writer while the body lasts.
     ///
     /// ```swift
     /// let slowFeed = SyncOptions(streamingPatience: 0)   // never hold the writer for this body
