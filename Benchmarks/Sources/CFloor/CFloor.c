@@ -12,7 +12,9 @@ struct cfloor_db {
 
 cfloor_db *cfloor_open(const char *path, const char *create_sql, char *error, size_t error_size) {
     sqlite3 *handle = NULL;
-    int rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    // NOMUTEX, as GRDB opens Replica's connections: one thread uses the connection, so SQLite's
+    // per-call connection mutex (a fifth of the floor's time without it) guards nothing.
+    int rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc == SQLITE_OK) rc = sqlite3_exec(handle, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
     if (rc == SQLITE_OK) rc = sqlite3_exec(handle, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL);
     if (rc == SQLITE_OK && create_sql != NULL) rc = sqlite3_exec(handle, create_sql, NULL, NULL, NULL);
