@@ -67,6 +67,56 @@ struct WatchCommandTests {
         session.sendKeys("q")
         #expect(session.waitForExit(), "watch did not quit on q")
     }
+
+    @Test("in a terminal it scrolls by line, page and to either end, shows the rows in view, and follows a resize",
+          .enabled(if: TmuxSession.executable != nil, "tmux is not installed (.ci/run installs it)"))
+    func scrolling() async throws {
+        let tmux = try #require(TmuxSession.executable)
+        let (directory, db) = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let posts = (1 ... 3000).map { #"{"id": \#($0), "title": "Post \#($0)"}"# }.joined(separator: ", ")
+        try await Self.importPosts(db, #"{"posts": ["# + posts + "]}")
+        let replica = ReplicaTool.productsDirectory.appendingPathComponent("replica").path
+        let session = try TmuxSession(executable: tmux, directory: directory,
+                                      command: "\(replica) watch --db \(db) Post --sort id --poll 20", columns: 100, rows: 20)
+        defer { session.kill() }
+        // 20 lines: title, status, column names, 16 rows, the position line.
+        let first = session.pane(showing: "rows 1–16 of 3,000")
+        #expect(first.contains("3,000 rows · 0 updates"))
+        #expect(first.contains("Post 16") && !first.contains("Post 17"), "\(first)")
+        #expect(first.split(separator: "\n").last?.hasPrefix("rows 1–16 of 3,000 · ↑↓ PgUp PgDn Home End (g G) · q quits") == true)
+        session.sendKeys("End")
+        let end = session.pane(showing: "rows 2,985–3,000 of 3,000")
+        #expect(end.contains("Post 3000") && end.contains("Post 2985") && !end.contains("Post 2984 "), "\(end)")
+        session.sendKeys("Down")   // already at the end: stays
+        session.sendKeys("Home")
+        #expect(session.pane(showing: "rows 1–16 of 3,000").contains("Post 1 "))
+        session.sendKeys("PageDown")
+        #expect(session.pane(showing: "rows 16–31 of 3,000").contains("Post 31"))
+        session.sendKeys("Up")
+        _ = session.pane(showing: "rows 15–30 of 3,000")
+        session.sendKeys("G")
+        _ = session.pane(showing: "rows 2,985–3,000 of 3,000")
+        session.sendKeys("PageUp")
+        _ = session.pane(showing: "rows 2,970–2,985 of 3,000")
+        session.sendKeys("g")
+        _ = session.pane(showing: "rows 1–16 of 3,000")
+        // A taller terminal shows more rows at once.
+        session.run(["resize-window", "-t", session.name, "-y", "30"])
+        let tall = session.pane(showing: "rows 1–26 of 3,000")
+        #expect(tall.contains("Post 26"), "\(tall)")
+        // A row written by another process while the view is scrolled: the count follows.
+        session.sendKeys("End")
+        _ = session.pane(showing: "rows 2,975–3,000 of 3,000")
+        // The route deletes stale posts: send them all again, with one more.
+        try await Self.importPosts(db, #"{"posts": ["# + posts + #", {"id": 3001, "title": "Post 3001"}]}"#)
+        let grown = session.pane(showing: "of 3,001")
+        #expect(grown.contains("3,001 rows · 1 updates"), "\(grown)")
+        session.sendKeys("End")
+        #expect(session.pane(showing: "rows 2,976–3,001 of 3,001").contains("Post 3001"))
+        session.sendKeys("q")
+        #expect(session.waitForExit(), "watch did not quit on q")
+    }
 }
 
 /// Reads lines from a pipe, blocking. Not thread-safe; used by one test at a time.

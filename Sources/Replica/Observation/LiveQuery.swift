@@ -25,6 +25,19 @@ public struct LiveQuery: Sendable, Hashable {
     public var sectionOffset: Int
     /// The most rows to show (the first ones in order), or `nil` for all.
     public var limit: Int?
+    /// The most rows one diff lists: a change of more rows (inserted, deleted, moved and updated
+    /// rows and sections together) is delivered as a reset (``ResultDiff/isReset``), which says
+    /// "reload from the new snapshot", as a table view's `reloadData`. `nil` lists every change,
+    /// however many. Default ``defaultResetThreshold``.
+    ///
+    /// ```swift
+    /// var query = LiveQuery("Item", sort: [.ascending("name")])
+    /// query.resetThreshold = 500        // a list view animates at most 500 changes
+    /// ```
+    public var resetThreshold: Int? = LiveQuery.defaultResetThreshold
+
+    /// The default ``resetThreshold``: 10,000 changes.
+    public static let defaultResetThreshold = 10_000
 
     /// Creates a query.
     ///

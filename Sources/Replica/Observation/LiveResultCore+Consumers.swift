@@ -69,6 +69,7 @@ extension LiveResultCore {
     static func deliver(_ diff: ResultDiff, snapshot: ResultSnapshot, to delegate: any LiveResultSetDelegate,
                         from owner: LiveResultSet, closed: LockedFlag) {
         delegate.resultSetWillChange(owner, diff: diff)
+        if let reset = diff.resetSnapshot, !closed.isSet { delegate.resultSet(owner, didReset: reset) }
         for change in diff.changes {
             if closed.isSet { return }
             switch change {

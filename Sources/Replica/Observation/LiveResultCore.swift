@@ -77,14 +77,14 @@ final class LiveResultCore: @unchecked Sendable {
         pending = []
         needsRequery = false
         let next = newPlan.snapshot(rows)
-        let diff = ResultDiff(from: current, to: next)
+        let diff = boundedDiff(from: current, to: next)
         advance(to: next, diff: diff)
         return diff
     }
 
     /// Makes `next` current and feeds consumers.
     func advance(to next: ResultSnapshot, diff: ResultDiff? = nil) {
-        let diff = diff ?? ResultDiff(from: current, to: next)
+        let diff = diff.map { bounded($0, to: next) } ?? boundedDiff(from: current, to: next)
         // An empty diff means equal snapshots: same sections, keys, positions and values.
         guard !diff.isEmpty else { return }
         current = next
@@ -98,7 +98,25 @@ final class LiveResultCore: @unchecked Sendable {
     func diff(since seen: UInt64, snapshot: ResultSnapshot) -> ResultDiff {
         if seen + 1 == version, let lastDiff { return lastDiff }
         statistics.catchUpDiffs += 1
-        return ResultDiff(from: snapshot, to: current)
+        return boundedDiff(from: snapshot, to: current)
+    }
+
+    /// The diff from `old` to `new`, or a reset when it would list more changes than the query's
+    /// ``LiveQuery/resetThreshold``. When the row counts alone differ by more, no diff is
+    /// computed at all: a million-row import reaches its consumers as one reset, at once.
+    func boundedDiff(from old: ResultSnapshot, to new: ResultSnapshot) -> ResultDiff {
+        if let threshold = plan.query.resetThreshold, abs(old.count - new.count) > threshold {
+            statistics.resets += 1
+            return .reset(to: new)
+        }
+        return bounded(ResultDiff(from: old, to: new), to: new)
+    }
+
+    /// `diff`, or a reset to `new` when it lists more changes than the query's threshold.
+    func bounded(_ diff: ResultDiff, to new: ResultSnapshot) -> ResultDiff {
+        guard !diff.isReset, let threshold = plan.query.resetThreshold, diff.changeCount > threshold else { return diff }
+        statistics.resets += 1
+        return .reset(to: new)
     }
 
     func feedConsumers() {
@@ -144,6 +162,8 @@ struct LiveResultStatistics: Sendable, Hashable {
     var incrementalDiffs = 0
     /// Diffs computed for consumers more than one snapshot behind (coalesced).
     var catchUpDiffs = 0
+    /// Diffs replaced by resets (more changes than the query's reset threshold).
+    var resets = 0
     /// Delegates set so far (identifies delegate registrations).
     var delegateGenerations: UInt64 = 0
 }

@@ -4,7 +4,9 @@
 /// For each diff: ``resultSetWillChange(_:diff:)``, then one call per change in the diff's batch
 /// order (section deletes, row deletes, section inserts, row inserts, moves, updates — see
 /// ``ResultDiff``), then ``resultSetDidFinishUpdating(_:snapshot:diff:)`` (RSDataFetcher's
-/// `folioDataFetcherDidFinishUpdating`). The next diff is not delivered before these calls
+/// `folioDataFetcherDidFinishUpdating`). A reset (``ResultDiff/isReset``: more changes than the
+/// query's ``LiveQuery/resetThreshold``) makes one ``resultSet(_:didReset:)`` call instead of the
+/// per-change calls: reload everything from its snapshot. The next diff is not delivered before these calls
 /// return; commits made meanwhile arrive as one coalesced diff. Every method has an empty
 /// default. The result set holds its delegate weakly.
 ///
@@ -62,6 +64,14 @@ public protocol LiveResultSetDelegate: AnyObject, Sendable {
     ///   - resultSet: The result set.
     ///   - change: The updated row, with its old and new paths.
     func resultSet(_ resultSet: LiveResultSet, didUpdateRow change: ResultDiff.RowChange)
+    /// Too many rows changed to report them one by one (a reset): show `snapshot` afresh, as a
+    /// table view's `reloadData`. Comes between ``resultSetWillChange(_:diff:)`` and
+    /// ``resultSetDidFinishUpdating(_:snapshot:diff:)``, with no per-change call.
+    ///
+    /// - Parameters:
+    ///   - resultSet: The result set.
+    ///   - snapshot: The new state.
+    func resultSet(_ resultSet: LiveResultSet, didReset snapshot: ResultSnapshot)
     /// All changes of the diff were reported; `snapshot` is the new state.
     ///
     /// - Parameters:
@@ -86,6 +96,7 @@ extension LiveResultSetDelegate {
     public func resultSet(_ resultSet: LiveResultSet, didInsertRow change: ResultDiff.RowChange) {}
     public func resultSet(_ resultSet: LiveResultSet, didMoveRow change: ResultDiff.RowChange) {}
     public func resultSet(_ resultSet: LiveResultSet, didUpdateRow change: ResultDiff.RowChange) {}
+    public func resultSet(_ resultSet: LiveResultSet, didReset snapshot: ResultSnapshot) {}
     public func resultSetDidFinishUpdating(_ resultSet: LiveResultSet, snapshot: ResultSnapshot, diff: ResultDiff) {}
     public func resultSet(_ resultSet: LiveResultSet, didFail error: any Error) {}
 }

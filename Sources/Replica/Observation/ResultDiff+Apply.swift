@@ -1,5 +1,6 @@
 extension ResultDiff {
-    /// Applies the diff's ``steps`` to the snapshot it was computed from, giving the new one.
+    /// Applies the diff's ``steps`` to the snapshot it was computed from, giving the new one; a
+    /// reset gives its ``resetSnapshot``.
     ///
     /// ```swift
     /// let after = try update.diff.apply(to: before)   // == update.snapshot
@@ -10,6 +11,7 @@ extension ResultDiff {
     /// - Throws: ``LiveResultError/Code/mismatchedDiff`` when a step does not fit `snapshot`
     ///   (a path out of range, a key that is not there, a non-empty section deleted).
     public func apply(to snapshot: ResultSnapshot) throws -> ResultSnapshot {
+        if let reset { return reset.snapshot }
         let offset = snapshot.sectionOffset
         var sections = snapshot.sections
         func fail(_ message: String) -> LiveResultError {

@@ -25,6 +25,12 @@
 ///
 /// ``apply(to:)`` runs the steps; applied to the old snapshot it gives exactly the new one.
 ///
+/// **Resets.** A change of more rows than the query's ``LiveQuery/resetThreshold`` (10,000 by
+/// default) is reported as a *reset*, as a table view reloads its data rather than animate a
+/// million rows: ``isReset`` is `true`, the diff lists no sections or rows (``changes`` and
+/// ``steps`` are empty), and ``resetSnapshot`` is the new state, which ``apply(to:)`` returns.
+/// A consumer never receives a row list longer than the threshold it asked for.
+///
 /// ```swift
 /// for step in update.diff.steps {
 ///     switch step {
@@ -103,6 +109,37 @@ public struct ResultDiff: Sendable, Hashable, CustomStringConvertible {
     public internal(set) var rowMoves: [RowChange] = []
     /// Stable rows whose values changed, by new path, ascending.
     public internal(set) var rowUpdates: [RowChange] = []
+    /// The new snapshot of a reset, boxed so that the diff stays small to copy.
+    var reset: ResetBox?
+
+    /// `true` for a reset: too many rows changed to list them; reload from ``resetSnapshot``.
+    ///
+    /// ```swift
+    /// if update.diff.isReset { table.reload(update.snapshot) } else { table.apply(update.diff.steps) }
+    /// ```
+    public var isReset: Bool { reset != nil }
+
+    /// The whole new state of a reset (the same as the update's snapshot), `nil` for a row diff.
+    public var resetSnapshot: ResultSnapshot? { reset?.snapshot }
+
+    /// A reset to `snapshot`: a diff that lists nothing and stands for "reload".
+    static func reset(to snapshot: ResultSnapshot) -> ResultDiff {
+        var diff = ResultDiff()
+        diff.reset = ResetBox(snapshot: snapshot)
+        return diff
+    }
+
+    /// A reset's snapshot. Equal when the snapshots are equal; hashed by their shape only.
+    final class ResetBox: Sendable, Hashable {
+        let snapshot: ResultSnapshot
+        init(snapshot: ResultSnapshot) { self.snapshot = snapshot }
+        static func == (lhs: ResetBox, rhs: ResetBox) -> Bool { lhs === rhs || lhs.snapshot == rhs.snapshot }
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(snapshot.count)
+            hasher.combine(snapshot.sections.count)
+            hasher.combine(snapshot.sectionOffset)
+        }
+    }
 
     /// An empty diff; see ``init(from:to:)`` for the diff between two snapshots.
     ///
@@ -111,13 +148,13 @@ public struct ResultDiff: Sendable, Hashable, CustomStringConvertible {
     /// ```
     public init() {}
 
-    /// `true` when nothing changed.
+    /// `true` when nothing changed (a reset is never empty).
     public var isEmpty: Bool {
-        sectionDeletes.isEmpty && sectionInserts.isEmpty && rowDeletes.isEmpty && rowInserts.isEmpty
+        reset == nil && sectionDeletes.isEmpty && sectionInserts.isEmpty && rowDeletes.isEmpty && rowInserts.isEmpty
             && rowMoves.isEmpty && rowUpdates.isEmpty
     }
 
-    /// The number of changes in the batch form.
+    /// The number of changes in the batch form (0 for a reset).
     public var changeCount: Int {
         sectionDeletes.count + sectionInserts.count + rowDeletes.count + rowInserts.count + rowMoves.count + rowUpdates.count
     }
@@ -158,6 +195,7 @@ public struct ResultDiff: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
+        if let reset { return "reset to \(reset.snapshot.count) rows" }
         var parts: [String] = []
         if !sectionDeletes.isEmpty { parts.append("sections -\(sectionDeletes.map(\.index))") }
         if !sectionInserts.isEmpty { parts.append("sections +\(sectionInserts.map(\.index))") }

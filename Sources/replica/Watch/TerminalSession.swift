@@ -9,7 +9,8 @@ import Foundation
 /// The terminal in full-screen mode: raw input, alternate screen, hidden cursor. Restores the
 /// terminal as it was on ``restore()``, which runs once whatever ends the program.
 ///
-/// `@unchecked Sendable`: `original` is written once in `init`; `restored` is guarded by `lock`.
+/// `@unchecked Sendable`: `original` is written once in `init`; `restored` and, after `init`,
+/// `signalSources` are guarded by `lock`.
 final class TerminalSession: @unchecked Sendable {
     private var original = termios()
     private let lock = NSLock()
@@ -70,16 +71,98 @@ final class TerminalSession: @unchecked Sendable {
         }
     }
 
-    /// Waits on a background thread for `q`, `Q` or Ctrl-C on standard input, then calls `onQuit`.
-    func readKeys(onQuit: @escaping @Sendable () -> Void) {
+    /// A key the watch view acts on.
+    enum Key: Sendable, Equatable {
+        case up, down, pageUp, pageDown, home, end, quit
+    }
+
+    /// Reads keys on a background thread and calls `onKey` for each one the view knows: arrows
+    /// (and `k`/`j`), PgUp/PgDn (and space/`b`), Home/End (and `g`/`G`), and `q`, `Q`, Ctrl-C or
+    /// the end of input, which quit (the last call).
+    func readKeys(onKey: @escaping @Sendable (Key) -> Void) {
         let thread = Thread {
-            var byte: UInt8 = 0
-            while read(STDIN_FILENO, &byte, 1) == 1 {
-                if byte == UInt8(ascii: "q") || byte == UInt8(ascii: "Q") || byte == 3 { break }
+            var reader = KeyReader()
+            while let key = reader.next() {
+                onKey(key)
+                if key == .quit { return }
             }
-            onQuit()
+            onKey(.quit)
         }
         thread.name = "replica.keys"
         thread.start()
+    }
+
+    /// Calls `handler` on the main queue each time the terminal is resized (SIGWINCH).
+    func onResize(_ handler: @escaping @Sendable () -> Void) {
+        signal(SIGWINCH, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .main)
+        source.setEventHandler(handler: handler)
+        source.resume()
+        lock.withLock { signalSources.append(source) }
+    }
+}
+
+/// Turns the bytes of standard input into keys, escape sequences included (`ESC [ A`, `ESC [ 5 ~`,
+/// `ESC O H`, …, as xterm, tmux and the Linux console send them).
+struct KeyReader {
+    private var pending: [UInt8] = []
+
+    private mutating func byte() -> UInt8? {
+        if !pending.isEmpty { return pending.removeFirst() }
+        var byte: UInt8 = 0
+        return read(STDIN_FILENO, &byte, 1) == 1 ? byte : nil
+    }
+
+    /// The next key the view knows, or `nil` at the end of input.
+    mutating func next() -> TerminalSession.Key? {
+        while let byte = byte() {
+            switch byte {
+            case UInt8(ascii: "q"), UInt8(ascii: "Q"), 3: return .quit
+            case UInt8(ascii: "k"): return .up
+            case UInt8(ascii: "j"): return .down
+            case UInt8(ascii: " "): return .pageDown
+            case UInt8(ascii: "b"): return .pageUp
+            case UInt8(ascii: "g"): return .home
+            case UInt8(ascii: "G"): return .end
+            case 27:
+                if let key = escapeSequence() { return key }
+            default:
+                continue
+            }
+        }
+        return nil
+    }
+
+    /// The key of the sequence after an ESC, `nil` for one the view does not use.
+    private mutating func escapeSequence() -> TerminalSession.Key? {
+        guard let introducer = byte() else { return nil }
+        guard introducer == UInt8(ascii: "[") || introducer == UInt8(ascii: "O") else {
+            pending.insert(introducer, at: 0)
+            return nil
+        }
+        var parameter = 0
+        while let byte = byte() {
+            switch byte {
+            case UInt8(ascii: "0") ... UInt8(ascii: "9"):
+                parameter = parameter * 10 + Int(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: ";"):
+                parameter = 0
+            case UInt8(ascii: "A"): return .up
+            case UInt8(ascii: "B"): return .down
+            case UInt8(ascii: "H"): return .home
+            case UInt8(ascii: "F"): return .end
+            case UInt8(ascii: "~"):
+                switch parameter {
+                case 1, 7: return .home
+                case 4, 8: return .end
+                case 5: return .pageUp
+                case 6: return .pageDown
+                default: return nil
+                }
+            default:
+                return nil
+            }
+        }
+        return nil
     }
 }

@@ -9,9 +9,12 @@ struct WatchCommand: AsyncParsableCommand {
         abstract: "Watch a live result set: a terminal view redrawn on every change from any process.",
         discussion: """
             On a terminal: a header with the query and row count, sections as headings, rows fitted to the width, \
-            rows that just changed highlighted (inserted green, updated yellow, deleted struck through for a moment). \
+            rows that just changed highlighted (inserted green, updated yellow, deleted struck through for a moment), \
+            and a position line ("rows 1,001–1,040 of 1,000,000"). Arrows (or k/j) scroll a line, PgUp/PgDn (or b/space) \
+            a page, Home/End (or g/G) go to the first and last rows; the view follows the terminal's size. \
             q or Ctrl-C quits and restores the terminal. When standard output is not a terminal, each diff is printed \
-            as one JSON line (the first line describes the initial result).
+            as one JSON line (the first line describes the initial result; a commit changing more than 10,000 rows \
+            is one {"event":"reset","count":N} line).
             Example: replica watch --db blog.sqlite Post --where 'userID = ?' --arg 3 --sort -createdAt --section published
             """
     )
@@ -96,6 +99,13 @@ struct WatchJSONLines {
                 for await update in updates {
                     let diff = update.diff
                     var line = JSONObject()
+                    if diff.isReset {
+                        // More changes than the query lists (LiveQuery.resetThreshold): reload.
+                        line["event"] = "reset"
+                        line["count"] = .int(Int64(update.snapshot.count))
+                        emit(.object(line))
+                        continue
+                    }
                     line["event"] = "diff"
                     line["count"] = .int(Int64(update.snapshot.count))
                     line["inserted"] = .array(diff.rowInserts.map(\.key.jsonValue))
@@ -120,7 +130,8 @@ struct WatchJSONLines {
     }
 }
 
-/// The full-screen view: redraws on every update and a moment later, to fade highlights.
+/// The full-screen view: redraws on every update, on every key that scrolls, on a resize of the
+/// terminal, and a moment after an update, to fade highlights.
 struct WatchTerminalView {
     let title: String
     /// The attribute names, in the rows' value order.
@@ -134,16 +145,18 @@ struct WatchTerminalView {
     func run(updates: LiveResultUpdates, deadline: ContinuousClock.Instant?) async throws {
         let session = TerminalSession()
         defer { session.restore() }
-        let (quit, quitSignal) = AsyncStream<Void>.makeStream()
-        session.readKeys { quitSignal.yield() }
+        let (events, event) = AsyncStream<TerminalSession.Key?>.makeStream()
         let state = ViewState(snapshot: updates.initial)
         let (title, columns, visible, footer) = (title, columns, visibleColumns, footer)
         let redraw: @Sendable () -> Void = {
             let size = session.size
-            var screen = state.screen(title: title, columns: columns, visible: visible)
+            let body = WatchScreen.bodyHeight(height: size.rows, hasFooter: footer != nil)
+            var screen = state.screen(title: title, columns: columns, visible: visible, bodyHeight: body)
             screen.footer = footer?()
             session.draw(screen.render(width: size.columns, height: size.rows))
         }
+        session.readKeys { key in event.yield(key) }
+        session.onResize { event.yield(nil) }
         redraw()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -158,8 +171,16 @@ struct WatchTerminalView {
                 }
             }
             group.addTask {
-                var iterator = quit.makeAsyncIterator()
-                _ = await iterator.next()
+                // Keys scroll; a resize (nil) redraws; quit ends the view.
+                for await key in events {
+                    guard let key else {
+                        redraw()
+                        continue
+                    }
+                    if key == .quit { return }
+                    state.scroll(key)
+                    redraw()
+                }
             }
             group.addTask { await Deadline.sleep(until: deadline) }
             if footer != nil {
@@ -176,14 +197,18 @@ struct WatchTerminalView {
     }
 }
 
-/// What the view shows: the current snapshot, recent marks and recently deleted rows.
-/// `@unchecked Sendable`: every access goes through `lock`.
+/// What the view shows: the current snapshot, the scroll position, recent marks and recently
+/// deleted rows. `@unchecked Sendable`: every access goes through `lock`.
 final class ViewState: @unchecked Sendable {
     private let lock = NSLock()
     private var snapshot: ResultSnapshot
     private var marks: [AttributeValue: (WatchScreen.Mark, ContinuousClock.Instant)] = [:]
     private var ghosts: [(row: EntityRow, section: Int, at: ContinuousClock.Instant)] = []
     private var updateCount = 0
+    /// The body line at the top of the view.
+    private var top = 0
+    /// The body lines the last screen showed (how far a page scrolls).
+    private var page = 20
 
     init(snapshot: ResultSnapshot) { self.snapshot = snapshot }
 
@@ -192,6 +217,7 @@ final class ViewState: @unchecked Sendable {
             let now = ContinuousClock.now
             snapshot = update.snapshot
             updateCount += 1
+            // A reset lists no rows: nothing to highlight, nothing fading out.
             for change in update.diff.rowInserts { marks[change.key] = (.inserted, now) }
             for change in update.diff.rowUpdates + update.diff.rowMoves { marks[change.key] = (.updated, now) }
             for change in update.diff.rowDeletes {
@@ -212,32 +238,104 @@ final class ViewState: @unchecked Sendable {
         }
     }
 
-    func screen(title: String, columns: [String], visible: [Int]? = nil) -> WatchScreen {
+    /// Moves the view: a line, a page, or to either end. The next screen keeps it in range.
+    func scroll(_ key: TerminalSession.Key) {
+        lock.withLock {
+            switch key {
+            case .up: top -= 1
+            case .down: top += 1
+            case .pageUp: top -= max(1, page - 1)
+            case .pageDown: top += max(1, page - 1)
+            case .home: top = 0
+            case .end: top = Int.max / 2
+            case .quit: break
+            }
+            top = max(0, top)
+        }
+    }
+
+    /// Whether sections are shown as headings: there is a section key.
+    private var sectioned: Bool {
+        snapshot.sections.count > 1 || snapshot.sections.first.map { !$0.key.isNull } == true
+    }
+
+    /// The body's parts, in order: each section's heading (when sectioned), rows and fading
+    /// deleted rows, then deleted rows of sections that are gone.
+    private enum Part {
+        case heading(Int)
+        case rows(section: Int, count: Int, firstRow: Int)
+        case ghosts(section: Int)
+        case orphans
+    }
+
+    private func parts() -> [(part: Part, lines: Int)] {
+        var parts: [(Part, Int)] = []
+        var flat = 0
+        let sectioned = self.sectioned
+        for (index, section) in snapshot.sections.enumerated() {
+            if sectioned { parts.append((.heading(index), 1)) }
+            parts.append((.rows(section: index, count: section.rows.count, firstRow: flat), section.rows.count))
+            flat += section.rows.count
+            let fading = ghosts.filter { $0.section == index }.count
+            if fading > 0 { parts.append((.ghosts(section: index), fading)) }
+        }
+        let orphans = ghosts.filter { $0.section >= snapshot.sections.count }.count
+        if orphans > 0 { parts.append((.orphans, orphans + 1)) }
+        return parts
+    }
+
+    /// The screen for a body of `bodyHeight` lines, at the current scroll position (clamped so
+    /// that the last line of the result ends the view, as a pager does).
+    func screen(title: String, columns: [String], visible: [Int]? = nil, bodyHeight: Int) -> WatchScreen {
         let pick: (EntityRow) -> [String] = { row in
             guard let visible else { return row.values.map(TextTable.cell) }
             return visible.map { row.values.indices.contains($0) ? TextTable.cell(row.values[$0]) : "" }
         }
         let shownColumns = visible.map { $0.map { columns.indices.contains($0) ? columns[$0] : "" } } ?? columns
         return lock.withLock {
-            var sections: [WatchScreen.Section] = []
-            let sectioned = snapshot.sections.count > 1 || snapshot.sections.first.map { !$0.key.isNull } == true
-            for (index, section) in snapshot.sections.enumerated() {
-                var rows = section.rows.map { row in
-                    WatchScreen.Row(cells: pick(row), mark: marks[row.primaryKey]?.0 ?? .none)
+            page = bodyHeight
+            let parts = parts()
+            let total = parts.reduce(0) { $0 + $1.lines }
+            top = min(top, max(0, total - bodyHeight))
+            var lines: [WatchScreen.Line] = []
+            var first: Int?
+            var last: Int?
+            var start = 0
+            for (part, count) in parts where lines.count < bodyHeight {
+                defer { start += count }
+                guard start + count > top else { continue }
+                let from = max(0, top - start)
+                let upTo = min(count, from + bodyHeight - lines.count)
+                switch part {
+                case .heading(let index):
+                    lines.append(.section(snapshot.sections[index].key.description))
+                case .rows(let index, _, let firstRow):
+                    let rows = snapshot.sections[index].rows
+                    for offset in from ..< upTo {
+                        let row = rows[offset]
+                        lines.append(.row(WatchScreen.Row(cells: pick(row), mark: marks[row.primaryKey]?.0 ?? .none)))
+                    }
+                    if upTo > from {
+                        first = first ?? firstRow + from + 1
+                        last = firstRow + upTo
+                    }
+                case .ghosts(let index):
+                    let fading = ghosts.filter { $0.section == index }
+                    for offset in from ..< upTo { lines.append(.row(WatchScreen.Row(cells: pick(fading[offset].row), mark: .deleted))) }
+                case .orphans:
+                    let fading = ghosts.filter { $0.section >= snapshot.sections.count }
+                    for offset in from ..< upTo {
+                        if offset == 0 {
+                            lines.append(.section("deleted"))
+                        } else {
+                            lines.append(.row(WatchScreen.Row(cells: pick(fading[offset - 1].row), mark: .deleted)))
+                        }
+                    }
                 }
-                for ghost in ghosts where ghost.section == index {
-                    rows.append(WatchScreen.Row(cells: pick(ghost.row), mark: .deleted))
-                }
-                sections.append(WatchScreen.Section(title: sectioned ? section.key.description : nil, rows: rows))
-            }
-            let orphans = ghosts.filter { $0.section >= snapshot.sections.count }
-            if !orphans.isEmpty {
-                sections.append(WatchScreen.Section(title: "deleted", rows: orphans.map {
-                    WatchScreen.Row(cells: pick($0.row), mark: .deleted)
-                }))
             }
             let time = Date().formatted(.dateTime.hour().minute().second())
-            return WatchScreen(title: title, status: "\(updateCount) updates · \(time)", columns: shownColumns, sections: sections)
+            return WatchScreen(title: title, status: "\(updateCount) updates · \(time)", columns: shownColumns, lines: lines,
+                               rowCount: snapshot.count, visibleRows: first.flatMap { f in last.map { f ... $0 } })
         }
     }
 }

@@ -142,6 +142,7 @@ final class RecordingDelegate: LiveResultSetDelegate, @unchecked Sendable {
     func resultSet(_ resultSet: LiveResultSet, didInsertRow change: ResultDiff.RowChange) { events.append("+\(change.key)") }
     func resultSet(_ resultSet: LiveResultSet, didMoveRow change: ResultDiff.RowChange) { events.append("~\(change.key)") }
     func resultSet(_ resultSet: LiveResultSet, didUpdateRow change: ResultDiff.RowChange) { events.append("*\(change.key)") }
+    func resultSet(_ resultSet: LiveResultSet, didReset snapshot: ResultSnapshot) { events.append("reset \(snapshot.count)") }
     func resultSetDidFinishUpdating(_ resultSet: LiveResultSet, snapshot: ResultSnapshot, diff: ResultDiff) {
         events.append("did")
         finished.append((snapshot, diff))
