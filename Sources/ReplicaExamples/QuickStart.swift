@@ -33,5 +33,5 @@ public func quickStart(baseURL: URL, maxUpdates: Int) async throws -> [EntityRow
     }
     polling.cancel()
     // README: end
-    return products.snapshot.rows
+    return Array(products.snapshot.rows)
 }

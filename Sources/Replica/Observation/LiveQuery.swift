@@ -38,6 +38,26 @@ public struct LiveQuery: Sendable, Hashable {
 
     /// The default ``resetThreshold``: 10,000 changes.
     public static let defaultResetThreshold = 10_000
+    /// The most rows a snapshot holds the values of: a larger result keeps only each row's key and
+    /// sort values, and reads rows from the store when they are accessed (see ``ResultSnapshot``).
+    /// Default 10,000.
+    ///
+    /// ```swift
+    /// var query = LiveQuery("Item", sort: [.ascending("name")])
+    /// query.residentRowLimit = 0          // never hold row values: every snapshot reads on access
+    /// ```
+    public var residentRowLimit: Int = 10_000 {
+        didSet { residentRowLimit = max(0, residentRowLimit) }
+    }
+    /// The rows a large snapshot reads per query when a row it does not hold is accessed (Core
+    /// Data's `fetchBatchSize`). Default 256.
+    ///
+    /// ```swift
+    /// query.rowBatchSize = 64             // a terminal view shows about 50 rows at a time
+    /// ```
+    public var rowBatchSize: Int = 256 {
+        didSet { rowBatchSize = max(1, rowBatchSize) }
+    }
 
     /// Creates a query.
     ///

@@ -27,6 +27,10 @@ extension LiveResultCore {
         statistics.batches += 1
         statistics.changeSets += batch.count
         if needsRequery || !plan.canMerge || batch.contains(where: \.isUnknown) { return (try requery(), nil) }
+        let keyLimit = Self.incrementalKeyLimit(for: current.count)
+        // A million-row import needs no table of its keys to know it is too many.
+        let listed = batch.reduce(0) { $0 + $1.inserted.count + $1.updated.count + $1.deleted.count }
+        if listed > 4 * keyLimit { return (try requery(), nil) }
 
         // The last change of each key decides whether it is gone or must be read.
         var isDeleted: [ExactKey: Bool] = [:]
@@ -35,10 +39,11 @@ extension LiveResultCore {
             for key in changes.updated { isDeleted[ExactKey(key)] = false }
             for key in changes.deleted { isDeleted[ExactKey(key)] = true }
         }
-        if isDeleted.count > Self.incrementalKeyLimit(for: current.count) { return (try requery(), nil) }
+        if isDeleted.count > keyLimit { return (try requery(), nil) }
         let fetchKeys = isDeleted.filter { !$0.value }.map(\.key.value)
-        let touchesShown = isDeleted.keys.contains { current.contains($0) }
-        if fetchKeys.isEmpty && !touchesShown {
+        // One pass over the shown keys finds the changed ones.
+        let shown = current.positions(of: Set(isDeleted.keys))
+        if fetchKeys.isEmpty && shown.isEmpty {
             statistics.queryFreeBatches += 1
             return nil
         }
@@ -50,12 +55,20 @@ extension LiveResultCore {
             fetched = try plan.fetch(keys: fetchKeys, from: store)
             statistics.keyFetches += 1
         }
-        if let (snapshot, diff) = plan.incrementalUpdate(of: current, changedKeys: isDeleted.keys, fetched: fetched) {
+        // Then the cache of large snapshots: fresh values for rows still shown, others dropped
+        // (after the update, which reads the old values it holds).
+        defer {
+            let kept = Set(fetched.map { ExactKey($0.primaryKey) })
+            plan.cache.refresh(fetched, removing: isDeleted.keys.filter { !kept.contains($0) }.map(\.value))
+        }
+        if let (snapshot, diff) = plan.incrementalUpdate(of: current, changed: isDeleted, shown: shown, fetched: fetched) {
             statistics.incrementalDiffs += 1
             return (snapshot, diff)
         }
-        let old = current.rows
-        let base = touchesShown ? old.filter { isDeleted[ExactKey($0.primaryKey)] == nil } : old
+        // Limited queries merge rows; a snapshot that does not hold its rows is read again.
+        guard current.holdsRows else { return (try requery(), nil) }
+        let old = Array(current.rows)
+        let base = shown.isEmpty ? old : old.filter { isDeleted[ExactKey($0.primaryKey)] == nil }
         guard let limit = plan.query.limit else { return (plan.snapshot(plan.merge(base, fetched)), nil) }
         guard old.count >= limit else { return (plan.snapshot(Array(plan.merge(base, fetched).prefix(limit))), nil) }
         guard let boundary = old.last else { return nil }   // limit 0
@@ -68,8 +81,8 @@ extension LiveResultCore {
     /// Re-runs the whole query.
     func requery() throws -> ResultSnapshot {
         statistics.requeries += 1
-        let rows = try plan.fetchAll(store)
+        let snapshot = try plan.load(store)
         needsRequery = false
-        return plan.snapshot(rows)
+        return snapshot
     }
 }

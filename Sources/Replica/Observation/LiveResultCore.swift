@@ -33,13 +33,13 @@ final class LiveResultCore: @unchecked Sendable {
         self.store = store
         self.plan = plan
         self.queue = queue
-        self.current = .empty(sectioned: plan.sectionIndex != nil, sectionOffset: plan.query.sectionOffset)
+        self.current = plan.emptySnapshot()
     }
 
     /// Loads the first snapshot (on `queue`).
     func load() throws {
         statistics.requeries += 1
-        current = plan.snapshot(try plan.fetchAll(store))
+        current = try plan.load(store)
     }
 
     /// Takes a committed change set (on `queue`); bursts that arrive before processing runs are
@@ -70,13 +70,12 @@ final class LiveResultCore: @unchecked Sendable {
     func refresh(_ query: LiveQuery) throws -> ResultDiff {
         guard !closedFlag.isSet else { throw LiveResultError(.closed, "the live result set was closed") }
         let newPlan = try QueryPlan(query: query, store: store)
-        let rows = try newPlan.fetchAll(store)
+        let next = try newPlan.load(store)
         statistics.requeries += 1
         plan = newPlan
         // The full read saw every commit delivered so far.
         pending = []
         needsRequery = false
-        let next = newPlan.snapshot(rows)
         let diff = boundedDiff(from: current, to: next)
         advance(to: next, diff: diff)
         return diff
@@ -104,8 +103,16 @@ final class LiveResultCore: @unchecked Sendable {
     /// The diff from `old` to `new`, or a reset when it would list more changes than the query's
     /// ``LiveQuery/resetThreshold``. When the row counts alone differ by more, no diff is
     /// computed at all: a million-row import reaches its consumers as one reset, at once.
+    ///
+    /// Between snapshots that do not both hold their rows, the diff is always a reset (unless
+    /// both are empty): without the old values, rows updated in place could not be told from
+    /// unchanged ones, and none may go unreported.
     func boundedDiff(from old: ResultSnapshot, to new: ResultSnapshot) -> ResultDiff {
         if let threshold = plan.query.resetThreshold, abs(old.count - new.count) > threshold {
+            statistics.resets += 1
+            return .reset(to: new)
+        }
+        if !(old.holdsRows && new.holdsRows) && !(old.isEmpty && new.isEmpty) {
             statistics.resets += 1
             return .reset(to: new)
         }

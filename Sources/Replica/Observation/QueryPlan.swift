@@ -1,3 +1,5 @@
+import GRDB
+
 /// A ``LiveQuery`` checked against the schema, with what evaluating it needs.
 struct QueryPlan: Sendable {
     let query: LiveQuery
@@ -10,6 +12,10 @@ struct QueryPlan: Sendable {
     /// `true` when changed rows can be fetched by key and merged: the order is reproducible in
     /// Swift and primary keys round-trip through ``PrimaryKeys`` (integer or string keys).
     let canMerge: Bool
+    /// What a snapshot keeps of each row, and how entries compare.
+    let layout: SnapshotLayout
+    /// The rows of large snapshots, read on access (shared by this plan's snapshots).
+    let cache: RowCache
 
     /// - Throws: ``StoreError`` for an unknown entity or sort attribute; ``LiveResultError`` for an
     ///   unknown section key.
@@ -31,17 +37,77 @@ struct QueryPlan: Sendable {
         self.keyIndex = names.firstIndex(of: entity.primaryKey) ?? 0
         let keyType = entity.primaryKeyAttribute.type
         self.canMerge = order.isReproducible && (keyType == .integer || keyType == .string)
+        self.layout = SnapshotLayout(entity: entity, order: order, sectionIndex: sectionIndex)
+        self.cache = RowCache(store: store, entity: entity, batchSize: query.rowBatchSize,
+                              capacity: max(4_096, 16 * query.rowBatchSize))
     }
 
-    /// A snapshot of rows in this plan's order.
+    /// A snapshot of rows in this plan's order: holding them when there are at most
+    /// ``LiveQuery/residentRowLimit``, else keeping their entries and reading rows on access.
     func snapshot(_ rows: [EntityRow]) -> ResultSnapshot {
-        ResultSnapshot(rows: rows, sectionIndex: sectionIndex, sectionOffset: query.sectionOffset,
-                       order: canMerge ? order : nil)
+        let entries = rows.map(layout.entry(of:))
+        return ResultSnapshot(entries: entries, layout: layout, sectionOffset: query.sectionOffset, isSorted: canMerge,
+                              values: values(for: rows))
     }
 
-    /// Runs the whole query.
-    func fetchAll(_ store: Store) throws -> [EntityRow] {
-        try store.rows(query.rowQuery)
+    /// Where the values of a snapshot of `rows` live.
+    func values(for rows: [EntityRow]) -> SnapshotRows {
+        guard rows.count <= query.residentRowLimit else { return .lazy(cache) }
+        var table: [ExactKey: EntityRow] = [:]
+        table.reserveCapacity(rows.count)
+        for row in rows { table[ExactKey(row.primaryKey)] = row }
+        return .resident(table)
+    }
+
+    /// An empty snapshot of this plan's shape.
+    func emptySnapshot() -> ResultSnapshot {
+        .empty(sectioned: sectionIndex != nil, sectionOffset: query.sectionOffset, layout: layout)
+    }
+
+    /// Runs the whole query: every row of a result of at most ``LiveQuery/residentRowLimit``
+    /// rows; for a larger one only the keys and sort values (the row cache is emptied: any row
+    /// may have changed), so that a million rows cost their keys, not their values.
+    func load(_ store: Store) throws -> ResultSnapshot {
+        let rowQuery = query.rowQuery
+        let (entity, sql) = try store.selectSQL(rowQuery)
+        let table = entity.tableName.quotedIdentifier
+        let predicate = rowQuery.predicate.map { " WHERE \($0)" } ?? ""
+        let limit = query.residentRowLimit
+        return try store.read { db in
+            // One read transaction: the count and the rows agree.
+            let probe = try Store.queryStatement(db, sql: "SELECT count(*) FROM (SELECT 1 FROM \(table)\(predicate) LIMIT \(limit + 1))",
+                                                 arguments: rowQuery.arguments)
+            let matching = try Int.fetchOne(probe) ?? 0
+            if matching <= limit || (query.limit ?? Int.max) <= limit {
+                let rows = try Store.fetchRows(db, entity: entity, sql: sql, arguments: rowQuery.arguments)
+                return snapshot(rows)
+            }
+            cache.removeAll()
+            let attributes = entity.attributes
+            let columns = ([layout.keyIndex] + layout.sortAttributes).map { attributes[$0].name.quotedIdentifier }
+            let entrySQL = "SELECT \(columns.joined(separator: ", ")) FROM \(table)\(predicate) ORDER BY "
+                + (try store.orderBy(query.effectiveSort, for: entity)) + (query.limit.map { " LIMIT \(max(0, $0))" } ?? "")
+            let statement = try Store.queryStatement(db, sql: entrySQL, arguments: rowQuery.arguments)
+            let keyType = attributes[layout.keyIndex].type
+            let types = layout.sortAttributes.map { attributes[$0].type }
+            var entries: [SnapshotEntry] = []
+            entries.reserveCapacity(matching)
+            let cursor = try Row.fetchCursor(statement)
+            while let row = try cursor.next() {
+                var entry = SnapshotEntry(key: AttributeValue(databaseValue: row.fullValue(atIndex: 0), type: keyType))
+                for (slot, type) in types.enumerated() {
+                    let value = AttributeValue(databaseValue: row.fullValue(atIndex: slot + 1), type: type)
+                    switch slot {
+                    case 0: entry.first = value
+                    case 1: entry.second = value
+                    default: entry.rest.append(value)
+                    }
+                }
+                entries.append(entry)
+            }
+            return ResultSnapshot(entries: entries, layout: layout, sectionOffset: query.sectionOffset, isSorted: canMerge,
+                                  values: .lazy(cache))
+        }
     }
 
     /// The current rows among `keys` that match the predicate, in order.

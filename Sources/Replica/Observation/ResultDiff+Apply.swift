@@ -7,48 +7,97 @@ extension ResultDiff {
     /// ```
     ///
     /// - Parameter snapshot: The old snapshot.
-    /// - Returns: The new snapshot: the same sections, rows and values.
+    /// - Returns: The new snapshot: the same sections, rows and values (for a snapshot that does
+    ///   not hold its rows, the same keys and sort values; its rows are read on access).
     /// - Throws: ``LiveResultError/Code/mismatchedDiff`` when a step does not fit `snapshot`
     ///   (a path out of range, a key that is not there, a non-empty section deleted).
+    /// - Complexity: O(n + k log k) for n rows and k changes: each section is rebuilt once.
     public func apply(to snapshot: ResultSnapshot) throws -> ResultSnapshot {
         if let reset { return reset.snapshot }
         let offset = snapshot.sectionOffset
-        var sections = snapshot.sections
         func fail(_ message: String) -> LiveResultError {
             LiveResultError(.mismatchedDiff, message)
         }
-        func locate(_ path: ResultIndexPath, inserting: Bool) throws -> (Int, Int) {
+        var table: [ExactKey: EntityRow]?
+        if case .resident(let rows) = snapshot.values { table = rows }
+        let layout = snapshot.layout
+        func entry(_ row: EntityRow) -> SnapshotEntry { layout?.entry(of: row) ?? SnapshotEntry(key: row.primaryKey) }
+
+        // 1. Removals (deletes and the first half of moves), marked in the old sections.
+        var removed: [Int: Set<Int>] = [:]
+        let steps = self.steps
+        for step in steps {
+            guard case .removeRow(let key, let path, _) = step else { continue }
             let section = path.section - offset
-            guard sections.indices.contains(section) else { throw fail("no section \(path.section) for row \(path)") }
-            let limit = sections[section].rows.count + (inserting ? 1 : 0)
-            guard path.row >= 0, path.row < limit else { throw fail("row \(path) is out of range") }
-            return (section, path.row)
+            guard snapshot.parts.indices.contains(section) else { throw fail("no section \(path.section) for row \(path)") }
+            guard path.row >= 0, path.row < snapshot.parts[section].entries.count else { throw fail("row \(path) is out of range") }
+            guard snapshot.parts[section].entries[path.row].key.isIdentical(to: key) else { throw fail("row \(path) is not \(key)") }
+            guard removed[section, default: []].insert(path.row).inserted else { throw fail("row \(path) is removed twice") }
+            if case .removeRow(_, _, nil) = step { table?.removeValue(forKey: ExactKey(key)) }
         }
+        var parts = snapshot.parts
+        for (section, rows) in removed {
+            parts[section].entries = parts[section].entries.enumerated().filter { !rows.contains($0.offset) }.map(\.element)
+        }
+
+        // 2. Sections deleted (descending) and inserted (ascending), as the steps come.
         for step in steps {
             switch step {
-            case .removeRow(let key, let path, _):
-                let (s, r) = try locate(path, inserting: false)
-                guard sections[s].rows[r].primaryKey.isIdentical(to: key) else { throw fail("row \(path) is not \(key)") }
-                sections[s].rows.remove(at: r)
             case .deleteSection(let index, let key):
                 let s = index - offset
-                guard sections.indices.contains(s), sections[s].key.isIdentical(to: key), sections[s].rows.isEmpty else {
+                guard parts.indices.contains(s), parts[s].key.isIdentical(to: key), parts[s].entries.isEmpty else {
                     throw fail("section \(index) (\(key)) is not there or not empty")
                 }
-                sections.remove(at: s)
+                parts.remove(at: s)
             case .insertSection(let index, let key):
                 let s = index - offset
-                guard s >= 0, s <= sections.count else { throw fail("section \(index) is out of range") }
-                sections.insert(ResultSnapshot.Section(key: key, rows: []), at: s)
-            case .insertRow(let row, let path, _):
-                let (s, r) = try locate(path, inserting: true)
-                sections[s].rows.insert(row, at: r)
-            case .updateRow(let row, let path, _):
-                let (s, r) = try locate(path, inserting: false)
-                guard sections[s].rows[r].primaryKey.isIdentical(to: row.primaryKey) else { throw fail("row \(path) is not \(row.primaryKey)") }
-                sections[s].rows[r] = row
+                guard s >= 0, s <= parts.count else { throw fail("section \(index) is out of range") }
+                parts.insert(ResultSnapshot.Part(key: key, entries: []), at: s)
+            default:
+                continue
             }
         }
-        return ResultSnapshot(sections: sections, sectionOffset: offset, isSectioned: snapshot.isSectioned)
+
+        // 3. Rows inserted (inserts and the second half of moves), ascending: each section is
+        //    rebuilt once, merging its kept rows with its insertions.
+        var insertions: [Int: [(row: Int, entry: SnapshotEntry)]] = [:]
+        for step in steps {
+            guard case .insertRow(let row, let path, _) = step else { continue }
+            let section = path.section - offset
+            guard parts.indices.contains(section) else { throw fail("no section \(path.section) for row \(path)") }
+            insertions[section, default: []].append((path.row, entry(row)))
+            table?[ExactKey(row.primaryKey)] = row
+        }
+        for (section, inserts) in insertions {
+            let kept = parts[section].entries
+            var merged: [SnapshotEntry] = []
+            merged.reserveCapacity(kept.count + inserts.count)
+            var next = 0
+            for insert in inserts {
+                guard insert.row >= 0, insert.row <= merged.count + (kept.count - next) else {
+                    throw fail("row \(ResultIndexPath(section: section + offset, row: insert.row)) is out of range")
+                }
+                let take = insert.row - merged.count
+                merged.append(contentsOf: kept[next ..< next + take])
+                next += take
+                merged.append(insert.entry)
+            }
+            merged.append(contentsOf: kept[next...])
+            parts[section].entries = merged
+        }
+
+        // 4. Values replaced.
+        for step in steps {
+            guard case .updateRow(let row, let path, _) = step else { continue }
+            let section = path.section - offset
+            guard parts.indices.contains(section), path.row >= 0, path.row < parts[section].entries.count else {
+                throw fail("row \(path) is out of range")
+            }
+            guard parts[section].entries[path.row].key.isIdentical(to: row.primaryKey) else { throw fail("row \(path) is not \(row.primaryKey)") }
+            parts[section].entries[path.row] = entry(row)
+            table?[ExactKey(row.primaryKey)] = row
+        }
+        return ResultSnapshot(parts: parts, sectionOffset: offset, isSectioned: snapshot.isSectioned, layout: layout,
+                              isSorted: false, values: table.map { .resident($0) } ?? snapshot.values)
     }
 }

@@ -10,6 +10,11 @@ extension ResultDiff {
     /// - Parameters:
     ///   - old: The earlier snapshot.
     ///   - new: The later snapshot.
+    /// Rows are compared by value when both snapshots hold their rows
+    /// (``ResultSnapshot/holdsRows``); between larger snapshots only their sort values are, so a
+    /// row that kept its place and its sort values is not reported as updated (a live result set
+    /// sends a reset instead of such a diff).
+    ///
     /// - Complexity: O(n log n) in the number of rows, hashing each key once.
     public init(from old: ResultSnapshot, to new: ResultSnapshot) {
         self.init()
@@ -19,12 +24,12 @@ extension ResultDiff {
 
         // Sections: the same key value is the same section; both lists follow the same order.
         var newSectionByKey: [ExactKey: Int] = [:]
-        for (index, section) in new.sections.enumerated() { newSectionByKey[ExactKey(section.key)] = index }
+        for (index, section) in new.parts.enumerated() { newSectionByKey[ExactKey(section.key)] = index }
         var matchedNew: [Int] = []
         var matchedOld: [Int] = []
         var taken = Set<Int>()
-        var newToOld = [Int?](repeating: nil, count: new.sections.count)
-        for (index, section) in old.sections.enumerated() {
+        var newToOld = [Int?](repeating: nil, count: new.parts.count)
+        for (index, section) in old.parts.enumerated() {
             if let match = newSectionByKey[ExactKey(section.key)], taken.insert(match).inserted { newToOld[match] = index }
         }
         for (index, oldIndex) in newToOld.enumerated() {
@@ -35,23 +40,24 @@ extension ResultDiff {
         }
         // A new sort may reorder sections: only sections keeping their relative order persist;
         // the others are deleted and inserted again (their rows then move).
-        var oldToNewSection = [Int?](repeating: nil, count: old.sections.count)
-        var newIsMatched = [Bool](repeating: false, count: new.sections.count)
+        var oldToNewSection = [Int?](repeating: nil, count: old.parts.count)
+        var newIsMatched = [Bool](repeating: false, count: new.parts.count)
         for index in Self.longestIncreasingSubsequence(matchedOld) {
             oldToNewSection[matchedOld[index]] = matchedNew[index]
             newIsMatched[matchedNew[index]] = true
         }
-        for index in old.sections.indices.reversed() where oldToNewSection[index] == nil {
-            sectionDeletes.append(SectionChange(index: index + oldOffset, key: old.sections[index].key))
+        for index in old.parts.indices.reversed() where oldToNewSection[index] == nil {
+            sectionDeletes.append(SectionChange(index: index + oldOffset, key: old.parts[index].key))
         }
-        for index in new.sections.indices where !newIsMatched[index] {
-            sectionInserts.append(SectionChange(index: index + newOffset, key: new.sections[index].key))
+        for index in new.parts.indices where !newIsMatched[index] {
+            sectionInserts.append(SectionChange(index: index + newOffset, key: new.parts[index].key))
         }
 
         // Rows of the new snapshot, in order: inserted, moved across sections, or candidates to stay.
         struct Entry {
-            var row: EntityRow
+            var key: AttributeValue
             var to: ResultIndexPath
+            var position: ResultSnapshot.Position
             var old: ResultSnapshot.Position?
             var isCandidate: Bool
         }
@@ -59,11 +65,12 @@ extension ResultDiff {
         entries.reserveCapacity(new.count)
         var candidateRanks: [Int] = []
         var candidateEntries: [Int] = []
-        for (s, section) in new.sections.enumerated() {
-            for (r, row) in section.rows.enumerated() {
+        for (s, section) in new.parts.enumerated() {
+            for (r, item) in section.entries.enumerated() {
                 let to = ResultIndexPath(section: s + newOffset, row: r)
-                guard let position = oldPositions[ExactKey(row.primaryKey)] else {
-                    entries.append(Entry(row: row, to: to, old: nil, isCandidate: false))
+                let here = ResultSnapshot.Position(section: s, row: r, flat: new.sectionStarts[s] + r)
+                guard let position = oldPositions[ExactKey(item.key)] else {
+                    entries.append(Entry(key: item.key, to: to, position: here, old: nil, isCandidate: false))
                     continue
                 }
                 let candidate = oldToNewSection[position.section] == s
@@ -71,29 +78,37 @@ extension ResultDiff {
                     candidateRanks.append(position.flat)
                     candidateEntries.append(entries.count)
                 }
-                entries.append(Entry(row: row, to: to, old: position, isCandidate: candidate))
+                entries.append(Entry(key: item.key, to: to, position: here, old: position, isCandidate: candidate))
             }
         }
         var isStable = [Bool](repeating: false, count: entries.count)
         for index in Self.longestIncreasingSubsequence(candidateRanks) { isStable[candidateEntries[index]] = true }
 
+        let compareValues = old.holdsRows && new.holdsRows
+        let comparesEntries = old.layout != nil && old.layout?.sortAttributes == new.layout?.sortAttributes
         for (index, entry) in entries.enumerated() {
-            let key = entry.row.primaryKey
+            let key = entry.key
             guard let position = entry.old else {
-                rowInserts.append(RowChange(key: key, from: nil, to: entry.to, row: entry.row))
+                rowInserts.append(RowChange(key: key, from: nil, to: entry.to, row: new.row(section: entry.position.section, row: entry.position.row)))
                 continue
             }
             let from = ResultIndexPath(section: position.section + oldOffset, row: position.row)
             if !isStable[index] {
-                rowMoves.append(RowChange(key: key, from: from, to: entry.to, row: entry.row))
-            } else if !old.sections[position.section].rows[position.row].isIdentical(to: entry.row) {
-                rowUpdates.append(RowChange(key: key, from: from, to: entry.to, row: entry.row))
+                rowMoves.append(RowChange(key: key, from: from, to: entry.to, row: new.row(section: entry.position.section, row: entry.position.row)))
+            } else if compareValues {
+                let row = new.row(section: entry.position.section, row: entry.position.row)
+                if !old.row(section: position.section, row: position.row).isIdentical(to: row) {
+                    rowUpdates.append(RowChange(key: key, from: from, to: entry.to, row: row))
+                }
+            } else if comparesEntries && !old.entry(position).isIdentical(to: new.entry(entry.position)) {
+                // Its sort values changed, yet it kept its place.
+                rowUpdates.append(RowChange(key: key, from: from, to: entry.to, row: new.row(section: entry.position.section, row: entry.position.row)))
             }
         }
-        for (s, section) in old.sections.enumerated().reversed() {
-            for (r, row) in section.rows.enumerated().reversed() where newPositions[ExactKey(row.primaryKey)] == nil {
-                rowDeletes.append(RowChange(key: row.primaryKey, from: ResultIndexPath(section: s + oldOffset, row: r),
-                                            to: nil, row: row))
+        for (s, section) in old.parts.enumerated().reversed() {
+            for (r, item) in section.entries.enumerated().reversed() where newPositions[ExactKey(item.key)] == nil {
+                rowDeletes.append(RowChange(key: item.key, from: ResultIndexPath(section: s + oldOffset, row: r),
+                                            to: nil, row: old.row(section: s, row: r)))
             }
         }
     }

@@ -5,20 +5,30 @@
 /// ``sections`` is a plain array (index 0 is the first section); ``row(at:)``, ``indexPath(of:)``
 /// and every diff use reported section numbers, which add the query's ``sectionOffset``.
 ///
+/// **What a snapshot holds.** Every row's primary key and sort values (its place), always. A
+/// result of at most ``LiveQuery/residentRowLimit`` rows (10,000 by default) also holds every
+/// row's values: it is exact, whatever is written later. A larger one reads rows from the store
+/// when they are accessed, ``LiveQuery/rowBatchSize`` rows per query, and keeps the most recently
+/// read ones in a bounded cache shared with the result set's later snapshots, as Core Data faults
+/// rows in batches (`fetchBatchSize`): a million-row snapshot costs about what its keys and sort
+/// values cost. Such a row shows the values it has when it is read; a row deleted since it was
+/// taken reads as its key and sort values, other attributes null. ``holdsRows`` tells which.
+///
 /// ```swift
 /// let snapshot = resultSet.snapshot
 /// for section in snapshot.sections { print(section.key, section.rows.count) }
 /// if let path = snapshot.indexPath(of: .integer(7)) { print(snapshot.row(at: path) ?? "gone") }
+/// let page = try snapshot.rows(in: 1_000 ..< 1_040)   // one query for a screenful
 /// ```
 public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
     /// One section: the section-key value its rows share, and the rows in order.
-    public struct Section: Sendable, Hashable {
+    public struct Section: Sendable {
         /// The section key value (``AttributeValue/null`` without a section key).
         public var key: AttributeValue
-        /// The rows, in order.
-        public var rows: [EntityRow]
+        /// The rows, in order (read on access in a large snapshot).
+        public var rows: ResultRows
 
-        /// Creates a section.
+        /// Creates a section holding `rows`.
         ///
         /// ```swift
         /// let section = ResultSnapshot.Section(key: .string("draft"), rows: rows)
@@ -28,6 +38,13 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
         ///   - key: The section key value.
         ///   - rows: The rows, in order.
         public init(key: AttributeValue, rows: [EntityRow]) {
+            self.key = key
+            var table: [ExactKey: EntityRow] = [:]
+            for row in rows { table[ExactKey(row.primaryKey)] = row }
+            self.rows = ResultRows(segments: [rows.map { SnapshotEntry(key: $0.primaryKey) }], values: .resident(table), layout: nil)
+        }
+
+        init(key: AttributeValue, rows: ResultRows) {
             self.key = key
             self.rows = rows
         }
@@ -40,8 +57,13 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
         var flat: Int
     }
 
-    /// The sections, in order.
-    public let sections: [Section]
+    /// One section's entries.
+    struct Part: Sendable {
+        var key: AttributeValue
+        var entries: [SnapshotEntry]
+    }
+
+    let parts: [Part]
     /// The shift added to every reported section index.
     public let sectionOffset: Int
     /// `true` when rows are grouped by a section key.
@@ -50,144 +72,128 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
     public let count: Int
     /// The flat index of each section's first row.
     let sectionStarts: [Int]
-    /// How a primary key is found.
-    let locator: Locator
+    /// How entries are laid out and ordered, when they come from a query plan (`nil` for a
+    /// snapshot built from rows alone: its entries hold keys only).
+    let layout: SnapshotLayout?
+    /// `true` when the entries are sorted by ``layout`` and SQLite's order is reproducible in
+    /// Swift, so that later snapshots can be derived from changed keys.
+    let isSorted: Bool
+    /// The row values.
+    let values: SnapshotRows
+    private let lookup = KeyLookup()
 
-    /// Finds rows by primary key.
-    enum Locator: Sendable {
-        /// Key → row, in a snapshot sorted by `order` (total: it ends with the primary key), so a
-        /// row's position is found by binary search. Updated incrementally: a change of k rows
-        /// touches k entries.
-        case sorted(RowOrder, [ExactKey: EntityRow])
-        /// Key → position, for snapshots whose order is not known (built from sections).
-        case table([ExactKey: Position])
-    }
-
-    /// Builds a snapshot from rows in order, grouping runs of equal section-key values.
-    ///
-    /// - Parameters:
-    ///   - rows: The rows, sorted with the section key first.
-    ///   - sectionIndex: The position of the section attribute in the rows' values, or `nil`.
-    ///   - sectionOffset: The shift of reported section indices.
-    ///   - order: The order `rows` are in, when it is reproducible in Swift; positions are then
-    ///     found by binary search and later snapshots can be derived incrementally.
-    init(rows: [EntityRow], sectionIndex: Int?, sectionOffset: Int, order: RowOrder? = nil) {
-        var sections: [Section] = []
-        if let sectionIndex {
-            for row in rows {
-                let key = row.values[sectionIndex]
-                // Runs of values SQLite finds equal (as GROUP BY does).
-                if let last = sections.last, SQLiteOrdering.compare(last.key, key) == 0 {
-                    sections[sections.count - 1].rows.append(row)
-                } else {
-                    sections.append(Section(key: key, rows: [row]))
-                }
-            }
-        } else {
-            sections = [Section(key: .null, rows: rows)]
-        }
-        if let order {
-            var keyed: [ExactKey: EntityRow] = [:]
-            keyed.reserveCapacity(rows.count)
-            for row in rows { keyed[ExactKey(row.primaryKey)] = row }
-            self.init(sections: sections, sectionOffset: sectionOffset, isSectioned: sectionIndex != nil,
-                      locator: .sorted(order, keyed))
-        } else {
-            self.init(sections: sections, sectionOffset: sectionOffset, isSectioned: sectionIndex != nil)
-        }
-    }
-
-    /// Builds a snapshot from sections, indexing every row's position.
-    init(sections: [Section], sectionOffset: Int, isSectioned: Bool) {
-        var positions: [ExactKey: Position] = [:]
-        positions.reserveCapacity(sections.reduce(0) { $0 + $1.rows.count })
-        var flat = 0
-        for (s, section) in sections.enumerated() {
-            for (r, row) in section.rows.enumerated() {
-                positions[ExactKey(row.primaryKey)] = Position(section: s, row: r, flat: flat)
-                flat += 1
-            }
-        }
-        self.init(sections: sections, sectionOffset: sectionOffset, isSectioned: isSectioned, locator: .table(positions))
-    }
-
-    /// Builds a snapshot from sections and a ready locator.
-    init(sections: [Section], sectionOffset: Int, isSectioned: Bool, locator: Locator) {
-        self.sections = sections
+    /// Builds a snapshot from parts.
+    init(parts: [Part], sectionOffset: Int, isSectioned: Bool, layout: SnapshotLayout?, isSorted: Bool, values: SnapshotRows) {
+        self.parts = parts
         self.sectionOffset = sectionOffset
         self.isSectioned = isSectioned
+        self.layout = layout
+        self.isSorted = isSorted && layout != nil
+        self.values = values
         var starts: [Int] = []
-        starts.reserveCapacity(sections.count)
+        starts.reserveCapacity(parts.count)
         var flat = 0
-        for section in sections {
+        for part in parts {
             starts.append(flat)
-            flat += section.rows.count
+            flat += part.entries.count
         }
         self.sectionStarts = starts
         self.count = flat
-        self.locator = locator
     }
 
-    /// Where the row with primary key `key` is, or `nil` when it is not shown: a hash lookup, plus
-    /// a binary search in a sorted snapshot.
-    func position(of key: ExactKey) -> Position? {
-        switch locator {
-        case .table(let positions):
-            return positions[key]
-        case .sorted(let order, let keyed):
-            guard let row = keyed[key] else { return nil }
-            return position(of: row, in: order)
+    /// Builds a snapshot from entries in order, grouping runs of equal section values (as SQLite's
+    /// GROUP BY finds them equal).
+    init(entries: [SnapshotEntry], layout: SnapshotLayout, sectionOffset: Int, isSorted: Bool, values: SnapshotRows) {
+        var parts: [Part] = []
+        if layout.sectionSlot != nil {
+            var start = 0
+            while start < entries.count {
+                let key = layout.sectionValue(entries[start])
+                var end = start + 1
+                while end < entries.count, SQLiteOrdering.compare(key, layout.sectionValue(entries[end])) == 0 { end += 1 }
+                parts.append(Part(key: key, entries: Array(entries[start ..< end])))
+                start = end
+            }
+        } else {
+            parts = [Part(key: .null, entries: entries)]
         }
+        self.init(parts: parts, sectionOffset: sectionOffset, isSectioned: layout.sectionSlot != nil, layout: layout,
+                  isSorted: isSorted, values: values)
     }
 
-    /// `true` when the row with primary key `key` is shown.
-    func contains(_ key: ExactKey) -> Bool {
-        switch locator {
-        case .table(let positions): return positions[key] != nil
-        case .sorted(_, let keyed): return keyed[key] != nil
-        }
-    }
-
-    /// The position of `row` (present in this snapshot, which is sorted by `order`).
-    func position(of row: EntityRow, in order: RowOrder) -> Position? {
-        // The last section whose first row does not sort after `row`.
-        var low = 0
-        var high = sections.count
-        while low < high {
-            let mid = (low + high) / 2
-            if let first = sections[mid].rows.first, order.compare(first, row) <= 0 { low = mid + 1 } else { high = mid }
-        }
-        guard low > 0 else { return nil }
-        let s = low - 1
-        let r = sections[s].rows.lowerBound(of: row, in: order)
-        guard r < sections[s].rows.count, order.compare(sections[s].rows[r], row) == 0 else { return nil }
-        return Position(section: s, row: r, flat: sectionStarts[s] + r)
-    }
-
-    /// Every row's position, keyed by primary key (for diffs between arbitrary snapshots).
-    func positionTable() -> [ExactKey: Position] {
-        if case .table(let positions) = locator { return positions }
-        var positions: [ExactKey: Position] = [:]
-        positions.reserveCapacity(count)
-        for (s, section) in sections.enumerated() {
-            let start = sectionStarts[s]
-            for (r, row) in section.rows.enumerated() {
-                positions[ExactKey(row.primaryKey)] = Position(section: s, row: r, flat: start + r)
+    /// Builds a snapshot holding every row of `sections` (order unknown: no incremental updates).
+    init(sections: [Section], sectionOffset: Int, isSectioned: Bool) {
+        var table: [ExactKey: EntityRow] = [:]
+        var parts: [Part] = []
+        for section in sections {
+            parts.append(Part(key: section.key, entries: section.rows.allEntries))
+            for (index, entry) in section.rows.allEntries.enumerated() {
+                table[ExactKey(entry.key)] = section.rows[index]
             }
         }
-        return positions
+        self.init(parts: parts, sectionOffset: sectionOffset, isSectioned: isSectioned, layout: nil, isSorted: false,
+                  values: .resident(table))
     }
 
     /// An empty snapshot of the given shape.
-    static func empty(sectioned: Bool, sectionOffset: Int) -> ResultSnapshot {
-        ResultSnapshot(rows: [], sectionIndex: sectioned ? 0 : nil, sectionOffset: sectionOffset)
+    static func empty(sectioned: Bool, sectionOffset: Int, layout: SnapshotLayout? = nil) -> ResultSnapshot {
+        ResultSnapshot(parts: sectioned ? [] : [Part(key: .null, entries: [])], sectionOffset: sectionOffset,
+                       isSectioned: sectioned, layout: layout, isSorted: layout != nil, values: .resident([:]))
     }
 
-    /// All rows, in order.
-    public var rows: [EntityRow] { sections.flatMap(\.rows) }
+    // MARK: Rows
+
+    /// `true` when the snapshot holds every row's values (at most ``LiveQuery/residentRowLimit``
+    /// rows); `false` when rows are read from the store on access.
+    public var holdsRows: Bool { values.isResident }
+
+    /// The sections, in order.
+    public var sections: [Section] {
+        parts.map { Section(key: $0.key, rows: ResultRows(segments: [$0.entries], values: values, layout: layout)) }
+    }
+
+    /// All rows, in order (read on access in a large snapshot).
+    public var rows: ResultRows {
+        ResultRows(segments: parts.map(\.entries), values: values, layout: layout)
+    }
 
     /// `true` when there is no row.
     public var isEmpty: Bool { count == 0 }
+
+    /// The position of flat index `flat` (0 ≤ flat < count).
+    func position(flat: Int) -> Position {
+        var low = 0
+        var high = sectionStarts.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sectionStarts[mid] <= flat { low = mid + 1 } else { high = mid }
+        }
+        let section = max(0, low - 1)
+        return Position(section: section, row: flat - sectionStarts[section], flat: flat)
+    }
+
+    /// The entry at a position.
+    func entry(_ position: Position) -> SnapshotEntry { parts[position.section].entries[position.row] }
+
+    /// The row of an entry of this snapshot: held, cached, read from the store, or its skeleton.
+    func row(section: Int, row: Int) -> EntityRow {
+        let entries = parts[section].entries
+        switch values {
+        case .resident(let table):
+            return table[ExactKey(entries[row].key)] ?? SnapshotLayout.keyOnly(entries[row], layout: layout)
+        case .lazy(let cache):
+            guard let layout else { return SnapshotLayout.keyOnly(entries[row], layout: nil) }
+            return cache.row(at: row, in: entries, layout: layout)
+        }
+    }
+
+    /// The row values of `key` this snapshot knows without reading the store (held or cached).
+    func knownRow(_ key: AttributeValue) -> EntityRow? {
+        switch values {
+        case .resident(let table): return table[ExactKey(key)]
+        case .lazy(let cache): return cache.cached(key)
+        }
+    }
 
     /// The row at a reported index path, or `nil` when there is none.
     ///
@@ -199,8 +205,94 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
     /// - Returns: The row, or `nil`.
     public func row(at indexPath: ResultIndexPath) -> EntityRow? {
         let section = indexPath.section - sectionOffset
-        guard sections.indices.contains(section), sections[section].rows.indices.contains(indexPath.row) else { return nil }
-        return sections[section].rows[indexPath.row]
+        guard parts.indices.contains(section), parts[section].entries.indices.contains(indexPath.row) else { return nil }
+        return row(section: section, row: indexPath.row)
+    }
+
+    /// The primary key of the row at a reported index path (no read), or `nil` when there is none.
+    ///
+    /// ```swift
+    /// let key = snapshot.key(at: ResultIndexPath(section: 0, row: 999_999))
+    /// ```
+    ///
+    /// - Parameter indexPath: Section (offset included) and row.
+    /// - Returns: The key, or `nil`.
+    public func key(at indexPath: ResultIndexPath) -> AttributeValue? {
+        let section = indexPath.section - sectionOffset
+        guard parts.indices.contains(section), parts[section].entries.indices.contains(indexPath.row) else { return nil }
+        return parts[section].entries[indexPath.row].key
+    }
+
+    /// The rows at flat indices `range` (across sections, 0 ..< ``count``), read in one query per
+    /// ``LiveQuery/rowBatchSize`` rows not cached: what a view asks for a screenful.
+    ///
+    /// ```swift
+    /// for row in try snapshot.rows(in: 0 ..< 40) { print(row) }
+    /// ```
+    ///
+    /// - Parameter range: Flat indices, clamped to the snapshot.
+    /// - Returns: The rows, in order.
+    /// - Throws: ``StoreError`` when reading the store fails.
+    public func rows(in range: Range<Int>) throws -> [EntityRow] {
+        let range = range.clamped(to: 0 ..< count)
+        guard !range.isEmpty else { return [] }
+        if case .lazy(let cache) = values, let layout {
+            var keys: [AttributeValue] = []
+            var wanted: [SnapshotEntry] = []
+            keys.reserveCapacity(range.count)
+            for flat in range {
+                let entry = entry(position(flat: flat))
+                keys.append(entry.key)
+                wanted.append(entry)
+            }
+            try cache.load(keys, layout: layout, entries: wanted)
+        }
+        return range.map { flat in
+            let position = position(flat: flat)
+            return row(section: position.section, row: position.row)
+        }
+    }
+
+    // MARK: Keys and positions
+
+    /// Every row's position, keyed by primary key (built once, on first use).
+    func positionTable() -> [ExactKey: Position] {
+        lookup.table {
+            var positions: [ExactKey: Position] = [:]
+            positions.reserveCapacity(count)
+            for (s, part) in parts.enumerated() {
+                let start = sectionStarts[s]
+                for (r, entry) in part.entries.enumerated() {
+                    positions[ExactKey(entry.key)] = Position(section: s, row: r, flat: start + r)
+                }
+            }
+            return positions
+        }
+    }
+
+    /// The positions of the rows among `keys` that this snapshot shows: one pass over the keys,
+    /// without building a table of every key.
+    func positions(of keys: Set<ExactKey>) -> [ExactKey: Position] {
+        var found: [ExactKey: Position] = [:]
+        guard !keys.isEmpty, count > 0 else { return found }
+        let integers = Set(keys.compactMap { key -> Int64? in
+            if case .integer(let value) = key.value { return value }
+            return nil
+        })
+        let onlyIntegers = integers.count == keys.count
+        for (s, part) in parts.enumerated() {
+            let start = sectionStarts[s]
+            for (r, entry) in part.entries.enumerated() {
+                if onlyIntegers {
+                    guard case .integer(let value) = entry.key, integers.contains(value) else { continue }
+                } else if !keys.contains(ExactKey(entry.key)) {
+                    continue
+                }
+                found[ExactKey(entry.key)] = Position(section: s, row: r, flat: start + r)
+                if found.count == keys.count { return found }
+            }
+        }
+        return found
     }
 
     /// The reported index path of the row with primary key `key`, or `nil` when it is not shown.
@@ -210,9 +302,9 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
     /// ```
     ///
     /// - Parameter key: The primary key.
-    /// - Returns: Its index path (offset included); a hash lookup and a binary search.
+    /// - Returns: Its index path (offset included). The first call builds a table of every key.
     public func indexPath(of key: AttributeValue) -> ResultIndexPath? {
-        position(of: ExactKey(key)).map { ResultIndexPath(section: $0.section + sectionOffset, row: $0.row) }
+        positionTable()[ExactKey(key)].map { ResultIndexPath(section: $0.section + sectionOffset, row: $0.row) }
     }
 
     /// The reported index of the section whose key is `key`, or `nil`.
@@ -224,36 +316,108 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
     /// - Parameter key: The section key value.
     /// - Returns: The section index (offset included).
     public func sectionIndex(of key: AttributeValue) -> Int? {
-        sections.firstIndex { $0.key.isIdentical(to: key) }.map { $0 + sectionOffset }
+        parts.firstIndex { $0.key.isIdentical(to: key) }.map { $0 + sectionOffset }
     }
 
-    /// Exact equality: same shape, section keys and rows, values compared byte for byte (unlike
-    /// Swift's `String ==`, which equates canonically equivalent spellings).
+    /// Exact equality: same shape, section keys and row keys in the same places; for snapshots
+    /// that hold their rows, the same values byte for byte (unlike Swift's `String ==`, which
+    /// equates canonically equivalent spellings); for larger ones, the same sort values.
     public static func == (lhs: ResultSnapshot, rhs: ResultSnapshot) -> Bool {
         guard lhs.sectionOffset == rhs.sectionOffset, lhs.isSectioned == rhs.isSectioned,
-              lhs.count == rhs.count, lhs.sections.count == rhs.sections.count else { return false }
-        for (a, b) in zip(lhs.sections, rhs.sections) {
-            guard a.key.isIdentical(to: b.key), a.rows.count == b.rows.count else { return false }
-            for (x, y) in zip(a.rows, b.rows) where !x.isIdentical(to: y) { return false }
+              lhs.count == rhs.count, lhs.parts.count == rhs.parts.count else { return false }
+        let sameLayout = lhs.layout != nil && lhs.layout?.sortAttributes == rhs.layout?.sortAttributes
+        for (a, b) in zip(lhs.parts, rhs.parts) {
+            guard a.key.isIdentical(to: b.key), a.entries.count == b.entries.count else { return false }
+            for (x, y) in zip(a.entries, b.entries) {
+                guard sameLayout ? x.isIdentical(to: y) : x.key.isIdentical(to: y.key) else { return false }
+            }
+        }
+        if case .resident(let left) = lhs.values, case .resident(let right) = rhs.values {
+            for part in lhs.parts {
+                for entry in part.entries {
+                    let key = ExactKey(entry.key)
+                    guard let x = left[key], let y = right[key], x.isIdentical(to: y) else { return false }
+                }
+            }
         }
         return true
     }
 
     public var description: String {
-        "\(count) rows in \(sections.count) sections: "
-            + sections.map { "\($0.key) \($0.rows.map(\.primaryKey.description))" }.joined(separator: "; ")
+        "\(count) rows in \(parts.count) sections: "
+            + parts.map { "\($0.key) \($0.entries.map(\.key.description))" }.joined(separator: "; ")
     }
 }
 
-extension Array where Element == EntityRow {
-    /// The index of the first row that does not sort before `row` (rows sorted by `order`).
-    func lowerBound(of row: EntityRow, in order: RowOrder) -> Int {
+extension SnapshotLayout {
+    /// A row holding only an entry's key (its layout's skeleton when there is a layout).
+    static func keyOnly(_ entry: SnapshotEntry, layout: SnapshotLayout?) -> EntityRow {
+        if let layout { return layout.skeleton(entry) }
+        return EntityRow(entity: "", names: ["key"], values: [entry.key], primaryKeyIndex: 0)
+    }
+}
+
+/// The rows of a section or of a whole ``ResultSnapshot``, in order: a random-access collection
+/// whose rows are held (small snapshots) or read from the store in batches as they are accessed.
+///
+/// ```swift
+/// let rows = snapshot.sections[0].rows
+/// print(rows.count, rows.first as Any, rows.keys.prefix(3))
+/// ```
+public struct ResultRows: RandomAccessCollection, Sendable {
+    /// Consecutive runs of entries (one per section); `starts[i]` is the index of run `i`'s first.
+    let segments: [[SnapshotEntry]]
+    let starts: [Int]
+    let values: SnapshotRows
+    let layout: SnapshotLayout?
+    public let count: Int
+
+    init(segments: [[SnapshotEntry]], values: SnapshotRows, layout: SnapshotLayout?) {
+        let kept = segments.filter { !$0.isEmpty }
+        self.segments = kept
+        var starts: [Int] = []
+        var total = 0
+        for segment in kept {
+            starts.append(total)
+            total += segment.count
+        }
+        self.starts = starts
+        self.count = total
+        self.values = values
+        self.layout = layout
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    /// The segment and offset of `index`.
+    private func locate(_ index: Int) -> (Int, Int) {
+        if segments.count == 1 { return (0, index) }
         var low = 0
-        var high = count
+        var high = starts.count
         while low < high {
             let mid = (low + high) / 2
-            if order.compare(self[mid], row) < 0 { low = mid + 1 } else { high = mid }
+            if starts[mid] <= index { low = mid + 1 } else { high = mid }
         }
-        return low
+        return (low - 1, index - starts[low - 1])
     }
+
+    public subscript(position: Int) -> EntityRow {
+        precondition(position >= 0 && position < count, "row index \(position) out of range 0..<\(count)")
+        let (segment, offset) = locate(position)
+        let entries = segments[segment]
+        switch values {
+        case .resident(let table):
+            return table[ExactKey(entries[offset].key)] ?? SnapshotLayout.keyOnly(entries[offset], layout: layout)
+        case .lazy(let cache):
+            guard let layout else { return SnapshotLayout.keyOnly(entries[offset], layout: nil) }
+            return cache.row(at: offset, in: entries, layout: layout)
+        }
+    }
+
+    /// The primary keys, in order (no read).
+    public var keys: [AttributeValue] { segments.flatMap { $0.map(\.key) } }
+
+    /// Every entry, in order.
+    var allEntries: [SnapshotEntry] { segments.count == 1 ? segments[0] : segments.flatMap { $0 } }
 }

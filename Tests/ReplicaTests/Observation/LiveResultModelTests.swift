@@ -35,7 +35,23 @@ struct LiveResultModelTests {
                 query: LiveQuery("Item", where: .in("category", [.string("a"), .string("b"), .string("B")]),
                                  sort: [.ascending("price"), .descending("flag")], limit: 8),
                 seed: 4),
+        // Snapshots that hold no row values (as past LiveQuery.residentRowLimit): rows are read on access.
+        Variant(name: "rows read on access, predicate, two-key sort",
+                query: Self.readOnAccess(LiveQuery("Item", where: .greaterOrEqual("score", .integer(6)),
+                                                   sort: [.descending("score"), .ascending("name")])),
+                seed: 6),
+        Variant(name: "rows read on access, sections by category, offset 2",
+                query: Self.readOnAccess(LiveQuery("Item", where: .notEqual("flag", .bool(true)) || .isNull("score"),
+                                                   sort: [.ascending("name")], sectionKey: "category", sectionOffset: 2)),
+                seed: 7),
     ]
+
+    static func readOnAccess(_ query: LiveQuery) -> LiveQuery {
+        var query = query
+        query.residentRowLimit = 0
+        query.rowBatchSize = 3
+        return query
+    }
 
     static let categories: [String?] = ["a", "b", "B", "c", "é", "e\u{301}", nil, "aa"]
     static let names = ["x", "y", "z", "Ann", "ann", "bob", "Émile", "zoë", ""]
@@ -138,7 +154,16 @@ struct LiveResultModelTests {
             let snapshot = resultSet.snapshot
             let fresh = try fixture.freshSnapshot(variant.query)
             #expect(snapshot == fresh, "step \(step): live \(snapshot) vs fresh \(fresh)")
-            if snapshot != last {
+            #expect(snapshot.holdsRows == (variant.query.residentRowLimit > 0) || snapshot.isEmpty)
+            if !snapshot.holdsRows {
+                // Rows read on access (through the cache the result set keeps current) are the store's.
+                let read = Array(snapshot.rows)
+                #expect(read.count == fresh.count && zip(read, fresh.rows).allSatisfy { $0.isIdentical(to: $1) },
+                        "step \(step): rows read \(read) vs fresh \(Array(fresh.rows))")
+                #expect(try snapshot.rows(in: 0 ..< snapshot.count).map(\.primaryKey) == read.map(\.primaryKey))
+            }
+            // A new diff (equality alone cannot tell when the snapshots hold no row values).
+            if resultSet.statistics.diffs != diffCount {
                 guard let update = await iterator.next() else {
                     Issue.record("the update sequence ended")
                     return
@@ -170,5 +195,8 @@ struct LiveResultModelTests {
             #expect(statistics.incrementalDiffs > diffCount / 2, "most diffs come from the changed keys alone: \(statistics)")
         }
         #expect(statistics.catchUpDiffs == 0, "a consumer in lockstep gets the incremental diffs")
+        if variant.query.residentRowLimit == 0 {
+            #expect(statistics.resets > 0, "unknown changes to a snapshot without rows are resets: \(statistics)")
+        }
     }
 }

@@ -80,18 +80,19 @@ struct LiveResultFixture {
         let entity = try store.requireEntity(query.entity)
         let sectionIndex = query.sectionKey.flatMap { key in entity.attributes.firstIndex { $0.name == key } }
         // Group independently of ResultSnapshot's own grouping.
-        var sections: [ResultSnapshot.Section] = []
+        var groups: [(key: AttributeValue, rows: [EntityRow])] = []
         for row in rows {
             let key = sectionIndex.map { row.values[$0] } ?? .null
-            if sectionIndex != nil, let last = sections.last, last.key.isIdentical(to: key) {
-                sections[sections.count - 1].rows.append(row)
-            } else if sectionIndex != nil || sections.isEmpty {
-                sections.append(ResultSnapshot.Section(key: key, rows: [row]))
+            if sectionIndex != nil, let last = groups.last, last.key.isIdentical(to: key) {
+                groups[groups.count - 1].rows.append(row)
+            } else if sectionIndex != nil || groups.isEmpty {
+                groups.append((key, [row]))
             } else {
-                sections[0].rows.append(row)
+                groups[0].rows.append(row)
             }
         }
-        if sectionIndex == nil && sections.isEmpty { sections = [ResultSnapshot.Section(key: .null, rows: [])] }
+        if sectionIndex == nil && groups.isEmpty { groups = [(.null, [])] }
+        let sections = groups.map { ResultSnapshot.Section(key: $0.key, rows: $0.rows) }
         return ResultSnapshot(sections: sections, sectionOffset: query.sectionOffset, isSectioned: sectionIndex != nil)
     }
 }

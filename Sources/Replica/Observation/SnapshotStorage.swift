@@ -1,0 +1,254 @@
+import Foundation
+import GRDB
+
+/// What a snapshot keeps of one row: its primary key and the values of its query's sort
+/// attributes (the section key is the first of them), enough to place, find and order it.
+/// Two sort values live inline; a longer sort keeps the rest in an array.
+struct SnapshotEntry: Sendable {
+    var key: AttributeValue
+    var first: AttributeValue = .null
+    var second: AttributeValue = .null
+    var rest: [AttributeValue] = []
+
+    init(key: AttributeValue) { self.key = key }
+
+    /// The sort value in `slot` (the position in ``SnapshotLayout/sortAttributes``).
+    subscript(slot: Int) -> AttributeValue {
+        switch slot {
+        case 0: return first
+        case 1: return second
+        default: return rest[slot - 2]
+        }
+    }
+
+    /// `true` when keys and sort values are the same, byte for byte.
+    func isIdentical(to other: SnapshotEntry) -> Bool {
+        key.isIdentical(to: other.key) && first.isIdentical(to: other.first) && second.isIdentical(to: other.second)
+            && rest.count == other.rest.count && zip(rest, other.rest).allSatisfy { $0.isIdentical(to: $1) }
+    }
+}
+
+/// How a query's rows become ``SnapshotEntry`` values, and how entries compare: the entity's
+/// attributes, which of them an entry keeps, and the sort terms over the entry's slots.
+struct SnapshotLayout: Sendable {
+    struct Term: Sendable {
+        /// The entry's sort slot, or `nil` for the primary key.
+        var slot: Int?
+        var ascending: Bool
+    }
+
+    let entityName: String
+    let names: [String]
+    let keyIndex: Int
+    /// The attribute positions an entry keeps, in sort order, the primary key left out.
+    let sortAttributes: [Int]
+    let terms: [Term]
+    /// Where the section value is: `.some(slot)` (`nil` slot: the primary key), `nil` without sections.
+    let sectionSlot: Int??
+
+    init(entity: Entity, order: RowOrder, sectionIndex: Int?) {
+        entityName = entity.name
+        names = entity.attributes.map(\.name)
+        keyIndex = names.firstIndex(of: entity.primaryKey) ?? 0
+        var attributes: [Int] = []
+        for term in order.terms where term.index != keyIndex && !attributes.contains(term.index) {
+            attributes.append(term.index)
+        }
+        if let sectionIndex, sectionIndex != keyIndex, !attributes.contains(sectionIndex) { attributes.append(sectionIndex) }
+        sortAttributes = attributes
+        let keyIndex = self.keyIndex
+        terms = order.terms.map { Term(slot: $0.index == keyIndex ? nil : attributes.firstIndex(of: $0.index), ascending: $0.ascending) }
+        sectionSlot = sectionIndex.map { $0 == keyIndex ? nil : attributes.firstIndex(of: $0) }
+    }
+
+    /// The entry of a full row.
+    func entry(of row: EntityRow) -> SnapshotEntry {
+        var entry = SnapshotEntry(key: row.values[keyIndex])
+        for (slot, attribute) in sortAttributes.enumerated() {
+            let value = attribute < row.values.count ? row.values[attribute] : .null
+            switch slot {
+            case 0: entry.first = value
+            case 1: entry.second = value
+            default: entry.rest.append(value)
+            }
+        }
+        return entry
+    }
+
+    /// The value an entry sorts by in `term`.
+    @inline(__always)
+    func value(_ entry: SnapshotEntry, _ term: Term) -> AttributeValue {
+        term.slot.map { entry[$0] } ?? entry.key
+    }
+
+    /// -1, 0 or 1 in the query's order (0 only for the same key and sort values).
+    func compare(_ a: SnapshotEntry, _ b: SnapshotEntry) -> Int {
+        for term in terms {
+            let result = SQLiteOrdering.compare(value(a, term), value(b, term))
+            if result != 0 { return term.ascending ? result : -result }
+        }
+        return 0
+    }
+
+    /// The section value of an entry (``AttributeValue/null`` without sections).
+    func sectionValue(_ entry: SnapshotEntry) -> AttributeValue {
+        guard let sectionSlot else { return .null }
+        return sectionSlot.map { entry[$0] } ?? entry.key
+    }
+
+    /// A row standing for an entry whose row cannot be read (deleted since): its key and sort
+    /// values, every other attribute null.
+    func skeleton(_ entry: SnapshotEntry) -> EntityRow {
+        var values = [AttributeValue](repeating: .null, count: names.count)
+        values[keyIndex] = entry.key
+        for (slot, attribute) in sortAttributes.enumerated() { values[attribute] = entry[slot] }
+        return EntityRow(entity: entityName, names: names, values: values, primaryKeyIndex: keyIndex)
+    }
+}
+
+/// Where a snapshot's row values are.
+enum SnapshotRows: Sendable {
+    /// Every row, by key: the snapshot is exact (small results).
+    case resident([ExactKey: EntityRow])
+    /// Read from the store on access, in batches, through a bounded cache shared by the live
+    /// result set's snapshots (large results).
+    case lazy(RowCache)
+
+    var isResident: Bool {
+        if case .resident = self { return true }
+        return false
+    }
+}
+
+/// The rows of a large live result, read from the store in batches as they are accessed, and
+/// kept in a bounded cache: about `capacity` rows, the oldest batch dropped first.
+///
+/// The live result set keeps it current: rows a commit changed are replaced by the values it
+/// fetched, deleted rows are dropped, and a re-run query empties it. A row read from the store
+/// shows its values at the time it is read.
+///
+/// `@unchecked Sendable`: the mutable state is guarded by `lock`.
+final class RowCache: @unchecked Sendable {
+    let store: Store
+    let entity: Entity
+    let batchSize: Int
+    let capacity: Int
+    private let lock = NSLock()
+    private var rows: [ExactKey: EntityRow] = [:]
+    /// Keys in the order they entered, for eviction.
+    private var arrival: [ExactKey] = []
+    private var arrivalStart = 0
+    /// Batches read from the store (for tests and tuning).
+    private(set) var fetches = 0
+
+    init(store: Store, entity: Entity, batchSize: Int, capacity: Int) {
+        self.store = store
+        self.entity = entity
+        self.batchSize = max(1, batchSize)
+        self.capacity = max(self.batchSize, capacity)
+    }
+
+    /// The number of rows held.
+    var count: Int { lock.withLock { rows.count } }
+
+    /// The number of batches read so far.
+    var fetchCount: Int { lock.withLock { fetches } }
+
+    /// The cached row of `key`, if any.
+    func cached(_ key: AttributeValue) -> EntityRow? {
+        lock.withLock { rows[ExactKey(key)] }
+    }
+
+    /// The row of entry `index` of `entries`; on a miss, reads the batch of entries from `index`
+    /// (those not cached) in one query. A row the store no longer has reads as its skeleton.
+    func row(at index: Int, in entries: [SnapshotEntry], layout: SnapshotLayout) -> EntityRow {
+        let entry = entries[index]
+        if let row = cached(entry.key) { return row }
+        let end = min(entries.count, index + batchSize)
+        let start = max(0, min(index, end - batchSize))
+        _ = try? load(entries[start ..< end].map(\.key), layout: layout)
+        return cached(entry.key) ?? layout.skeleton(entry)
+    }
+
+    /// Reads the rows of `keys` that are not cached; the keys the store lacks are cached as
+    /// skeletons (`entries`, when given, supply their sort values).
+    ///
+    /// - Throws: ``StoreError`` when the read fails.
+    func load(_ keys: [AttributeValue], layout: SnapshotLayout, entries: [SnapshotEntry]? = nil) throws {
+        let missing = lock.withLock { keys.filter { rows[ExactKey($0)] == nil } }
+        guard !missing.isEmpty else { return }
+        let table = entity.tableName.quotedIdentifier
+        let columns = entity.attributes.map(\.name.quotedIdentifier).joined(separator: ", ")
+        let keyColumn = entity.primaryKey.quotedIdentifier
+        var found: [EntityRow] = []
+        try store.read { db in
+            var start = 0
+            while start < missing.count {
+                let chunk = Array(missing[start ..< min(missing.count, start + QueryPlan.chunkSize)])
+                start += chunk.count
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                found += try Store.fetchRows(db, entity: entity, sql: "SELECT \(columns) FROM \(table) WHERE \(keyColumn) IN (\(marks))",
+                                             arguments: chunk)
+            }
+        }
+        lock.withLock {
+            fetches += 1
+            for row in found { insert(row) }
+            for key in missing where rows[ExactKey(key)] == nil {
+                let entry = entries?.first { $0.key.isIdentical(to: key) } ?? SnapshotEntry(key: key)
+                insert(layout.skeleton(entry))
+            }
+            evict()
+        }
+    }
+
+    /// Replaces cached rows with fresh values (rows a commit changed), and drops `removed` keys.
+    func refresh(_ fresh: [EntityRow], removing removed: [AttributeValue] = []) {
+        lock.withLock {
+            for key in removed { rows.removeValue(forKey: ExactKey(key)) }
+            for row in fresh where rows[ExactKey(row.primaryKey)] != nil { rows[ExactKey(row.primaryKey)] = row }
+        }
+    }
+
+    /// Drops every row (the query was re-run: any row may have changed).
+    func removeAll() {
+        lock.withLock {
+            rows.removeAll()
+            arrival.removeAll()
+            arrivalStart = 0
+        }
+    }
+
+    private func insert(_ row: EntityRow) {
+        let key = ExactKey(row.primaryKey)
+        if rows.updateValue(row, forKey: key) == nil { arrival.append(key) }
+    }
+
+    /// Drops the oldest rows beyond the capacity (called with the lock held).
+    private func evict() {
+        while rows.count > capacity, arrivalStart < arrival.count {
+            rows.removeValue(forKey: arrival[arrivalStart])
+            arrivalStart += 1
+        }
+        if arrivalStart > capacity {
+            arrival.removeFirst(arrivalStart)
+            arrivalStart = 0
+        }
+    }
+}
+
+/// A snapshot's key → position table, built on first use (``ResultSnapshot/indexPath(of:)``).
+/// `@unchecked Sendable`: `table` is written once under `lock`.
+final class KeyLookup: @unchecked Sendable {
+    private let lock = NSLock()
+    private var table: [ExactKey: ResultSnapshot.Position]?
+
+    func table(_ build: () -> [ExactKey: ResultSnapshot.Position]) -> [ExactKey: ResultSnapshot.Position] {
+        lock.withLock {
+            if let table { return table }
+            let built = build()
+            table = built
+            return built
+        }
+    }
+}
