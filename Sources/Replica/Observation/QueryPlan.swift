@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 
 /// A ``LiveQuery`` checked against the schema, with what evaluating it needs.
 struct QueryPlan: Sendable {
@@ -87,21 +88,31 @@ struct QueryPlan: Sendable {
             let columns = ([layout.keyIndex] + layout.sortAttributes).map { attributes[$0].name.quotedIdentifier }
             let entrySQL = "SELECT \(columns.joined(separator: ", ")) FROM \(table)\(predicate) ORDER BY "
                 + (try store.orderBy(query.effectiveSort, for: entity)) + (query.limit.map { " LIMIT \(max(0, $0))" } ?? "")
+            // Without a predicate the count is cheap (SQLite counts the table's pages, decoding no row):
+            // the entries of a whole large table are then allocated once, not grown by doubling. With
+            // one it would cost another scan: the entries grow.
+            var total = limit + 1
+            if predicate.isEmpty {
+                total = max(total, try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0)
+            }
+            total = min(total, query.limit ?? Int.max)
             let statement = try Store.queryStatement(db, sql: entrySQL, arguments: rowQuery.arguments)
+            let handle = statement.sqliteStatement
+            defer { sqlite3_reset(handle) }
             let keyType = attributes[layout.keyIndex].type
             let types = layout.sortAttributes.map { attributes[$0].type }
             var entries: [SnapshotEntry] = []
-            entries.reserveCapacity(matching)
-            let cursor = try Row.fetchCursor(statement)
-            while let row = try cursor.next() {
-                var entry = SnapshotEntry(key: AttributeValue(databaseValue: row.fullValue(atIndex: 0), type: keyType))
+            entries.reserveCapacity(total)
+            while true {
+                let code = sqlite3_step(handle)
+                if code == SQLITE_DONE { break }
+                guard code == SQLITE_ROW else {
+                    throw StoreError(.sqlite, "query on '\(entity.name)' failed: \(String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))",
+                                     path: store.path)
+                }
+                var entry = SnapshotEntry(key: AttributeValue(column: handle, at: 0, type: keyType))
                 for (slot, type) in types.enumerated() {
-                    let value = AttributeValue(databaseValue: row.fullValue(atIndex: slot + 1), type: type)
-                    switch slot {
-                    case 0: entry.first = value
-                    case 1: entry.second = value
-                    default: entry.rest.append(value)
-                    }
+                    entry.append(AttributeValue(column: handle, at: Int32(slot + 1), type: type), slot: slot)
                 }
                 entries.append(entry)
             }

@@ -3,28 +3,33 @@ import GRDB
 
 /// What a snapshot keeps of one row: its primary key and the values of its query's sort
 /// attributes (the section key is the first of them), enough to place, find and order it.
-/// Two sort values live inline; a longer sort keeps the rest in an array.
+/// The first sort value lives inline (56 bytes in all); a longer sort keeps the rest in an array.
 struct SnapshotEntry: Sendable {
     var key: AttributeValue
     var first: AttributeValue = .null
-    var second: AttributeValue = .null
-    var rest: [AttributeValue] = []
+    var more: [AttributeValue] = []
 
     init(key: AttributeValue) { self.key = key }
 
     /// The sort value in `slot` (the position in ``SnapshotLayout/sortAttributes``).
     subscript(slot: Int) -> AttributeValue {
-        switch slot {
-        case 0: return first
-        case 1: return second
-        default: return rest[slot - 2]
-        }
+        slot == 0 ? first : more[slot - 1]
+    }
+
+    /// The sort value in `slot`, or `nil` for an entry that holds fewer (a key alone).
+    func value(slot: Int) -> AttributeValue? {
+        slot == 0 ? first : (slot - 1 < more.count ? more[slot - 1] : nil)
+    }
+
+    /// Sets the sort value of the next slot (slots are filled in order).
+    mutating func append(_ value: AttributeValue, slot: Int) {
+        if slot == 0 { first = value } else { more.append(value) }
     }
 
     /// `true` when keys and sort values are the same, byte for byte.
     func isIdentical(to other: SnapshotEntry) -> Bool {
-        key.isIdentical(to: other.key) && first.isIdentical(to: other.first) && second.isIdentical(to: other.second)
-            && rest.count == other.rest.count && zip(rest, other.rest).allSatisfy { $0.isIdentical(to: $1) }
+        key.isIdentical(to: other.key) && first.isIdentical(to: other.first)
+            && more.count == other.more.count && zip(more, other.more).allSatisfy { $0.isIdentical(to: $1) }
     }
 }
 
@@ -65,12 +70,7 @@ struct SnapshotLayout: Sendable {
     func entry(of row: EntityRow) -> SnapshotEntry {
         var entry = SnapshotEntry(key: row.values[keyIndex])
         for (slot, attribute) in sortAttributes.enumerated() {
-            let value = attribute < row.values.count ? row.values[attribute] : .null
-            switch slot {
-            case 0: entry.first = value
-            case 1: entry.second = value
-            default: entry.rest.append(value)
-            }
+            entry.append(attribute < row.values.count ? row.values[attribute] : .null, slot: slot)
         }
         return entry
     }
@@ -101,7 +101,7 @@ struct SnapshotLayout: Sendable {
     func skeleton(_ entry: SnapshotEntry) -> EntityRow {
         var values = [AttributeValue](repeating: .null, count: names.count)
         values[keyIndex] = entry.key
-        for (slot, attribute) in sortAttributes.enumerated() { values[attribute] = entry[slot] }
+        for (slot, attribute) in sortAttributes.enumerated() { values[attribute] = entry.value(slot: slot) ?? .null }
         return EntityRow(entity: entityName, names: names, values: values, primaryKeyIndex: keyIndex)
     }
 }
@@ -166,7 +166,7 @@ final class RowCache: @unchecked Sendable {
         if let row = cached(entry.key) { return row }
         let end = min(entries.count, index + batchSize)
         let start = max(0, min(index, end - batchSize))
-        _ = try? load(entries[start ..< end].map(\.key), layout: layout)
+        _ = try? load(entries[start ..< end].map(\.key), layout: layout, entries: Array(entries[start ..< end]))
         return cached(entry.key) ?? layout.skeleton(entry)
     }
 

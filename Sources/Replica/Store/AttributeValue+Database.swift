@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 extension AttributeValue {
     /// The value as SQLite stores it (see ``AttributeType`` for the storage of each type).
@@ -19,26 +20,56 @@ extension AttributeValue {
     /// Reads a stored value as an attribute of `type`. Values written by other programs
     /// with another storage class are converted when that is lossless, else kept as they are.
     public init(databaseValue: DatabaseValue, type: AttributeType) {
-        switch (databaseValue.storage, type) {
-        case (.null, _): self = .null
-        case (.string(let s), .string): self = .string(s)
-        case (.int64(let i), .integer): self = .integer(i)
+        switch databaseValue.storage {
+        case .null: self = .null
+        case .int64(let i): self.init(stored: .integer(i), type: type)
+        case .double(let d): self.init(stored: .double(d), type: type)
+        case .string(let s): self.init(stored: .string(s), type: type)
+        case .blob(let data): self.init(stored: .data([UInt8](data)), type: type)
+        }
+    }
+
+    /// Reads column `index` of the current row of a stepped statement as an attribute of `type`,
+    /// as ``init(databaseValue:type:)`` does, without going through `DatabaseValue`.
+    init(column handle: OpaquePointer, at index: Int32, type: AttributeType) {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: self.init(stored: .integer(sqlite3_column_int64(handle, index)), type: type)
+        case SQLITE_FLOAT: self.init(stored: .double(sqlite3_column_double(handle, index)), type: type)
+        case SQLITE_TEXT:
+            // By length: text may hold NUL bytes.
+            let count = Int(sqlite3_column_bytes(handle, index))
+            let text = sqlite3_column_text(handle, index).map {
+                String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+            } ?? ""
+            self.init(stored: .string(text), type: type)
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, index))
+            let bytes = sqlite3_column_blob(handle, index).map {
+                [UInt8](UnsafeRawBufferPointer(start: $0, count: count))
+            } ?? []
+            self.init(stored: .data(bytes), type: type)
+        default:
+            self = .null
+        }
+    }
+
+    /// A stored integer, double, text or blob (as `.integer`, `.double`, `.string`, `.data`) read
+    /// as an attribute of `type`.
+    private init(stored: AttributeValue, type: AttributeType) {
+        switch (stored, type) {
+        case (.integer(let i), .integer): self = .integer(i)
         case (.double(let d), .integer):
             if let i = Int64(exactly: d) { self = .integer(i) } else { self = .double(d) }
         case (.double(let d), .double): self = .double(d)
-        case (.int64(let i), .double): self = .double(Double(i))
-        case (.int64(let i), .bool): self = .bool(i != 0)
+        case (.integer(let i), .double): self = .double(Double(i))
+        case (.integer(let i), .bool): self = .bool(i != 0)
         case (.double(let d), .date): self = .date(Date(timeIntervalSince1970: d))
-        case (.int64(let i), .date): self = .date(Date(timeIntervalSince1970: Double(i)))
+        case (.integer(let i), .date): self = .date(Date(timeIntervalSince1970: Double(i)))
         case (.string(let s), .date):
             if let date = ISO8601.date(from: s) { self = .date(date) } else { self = .string(s) }
-        case (.blob(let data), .data): self = .data([UInt8](data))
         case (.string(let s), .json):
             if let json = try? JSONValue(parsing: s) { self = .json(json) } else { self = .string(s) }
-        case (.string(let s), _): self = .string(s)
-        case (.int64(let i), _): self = .integer(i)
-        case (.double(let d), _): self = .double(d)
-        case (.blob(let data), _): self = .data([UInt8](data))
+        default: self = stored
         }
     }
 }

@@ -178,13 +178,20 @@ extension Store {
         let types = entity.attributes.map(\.type)
         let keyIndex = names.firstIndex(of: entity.primaryKey) ?? 0
         let statement = try queryStatement(db, sql: sql, arguments: arguments)
+        // Stepped directly: no `Row` or `DatabaseValue` per value.
+        let handle = statement.sqliteStatement
+        defer { sqlite3_reset(handle) }
         var result: [EntityRow] = []
-        let cursor = try Row.fetchCursor(statement)
-        while let row = try cursor.next() {
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else {
+                throw StoreError(.sqlite, "query on '\(entity.name)' failed: \(String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))")
+            }
             var values: [AttributeValue] = []
             values.reserveCapacity(types.count)
             for (index, type) in types.enumerated() {
-                values.append(AttributeValue(databaseValue: row.fullValue(atIndex: index), type: type))
+                values.append(AttributeValue(column: handle, at: Int32(index), type: type))
             }
             result.append(EntityRow(entity: entity.name, names: names, values: values, primaryKeyIndex: keyIndex))
         }

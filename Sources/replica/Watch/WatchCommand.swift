@@ -93,7 +93,7 @@ enum Deadline {
 struct WatchJSONLines {
     func run(updates: LiveResultUpdates, deadline: ContinuousClock.Instant?) async throws {
         emit(["event": "snapshot", "count": .int(Int64(updates.initial.count)),
-              "keys": .array(updates.initial.rows.map(\.primaryKey.jsonValue))])
+              "keys": .array(updates.initial.rows.keys.map(\.jsonValue))])
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await update in updates {
