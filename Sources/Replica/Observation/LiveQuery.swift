@@ -38,6 +38,16 @@ public struct LiveQuery: Sendable, Hashable {
 
     /// The default ``resetThreshold``: 10,000 changes.
     public static let defaultResetThreshold = 10_000
+    /// The part of the result the snapshots and diffs cover, or `nil` for all of it. With a
+    /// ``limit`` too, the window moves within the first `limit` rows. A window's snapshots hold
+    /// their rows; ``ResultSnapshot/windowStart`` and ``ResultSnapshot/totalCount`` place it in
+    /// the whole result. Move it with ``LiveResultSet/moveWindow(to:)``.
+    ///
+    /// ```swift
+    /// var query = LiveQuery("Item", sort: [.ascending("name")])
+    /// query.window = .rows(0 ..< 40)
+    /// ```
+    public var window: LiveWindow?
     /// The most rows a snapshot holds the values of: a larger result keeps only each row's key and
     /// sort values, and reads rows from the store when they are accessed (see ``ResultSnapshot``).
     /// Default 10,000.

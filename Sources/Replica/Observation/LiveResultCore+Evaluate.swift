@@ -24,6 +24,15 @@ extension LiveResultCore {
     /// The next snapshot (with its diff when it was derived from the changed keys), or `nil`
     /// when the batch changes nothing shown.
     func evaluate(_ batch: [EntityChanges]) throws -> (snapshot: ResultSnapshot, diff: ResultDiff?)? {
+        guard let full else { return try evaluate(batch, base: current) }
+        // A window: the whole result moves on, then the window is cut from it and diffed.
+        guard let next = try evaluate(batch, base: full) else { return nil }
+        self.full = next.snapshot
+        return (try windowed(next.snapshot), nil)
+    }
+
+    /// The next state of `base` (the current snapshot, or the whole result of a window).
+    func evaluate(_ batch: [EntityChanges], base current: ResultSnapshot) throws -> (snapshot: ResultSnapshot, diff: ResultDiff?)? {
         statistics.batches += 1
         statistics.changeSets += batch.count
         if needsRequery || !plan.canMerge || batch.contains(where: \.isUnknown) { return (try requery(), nil) }

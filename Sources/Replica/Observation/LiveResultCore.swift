@@ -16,6 +16,10 @@ final class LiveResultCore: @unchecked Sendable {
     // Confined to `queue`.
     var plan: QueryPlan
     var current: ResultSnapshot
+    /// The whole result of a query with a ``LiveQuery/window`` (``current`` is the window), else `nil`.
+    var full: ResultSnapshot?
+    /// Where the window started last time (an `around` window whose key left the result stays there).
+    var lastWindowStart = 0
     /// Increases each time ``current`` changes.
     var version: UInt64 = 0
     /// The diff from version `version - 1` to `version`, for consumers exactly one step behind.
@@ -39,7 +43,66 @@ final class LiveResultCore: @unchecked Sendable {
     /// Loads the first snapshot (on `queue`).
     func load() throws {
         statistics.requeries += 1
-        current = try plan.load(store)
+        let base = try plan.load(store)
+        if plan.query.window != nil {
+            full = base
+            current = try windowed(base)
+        } else {
+            current = base
+        }
+    }
+
+    /// The window of `full` the query shows, its rows read (one query for the window's keys).
+    func windowed(_ full: ResultSnapshot) throws -> ResultSnapshot {
+        guard let window = plan.query.window else { return full }
+        var keyPosition: Int?
+        if case .around(let key, _, _) = window.kind {
+            keyPosition = full.positions(of: [ExactKey(key)])[ExactKey(key)]?.flat
+        }
+        let range = window.range(total: full.count, keyPosition: keyPosition, previousStart: lastWindowStart)
+        lastWindowStart = range.lowerBound
+        var parts: [ResultSnapshot.Part] = []
+        var lastSection = -1
+        var keys: [AttributeValue] = []
+        keys.reserveCapacity(range.count)
+        for flat in range {
+            let position = full.position(flat: flat)
+            let entry = full.entry(position)
+            keys.append(entry.key)
+            if position.section == lastSection {
+                parts[parts.count - 1].entries.append(entry)
+            } else {
+                parts.append(ResultSnapshot.Part(key: full.parts[position.section].key, entries: [entry]))
+                lastSection = position.section
+            }
+        }
+        if !full.isSectioned && parts.isEmpty { parts = [ResultSnapshot.Part(key: .null, entries: [])] }
+        var table: [ExactKey: EntityRow] = [:]
+        if !keys.isEmpty {
+            for row in try plan.fetch(keys: keys, from: store) { table[ExactKey(row.primaryKey)] = row }
+        }
+        return ResultSnapshot(parts: parts, sectionOffset: plan.query.sectionOffset, isSectioned: full.isSectioned,
+                              layout: plan.layout, isSorted: false, values: .resident(table),
+                              windowStart: range.lowerBound, totalCount: full.count)
+    }
+
+    /// Shows another window of the result (or all of it, with `nil`) and reports the diff.
+    func moveWindow(_ window: LiveWindow?) throws -> ResultDiff {
+        guard !closedFlag.isSet else { throw LiveResultError(.closed, "the live result set was closed") }
+        processPending()
+        let whole = full ?? current
+        plan = plan.with(window: window)
+        let next: ResultSnapshot
+        if window == nil {
+            full = nil
+            next = whole
+        } else {
+            full = whole
+            next = try windowed(whole)
+        }
+        let diff = boundedDiff(from: current, to: next)
+        advance(to: next, diff: diff)
+        return diff
     }
 
     /// Takes a committed change set (on `queue`); bursts that arrive before processing runs are
@@ -70,9 +133,18 @@ final class LiveResultCore: @unchecked Sendable {
     func refresh(_ query: LiveQuery) throws -> ResultDiff {
         guard !closedFlag.isSet else { throw LiveResultError(.closed, "the live result set was closed") }
         let newPlan = try QueryPlan(query: query, store: store)
-        let next = try newPlan.load(store)
+        let base = try newPlan.load(store)
         statistics.requeries += 1
+        let oldPlan = plan
         plan = newPlan
+        let next: ResultSnapshot
+        do {
+            full = query.window == nil ? nil : base
+            next = try windowed(base)
+        } catch {
+            plan = oldPlan
+            throw error
+        }
         // The full read saw every commit delivered so far.
         pending = []
         needsRequery = false

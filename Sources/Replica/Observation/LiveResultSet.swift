@@ -176,6 +176,25 @@ public final class LiveResultSet: Sendable {
         }
     }
 
+    /// Moves the window the set shows (``LiveQuery/window``), or with `nil` shows the whole result,
+    /// and reports the diff from the old window to the new, to consumers and as the return value.
+    /// Reads the new window's rows; the whole result is not queried again.
+    ///
+    /// ```swift
+    /// try await items.moveWindow(to: .rows(40 ..< 80))      // the next page
+    /// ```
+    ///
+    /// - Parameter window: The new window, or `nil` for every row.
+    /// - Returns: The diff (empty when the window shows the same rows).
+    /// - Throws: ``StoreError`` when reading the rows fails; ``LiveResultError/Code/closed``.
+    @discardableResult
+    public func moveWindow(to window: LiveWindow?) async throws -> ResultDiff {
+        let core = self.core
+        return try await withCheckedThrowingContinuation { continuation in
+            core.queue.async { continuation.resume(with: Result { try core.moveWindow(window) }) }
+        }
+    }
+
     /// Replaces the predicate, given as SQL text, and optionally the sort; see ``refresh(_:sort:)``.
     ///
     /// ```swift

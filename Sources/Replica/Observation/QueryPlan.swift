@@ -3,7 +3,7 @@ import GRDBSQLite
 
 /// A ``LiveQuery`` checked against the schema, with what evaluating it needs.
 struct QueryPlan: Sendable {
-    let query: LiveQuery
+    private(set) var query: LiveQuery
     let entity: Entity
     let order: RowOrder
     /// The position of the section attribute in a row's values.
@@ -58,6 +58,13 @@ struct QueryPlan: Sendable {
         table.reserveCapacity(rows.count)
         for row in rows { table[ExactKey(row.primaryKey)] = row }
         return .resident(table)
+    }
+
+    /// The same plan (and row cache) showing another window of its result.
+    func with(window: LiveWindow?) -> QueryPlan {
+        var plan = self
+        plan.query.window = window
+        return plan
     }
 
     /// An empty snapshot of this plan's shape.

@@ -98,6 +98,8 @@ extension ResultDiff {
             table?[ExactKey(row.primaryKey)] = row
         }
         return ResultSnapshot(parts: parts, sectionOffset: offset, isSectioned: snapshot.isSectioned, layout: layout,
-                              isSorted: false, values: table.map { .resident($0) } ?? snapshot.values)
+                              isSorted: false, values: table.map { .resident($0) } ?? snapshot.values,
+                              windowStart: windowStart ?? snapshot.windowStart,
+                              totalCount: totalCount ?? (snapshot.isWindowed ? snapshot.totalCount : nil))
     }
 }

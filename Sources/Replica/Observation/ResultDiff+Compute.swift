@@ -18,6 +18,10 @@ extension ResultDiff {
     /// - Complexity: O(n log n) in the number of rows, hashing each key once.
     public init(from old: ResultSnapshot, to new: ResultSnapshot) {
         self.init()
+        if old.isWindowed || new.isWindowed {
+            if old.windowStart != new.windowStart { windowStart = new.windowStart }
+            if old.totalCount != new.totalCount { totalCount = new.totalCount }
+        }
         let (oldOffset, newOffset) = (old.sectionOffset, new.sectionOffset)
         let oldPositions = old.positionTable()
         let newPositions = new.positionTable()

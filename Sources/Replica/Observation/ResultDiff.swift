@@ -111,6 +111,12 @@ public struct ResultDiff: Sendable, Hashable, CustomStringConvertible {
     public internal(set) var rowUpdates: [RowChange] = []
     /// The new snapshot of a reset, boxed so that the diff stays small to copy.
     var reset: ResetBox?
+    /// For a ``LiveQuery/window``: where the window now starts in the whole result, when that
+    /// moved (`nil` when it did not).
+    public internal(set) var windowStart: Int?
+    /// For a ``LiveQuery/window``: how many rows the whole result now has, when that changed
+    /// (`nil` when it did not).
+    public internal(set) var totalCount: Int?
 
     /// `true` for a reset: too many rows changed to list them; reload from ``resetSnapshot``.
     ///
@@ -150,7 +156,7 @@ public struct ResultDiff: Sendable, Hashable, CustomStringConvertible {
 
     /// `true` when nothing changed (a reset is never empty).
     public var isEmpty: Bool {
-        reset == nil && sectionDeletes.isEmpty && sectionInserts.isEmpty && rowDeletes.isEmpty && rowInserts.isEmpty
+        reset == nil && windowStart == nil && totalCount == nil && sectionDeletes.isEmpty && sectionInserts.isEmpty && rowDeletes.isEmpty && rowInserts.isEmpty
             && rowMoves.isEmpty && rowUpdates.isEmpty
     }
 
@@ -197,6 +203,8 @@ public struct ResultDiff: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         if let reset { return "reset to \(reset.snapshot.count) rows" }
         var parts: [String] = []
+        if let windowStart { parts.append("window starts at \(windowStart)") }
+        if let totalCount { parts.append("\(totalCount) rows in all") }
         if !sectionDeletes.isEmpty { parts.append("sections -\(sectionDeletes.map(\.index))") }
         if !sectionInserts.isEmpty { parts.append("sections +\(sectionInserts.map(\.index))") }
         if !rowDeletes.isEmpty { parts.append("deleted \(rowDeletes)") }

@@ -80,10 +80,17 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
     let isSorted: Bool
     /// The row values.
     let values: SnapshotRows
+    /// The position of the first row in the whole result: 0 unless the query has a
+    /// ``LiveQuery/window``.
+    public let windowStart: Int
+    /// The number of rows of the whole result: ``count`` unless the query has a
+    /// ``LiveQuery/window``, which shows ``count`` of them from ``windowStart``.
+    public let totalCount: Int
     private let lookup = KeyLookup()
 
     /// Builds a snapshot from parts.
-    init(parts: [Part], sectionOffset: Int, isSectioned: Bool, layout: SnapshotLayout?, isSorted: Bool, values: SnapshotRows) {
+    init(parts: [Part], sectionOffset: Int, isSectioned: Bool, layout: SnapshotLayout?, isSorted: Bool, values: SnapshotRows,
+         windowStart: Int = 0, totalCount: Int? = nil) {
         self.parts = parts
         self.sectionOffset = sectionOffset
         self.isSectioned = isSectioned
@@ -99,6 +106,8 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
         }
         self.sectionStarts = starts
         self.count = flat
+        self.windowStart = windowStart
+        self.totalCount = totalCount ?? flat
     }
 
     /// Builds a snapshot from entries in order, grouping runs of equal section values (as SQLite's
@@ -159,6 +168,9 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
 
     /// `true` when there is no row.
     public var isEmpty: Bool { count == 0 }
+
+    /// `true` when the snapshot shows part of a larger result (a ``LiveQuery/window``).
+    var isWindowed: Bool { windowStart != 0 || totalCount != count }
 
     /// The position of flat index `flat` (0 ≤ flat < count).
     func position(flat: Int) -> Position {
@@ -323,8 +335,9 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
     /// that hold their rows, the same values byte for byte (unlike Swift's `String ==`, which
     /// equates canonically equivalent spellings); for larger ones, the same sort values.
     public static func == (lhs: ResultSnapshot, rhs: ResultSnapshot) -> Bool {
-        guard lhs.sectionOffset == rhs.sectionOffset, lhs.isSectioned == rhs.isSectioned,
-              lhs.count == rhs.count, lhs.parts.count == rhs.parts.count else { return false }
+        guard lhs.sectionOffset == rhs.sectionOffset, lhs.isSectioned == rhs.isSectioned, lhs.count == rhs.count,
+              lhs.windowStart == rhs.windowStart, lhs.totalCount == rhs.totalCount, lhs.parts.count == rhs.parts.count
+        else { return false }
         let sameLayout = lhs.layout != nil && lhs.layout?.sortAttributes == rhs.layout?.sortAttributes
         for (a, b) in zip(lhs.parts, rhs.parts) {
             guard a.key.isIdentical(to: b.key), a.entries.count == b.entries.count else { return false }
@@ -344,7 +357,8 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(count) rows in \(parts.count) sections: "
+        (totalCount != count || windowStart != 0 ? "rows \(windowStart)..<\(windowStart + count) of \(totalCount): " : "")
+            + "\(count) rows in \(parts.count) sections: "
             + parts.map { "\($0.key) \($0.entries.map(\.key.description))" }.joined(separator: "; ")
     }
 }

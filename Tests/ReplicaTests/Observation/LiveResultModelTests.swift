@@ -44,7 +44,17 @@ struct LiveResultModelTests {
                 query: Self.readOnAccess(LiveQuery("Item", where: .notEqual("flag", .bool(true)) || .isNull("score"),
                                                    sort: [.ascending("name")], sectionKey: "category", sectionOffset: 2)),
                 seed: 7),
+        Variant(name: "a window of rows 3..<9, sections by category",
+                query: Self.windowed(LiveQuery("Item", where: .notEqual("flag", .bool(true)) || .isNull("score"),
+                                               sort: [.ascending("name")], sectionKey: "category"), 3 ..< 9),
+                seed: 8),
     ]
+
+    static func windowed(_ query: LiveQuery, _ range: Range<Int>) -> LiveQuery {
+        var query = query
+        query.window = .rows(range)
+        return query
+    }
 
     static func readOnAccess(_ query: LiveQuery) -> LiveQuery {
         var query = query

@@ -76,7 +76,14 @@ struct LiveResultFixture {
 
     /// The snapshot a fresh query gives for `query`.
     func freshSnapshot(_ query: LiveQuery) throws -> ResultSnapshot {
-        let rows = try store.rows(query.rowQuery)
+        var rows = try store.rows(query.rowQuery)
+        // A `.rows` window: its slice of the whole result.
+        var window: (start: Int, total: Int)?
+        if let range = query.window?.testRange {
+            let start = min(range.lowerBound, rows.count)
+            window = (start, rows.count)
+            rows = Array(rows[start ..< min(rows.count, start + range.count)])
+        }
         let entity = try store.requireEntity(query.entity)
         let sectionIndex = query.sectionKey.flatMap { key in entity.attributes.firstIndex { $0.name == key } }
         // Group independently of ResultSnapshot's own grouping.
@@ -93,7 +100,10 @@ struct LiveResultFixture {
         }
         if sectionIndex == nil && groups.isEmpty { groups = [(.null, [])] }
         let sections = groups.map { ResultSnapshot.Section(key: $0.key, rows: $0.rows) }
-        return ResultSnapshot(sections: sections, sectionOffset: query.sectionOffset, isSectioned: sectionIndex != nil)
+        let snapshot = ResultSnapshot(sections: sections, sectionOffset: query.sectionOffset, isSectioned: sectionIndex != nil)
+        guard let window else { return snapshot }
+        return ResultSnapshot(parts: snapshot.parts, sectionOffset: snapshot.sectionOffset, isSectioned: snapshot.isSectioned,
+                              layout: nil, isSorted: false, values: snapshot.values, windowStart: window.start, totalCount: window.total)
     }
 }
 
@@ -149,5 +159,13 @@ final class RecordingDelegate: LiveResultSetDelegate, @unchecked Sendable {
         finished.append((snapshot, diff))
         onFinish?(resultSet)
         continuation.yield(snapshot)
+    }
+}
+
+extension LiveWindow {
+    /// The positions of a `.rows` window (`nil` for `.around`).
+    var testRange: Range<Int>? {
+        if case .rows(let offset, let limit) = kind { return offset ..< offset + limit }
+        return nil
     }
 }
