@@ -51,6 +51,7 @@ let allWorkloads: [any Workload] = [
     ImportWorkload(),
     ImportLiveWorkload(),
     CommitToDiffWorkload(),
+    WatchWorkload(),
     MockServerWorkload(),
     SyncPagesWorkload(),
 ]
