@@ -117,6 +117,43 @@ struct WatchCommandTests {
         session.sendKeys("q")
         #expect(session.waitForExit(), "watch did not quit on q")
     }
+
+    @Test("on a 1,000,000-row table: the first screen, End shows the last row, and another process's write arrives",
+          .enabled(if: TmuxSession.executable != nil, "tmux is not installed (.ci/run installs it)"))
+    func millionRows() async throws {
+        let tmux = try #require(TmuxSession.executable)
+        let (directory, db) = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try Store(path: db)
+        try await store.database.write { db in
+            try db.execute(sql: """
+                WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 1000000)
+                INSERT INTO posts (id, userID, title, published) SELECT x, 1 + x % 3, printf('Post %07d', x), 0 FROM n
+                """)
+        }
+        let replica = ReplicaTool.productsDirectory.appendingPathComponent("replica").path
+        let session = try TmuxSession(executable: tmux, directory: directory,
+                                      command: "\(replica) watch --db \(db) Post --sort title --poll 50", columns: 100, rows: 20)
+        defer { session.kill() }
+        let first = session.pane(showing: "rows 1–16 of 1,000,000", within: 120)
+        #expect(first.contains("1,000,000 rows · 0 updates") && first.contains("Post 0000016") && !first.contains("Post 0000017"),
+                "\(first)")
+        session.sendKeys("End")
+        let end = session.pane(showing: "rows 999,985–1,000,000 of 1,000,000", within: 30)
+        #expect(end.contains("Post 1000000") && end.contains("Post 0999985"), "\(end)")
+        session.sendKeys("PageUp")
+        #expect(session.pane(showing: "rows 999,970–999,985 of 1,000,000", within: 30).contains("Post 0999970"))
+        // Another process writes: the view learns of it through SQLite's data_version.
+        let output = try await ReplicaTool.run(["import", "--db", db, "--entity", "Post", "-"],
+                                               stdin: Data(#"{"id": 1000001, "title": "Post 1000001"}"#.utf8))
+        #expect(output.status == 0, "\(output.stderr)")
+        let grown = session.pane(showing: "of 1,000,001", within: 60)
+        #expect(grown.contains("1,000,001 rows · 1 updates"), "\(grown)")
+        session.sendKeys("End")
+        #expect(session.pane(showing: "rows 999,986–1,000,001 of 1,000,001", within: 30).contains("Post 1000001"))
+        session.sendKeys("q")
+        #expect(session.waitForExit(), "watch did not quit on q")
+    }
 }
 
 /// Reads lines from a pipe, blocking. Not thread-safe; used by one test at a time.
