@@ -45,3 +45,21 @@ public func liveResultSetExample(engine: SyncEngine, lastWeek: Date) async throw
     }
     // README: end
 }
+
+/// README "Live result sets": a large result, a window onto it, resets. Returns the rows of
+/// the window, its start and the whole count, then the rows read for a screenful.
+public func largeLiveResultExample(engine: SyncEngine) async throws -> (window: Int, start: Int, total: Int, screen: Int) {
+    // README: live-large
+    var query = LiveQuery("Post", sort: [.ascending("title")])
+    query.window = .rows(0 ..< 40)                  // a screenful; the set tracks the rest by key
+    query.resetThreshold = 1_000                    // a commit moving more arrives as one reset
+    let page = try LiveResultSet(engine: engine, query: query)
+    try await page.moveWindow(to: .rows(40 ..< 80)) // the next page: a diff of the window only
+    let shown = page.snapshot                       // shown.windowStart 40, shown.totalCount all rows
+
+    let all = try LiveResultSet(engine: engine, query: LiveQuery("Post", sort: [.ascending("title")]))
+    let snapshot = all.snapshot                     // past 10,000 rows: keys and sort values only
+    let screen = try snapshot.rows(in: 0 ..< 40)    // one query for the rows on screen
+    // README: end
+    return (shown.count, shown.windowStart, shown.totalCount, screen.count)
+}

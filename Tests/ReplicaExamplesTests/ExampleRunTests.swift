@@ -1,4 +1,5 @@
 import Foundation
+import Replica
 import ReplicaExamples
 import ReplicaServer
 import Testing
@@ -78,6 +79,16 @@ struct ExampleRunTests {
         let resolved = try routeResolution(schema: schema)
         #expect(resolved.entity == "Post")
         #expect(resolved.scope == "Post where userID = 3")
+    }
+
+    @Test("the large-result example shows the second page of a window and reads a screenful of 12,000 posts")
+    func largeLiveResult() async throws {
+        let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/blog.json"))
+        let engine = try SyncEngine(store: Store.inMemory(schema: schema))
+        let posts = (1 ... 12_000).map { #"{"id": \#($0), "title": "Post \#($0)"}"# }.joined(separator: ",")
+        _ = try await engine.sync(.get, "/users/1/posts", body: Data((#"{"posts": ["# + posts + "]}").utf8))
+        let result = try await largeLiveResultExample(engine: engine)
+        #expect(result.window == 40 && result.start == 40 && result.total == 12_000 && result.screen == 40)
     }
 
     @Test("the schema built in Swift has its two entities and the foreign key's JSON key")
