@@ -189,14 +189,7 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
 
     /// The row of an entry of this snapshot: held, cached, read from the store, or its skeleton.
     func row(section: Int, row: Int) -> EntityRow {
-        let entries = parts[section].entries
-        switch values {
-        case .resident(let table):
-            return table[ExactKey(entries[row].key)] ?? SnapshotLayout.keyOnly(entries[row], layout: layout)
-        case .lazy(let cache):
-            guard let layout else { return SnapshotLayout.keyOnly(entries[row], layout: nil) }
-            return cache.row(at: row, in: entries, layout: layout)
-        }
+        values.row(at: row, in: parts[section].entries, layout: layout)
     }
 
     /// The row values of `key` this snapshot knows without reading the store (held or cached).
@@ -419,14 +412,7 @@ public struct ResultRows: RandomAccessCollection, Sendable {
     public subscript(position: Int) -> EntityRow {
         precondition(position >= 0 && position < count, "row index \(position) out of range 0..<\(count)")
         let (segment, offset) = locate(position)
-        let entries = segments[segment]
-        switch values {
-        case .resident(let table):
-            return table[ExactKey(entries[offset].key)] ?? SnapshotLayout.keyOnly(entries[offset], layout: layout)
-        case .lazy(let cache):
-            guard let layout else { return SnapshotLayout.keyOnly(entries[offset], layout: nil) }
-            return cache.row(at: offset, in: entries, layout: layout)
-        }
+        return values.row(at: offset, in: segments[segment], layout: layout)
     }
 
     /// The primary keys, in order (no read).

@@ -118,6 +118,17 @@ enum SnapshotRows: Sendable {
         if case .resident = self { return true }
         return false
     }
+
+    /// The row of entry `index` of `entries`: held, cached, read from the store, or its skeleton.
+    func row(at index: Int, in entries: [SnapshotEntry], layout: SnapshotLayout?) -> EntityRow {
+        switch self {
+        case .resident(let table):
+            return table[ExactKey(entries[index].key)] ?? SnapshotLayout.keyOnly(entries[index], layout: layout)
+        case .lazy(let cache):
+            guard let layout else { return SnapshotLayout.keyOnly(entries[index], layout: nil) }
+            return cache.row(at: index, in: entries, layout: layout)
+        }
+    }
 }
 
 /// The rows of a large live result, read from the store in batches as they are accessed, and
