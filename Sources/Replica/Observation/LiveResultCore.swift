@@ -91,15 +91,17 @@ final class LiveResultCore: @unchecked Sendable {
         guard !closedFlag.isSet else { throw LiveResultError(.closed, "the live result set was closed") }
         processPending()
         let whole = full ?? current
+        let oldPlan = plan
         plan = plan.with(window: window)
         let next: ResultSnapshot
-        if window == nil {
-            full = nil
-            next = whole
-        } else {
-            full = whole
-            next = try windowed(whole)
+        do {
+            next = window == nil ? whole : try windowed(whole)
+        } catch {
+            // The old window stays in force.
+            plan = oldPlan
+            throw error
         }
+        full = window == nil ? nil : whole
         let diff = boundedDiff(from: current, to: next)
         advance(to: next, diff: diff)
         return diff

@@ -256,7 +256,7 @@ final class ViewState: @unchecked Sendable {
 
     /// Whether sections are shown as headings: there is a section key.
     private var sectioned: Bool {
-        snapshot.sections.count > 1 || snapshot.sections.first.map { !$0.key.isNull } == true
+        snapshot.isSectioned
     }
 
     /// The body's parts, in order: each section's heading (when sectioned), rows and fading
@@ -268,18 +268,18 @@ final class ViewState: @unchecked Sendable {
         case orphans
     }
 
-    private func parts() -> [(part: Part, lines: Int)] {
+    private func parts(_ sections: [ResultSnapshot.Section]) -> [(part: Part, lines: Int)] {
         var parts: [(Part, Int)] = []
         var flat = 0
         let sectioned = self.sectioned
-        for (index, section) in snapshot.sections.enumerated() {
+        for (index, section) in sections.enumerated() {
             if sectioned { parts.append((.heading(index), 1)) }
             parts.append((.rows(section: index, count: section.rows.count, firstRow: flat), section.rows.count))
             flat += section.rows.count
             let fading = ghosts.filter { $0.section == index }.count
             if fading > 0 { parts.append((.ghosts(section: index), fading)) }
         }
-        let orphans = ghosts.filter { $0.section >= snapshot.sections.count }.count
+        let orphans = ghosts.filter { $0.section >= sections.count }.count
         if orphans > 0 { parts.append((.orphans, orphans + 1)) }
         return parts
     }
@@ -294,7 +294,9 @@ final class ViewState: @unchecked Sendable {
         let shownColumns = visible.map { $0.map { columns.indices.contains($0) ? columns[$0] : "" } } ?? columns
         return lock.withLock {
             page = bodyHeight
-            let parts = parts()
+            // Built once per screen: a snapshot's sections are views made on each access.
+            let sections = snapshot.sections
+            let parts = parts(sections)
             let total = parts.reduce(0) { $0 + $1.lines }
             top = min(top, max(0, total - bodyHeight))
             var lines: [WatchScreen.Line] = []
@@ -308,9 +310,9 @@ final class ViewState: @unchecked Sendable {
                 let upTo = min(count, from + bodyHeight - lines.count)
                 switch part {
                 case .heading(let index):
-                    lines.append(.section(snapshot.sections[index].key.description))
+                    lines.append(.section(sections[index].key.description))
                 case .rows(let index, _, let firstRow):
-                    let rows = snapshot.sections[index].rows
+                    let rows = sections[index].rows
                     for offset in from ..< upTo {
                         let row = rows[offset]
                         lines.append(.row(WatchScreen.Row(cells: pick(row), mark: marks[row.primaryKey]?.0 ?? .none)))
@@ -323,7 +325,7 @@ final class ViewState: @unchecked Sendable {
                     let fading = ghosts.filter { $0.section == index }
                     for offset in from ..< upTo { lines.append(.row(WatchScreen.Row(cells: pick(fading[offset].row), mark: .deleted))) }
                 case .orphans:
-                    let fading = ghosts.filter { $0.section >= snapshot.sections.count }
+                    let fading = ghosts.filter { $0.section >= sections.count }
                     for offset in from ..< upTo {
                         if offset == 0 {
                             lines.append(.section("deleted"))
