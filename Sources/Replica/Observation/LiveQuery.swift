@@ -37,6 +37,10 @@ public struct LiveQuery: Sendable, Hashable {
     public var resetThreshold: Int? = LiveQuery.defaultResetThreshold
 
     /// The default ``resetThreshold``: 10,000 changes.
+    ///
+    /// ```swift
+    /// query.resetThreshold = LiveQuery.defaultResetThreshold / 10
+    /// ```
     public static let defaultResetThreshold = 10_000
     /// The part of the result the snapshots and diffs cover, or `nil` for all of it. With a
     /// ``limit`` too, the window moves within the first `limit` rows. A window's snapshots hold

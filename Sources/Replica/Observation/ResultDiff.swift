@@ -113,9 +113,17 @@ public struct ResultDiff: Sendable, Hashable, CustomStringConvertible {
     var reset: ResetBox?
     /// For a ``LiveQuery/window``: where the window now starts in the whole result, when that
     /// moved (`nil` when it did not).
+    ///
+    /// ```swift
+    /// if let start = update.diff.windowStart { print("now from row", start + 1) }
+    /// ```
     public internal(set) var windowStart: Int?
     /// For a ``LiveQuery/window``: how many rows the whole result now has, when that changed
     /// (`nil` when it did not).
+    ///
+    /// ```swift
+    /// if let total = update.diff.totalCount { print(total, "rows in all") }
+    /// ```
     public internal(set) var totalCount: Int?
 
     /// `true` for a reset: too many rows changed to list them; reload from ``resetSnapshot``.
@@ -126,6 +134,10 @@ public struct ResultDiff: Sendable, Hashable, CustomStringConvertible {
     public var isReset: Bool { reset != nil }
 
     /// The whole new state of a reset (the same as the update's snapshot), `nil` for a row diff.
+    ///
+    /// ```swift
+    /// if let fresh = update.diff.resetSnapshot { print("reload", fresh.count) }
+    /// ```
     public var resetSnapshot: ResultSnapshot? { reset?.snapshot }
 
     /// A reset to `snapshot`: a diff that lists nothing and stands for "reload".

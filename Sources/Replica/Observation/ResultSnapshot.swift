@@ -82,9 +82,17 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
     let values: SnapshotRows
     /// The position of the first row in the whole result: 0 unless the query has a
     /// ``LiveQuery/window``.
+    ///
+    /// ```swift
+    /// print("rows \(snapshot.windowStart + 1)–\(snapshot.windowStart + snapshot.count) of \(snapshot.totalCount)")
+    /// ```
     public let windowStart: Int
     /// The number of rows of the whole result: ``count`` unless the query has a
     /// ``LiveQuery/window``, which shows ``count`` of them from ``windowStart``.
+    ///
+    /// ```swift
+    /// let atEnd = snapshot.windowStart + snapshot.count == snapshot.totalCount
+    /// ```
     public let totalCount: Int
     private let lookup = KeyLookup()
 
@@ -154,14 +162,27 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
 
     /// `true` when the snapshot holds every row's values (at most ``LiveQuery/residentRowLimit``
     /// rows); `false` when rows are read from the store on access.
+    ///
+    /// ```swift
+    /// let page = snapshot.holdsRows ? Array(snapshot.rows.prefix(40)) : try snapshot.rows(in: 0 ..< 40)
+    /// ```
     public var holdsRows: Bool { values.isResident }
 
-    /// The sections, in order.
+    /// The sections, in order (views of the snapshot, made on each access: keep the array when
+    /// going through many).
+    ///
+    /// ```swift
+    /// for section in snapshot.sections { print(section.key, section.rows.count) }
+    /// ```
     public var sections: [Section] {
         parts.map { Section(key: $0.key, rows: ResultRows(segments: [$0.entries], values: values, layout: layout)) }
     }
 
     /// All rows, in order (read on access in a large snapshot).
+    ///
+    /// ```swift
+    /// for row in snapshot.rows.prefix(10) { print(row) }
+    /// ```
     public var rows: ResultRows {
         ResultRows(segments: parts.map(\.entries), values: values, layout: layout)
     }
@@ -416,6 +437,10 @@ public struct ResultRows: RandomAccessCollection, Sendable {
     }
 
     /// The primary keys, in order (no read).
+    ///
+    /// ```swift
+    /// let shown = Set(snapshot.rows.keys.map(\.description))
+    /// ```
     public var keys: [AttributeValue] { segments.flatMap { $0.map(\.key) } }
 
     /// Every entry, in order.
