@@ -63,3 +63,17 @@ public func largeLiveResultExample(engine: SyncEngine) async throws -> (window: 
     // README: end
     return (shown.count, shown.windowStart, shown.totalCount, screen.count)
 }
+
+/// README "Live result sets": rows decoded into a type of your own. Returns how many posts were
+/// decoded in all, the titles of the first screenful, and the first title.
+public func typedLiveResultExample(engine: SyncEngine) throws -> (all: Int, screen: [String], first: String?) {
+    // README: live-typed
+    struct Post: Decodable { var id: Int; var title: String }
+    let posts = try LiveResultSet(engine: engine, query: LiveQuery("Post", sort: [.ascending("title")]))
+    let snapshot = posts.snapshot
+    let all = try snapshot.decode(Post.self)                  // as store.fetch(Post.self, from: "Post")
+    let screen = try snapshot.decode(Post.self, in: 0 ..< 40) // only these rows are read in a large result
+    let first = try snapshot.decode(Post.self, at: ResultIndexPath(section: 0, row: 0))
+    // README: end
+    return (all.count, screen.map(\.title), first?.title)
+}

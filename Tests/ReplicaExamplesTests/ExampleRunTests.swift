@@ -91,6 +91,16 @@ struct ExampleRunTests {
         #expect(result.window == 40 && result.start == 40 && result.total == 12_000 && result.screen == 40)
     }
 
+    @Test("the typed live-result example decodes every post, a screenful, and the first")
+    func typedLiveResult() async throws {
+        let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/blog.json"))
+        let engine = try SyncEngine(store: Store.inMemory(schema: schema))
+        let posts = (1 ... 50).map { #"{"id": \#($0), "title": "Post \#(String(format: "%02d", $0))"}"# }.joined(separator: ",")
+        _ = try await engine.sync(.get, "/users/1/posts", body: Data((#"{"posts": ["# + posts + "]}").utf8))
+        let result = try typedLiveResultExample(engine: engine)
+        #expect(result.all == 50 && result.screen.count == 40 && result.screen.last == "Post 40" && result.first == "Post 01")
+    }
+
     @Test("the schema built in Swift has its two entities and the foreign key's JSON key")
     func schemaExample() throws {
         let schema = try schemaInSwift()

@@ -93,3 +93,24 @@ struct AttributeValueDecoder: Decoder, SingleValueDecodingContainer {
         return try JSONValueDecoder(value: value.jsonValue, codingPath: codingPath).decode(type)
     }
 }
+
+extension EntityRow {
+    /// The row decoded into a `Decodable` type whose coding keys are attribute names, as
+    /// ``Store/fetch(_:from:where:arguments:sort:limit:)`` decodes rows.
+    ///
+    /// ```swift
+    /// struct Post: Decodable { var id: Int; var title: String }
+    /// let post = try row.decode(Post.self)
+    /// ```
+    ///
+    /// - Parameter type: The type.
+    /// - Returns: The decoded value.
+    /// - Throws: ``StoreError`` (`decoding`) naming the type, entity, row and what did not fit.
+    public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        do {
+            return try T(from: EntityRowDecoder(row: self))
+        } catch {
+            throw StoreError(.decoding, "cannot decode \(T.self) from \(entity) \(primaryKey): \(error)")
+        }
+    }
+}

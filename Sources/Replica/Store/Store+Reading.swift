@@ -106,9 +106,10 @@ extension Store {
                                     limit: Int? = nil) throws -> [T] {
         try rows(entity, where: predicate, arguments: arguments, sort: sort, limit: limit).map { row in
             do {
-                return try T(from: EntityRowDecoder(row: row))
-            } catch {
-                throw StoreError(.decoding, "cannot decode \(T.self) from \(row.entity) \(row.primaryKey): \(error)", path: path)
+                return try row.decode(T.self)
+            } catch var error as StoreError {
+                error.path = path
+                throw error
             }
         }
     }

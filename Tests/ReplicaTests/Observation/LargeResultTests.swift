@@ -10,6 +10,32 @@ struct LargeResultTests {
         Item(id: id, groupID: 1, category: "c\(id % 7)", score: score, name: name ?? "n\(id)", price: Double(id), flag: id % 2 == 0)
     }
 
+    struct Named: Decodable, Equatable { var id: Int64; var name: String; var flag: Bool }
+    struct Wrong: Decodable { var id: Int64; var price: String }
+
+    @Test("typed rows: a snapshot decodes every row, a range (reading only its batch) or one path, as store.fetch does")
+    func typedRows() async throws {
+        let fixture = try LiveResultFixture()
+        try await fixture.upsert((1 ... 10_500).map { Self.item($0) })
+        let set = try LiveResultSet(engine: fixture.engine, query: LiveQuery("Item", sort: [.ascending("id")]))
+        defer { set.close() }
+        let snapshot = set.snapshot
+        let cache = set.core.queue.sync { set.core.plan.cache }
+        let screen = try snapshot.decode(Named.self, in: 100 ..< 140)
+        #expect(screen.first == Named(id: 101, name: "n101", flag: false) && screen.count == 40)
+        #expect(cache.fetchCount == 1, "one batch read for the range")
+        #expect(try snapshot.decode(Named.self, at: ResultIndexPath(section: 0, row: 9)) == Named(id: 10, name: "n10", flag: true))
+        #expect(try snapshot.decode(Named.self, at: ResultIndexPath(section: 0, row: 10_500)) == nil)
+        let all = try snapshot.decode(Named.self)
+        #expect(all == (try fixture.store.fetch(Named.self, from: "Item", sort: [.ascending("id")])))
+        #expect(throws: StoreError.self) { try snapshot.decode(Wrong.self, in: 0 ..< 1) }
+        do {
+            _ = try snapshot.decode(Wrong.self, in: 0 ..< 1)
+        } catch let error as StoreError {
+            #expect(error.code == .decoding && "\(error)".contains("cannot decode Wrong from Item 1"), "\(error)")
+        }
+    }
+
     @Test("a result past residentRowLimit keeps keys and sort values, and reads rows in batches through a bounded cache")
     func readOnAccess() async throws {
         let fixture = try LiveResultFixture()
