@@ -122,6 +122,7 @@ let package = Package(
             dependencies: [
                 "ReplicaExamples",
                 "Replica",
+                "ReplicaHTTP",
                 "ReplicaServer",
             ],
             swiftSettings: swiftSettings

@@ -32,3 +32,19 @@ public func clientExample(engine: SyncEngine, productionURL: URL, developmentURL
     task.cancel()
     return saved
 }
+
+/// README "The client": typed endpoints. Returns the person created and found, and whether a
+/// missing person's optional endpoint gave nil.
+public func typedEndpointExample(client: ReplicaClient) async throws -> (created: String, found: String, deleted: Bool) {
+    // README: endpoints
+    struct NewPerson: Encodable { var name: String; var numberOfKids: Int }
+    struct Person: Codable { var id: Int; var name: String; var numberOfKids: Int? }
+    let create = Endpoint<NewPerson, Person>(.post, "/people")                 // JSON body
+    let find = Endpoint<Nothing, Person>(.get, "/people/{{person-id}}")        // :id, {id} and {{id}} all work
+    let remove = Endpoint<Nothing, Person?>(.delete, "/people/:id")            // nil for an empty 2xx body
+    let john = try await client.perform(create, NewPerson(name: "john", numberOfKids: 1))
+    let found = try await client.perform(find, Nothing(), pathVariables: ["person-id": String(john.id)])
+    let gone = try await client.perform(remove, Nothing(), pathVariables: ["id": String(john.id)])
+    // README: end
+    return (john.name, found.name, gone == nil)
+}

@@ -1,6 +1,7 @@
 import Foundation
 import Replica
 import ReplicaExamples
+import ReplicaHTTP
 import ReplicaServer
 import Testing
 
@@ -99,6 +100,26 @@ struct ExampleRunTests {
         _ = try await engine.sync(.get, "/users/1/posts", body: Data((#"{"posts": ["# + posts + "]}").utf8))
         let result = try typedLiveResultExample(engine: engine)
         #expect(result.all == 50 && result.screen.count == 40 && result.screen.last == "Post 40" && result.first == "Post 01")
+    }
+
+    @Test("the typed-endpoint example creates, finds and deletes a person on the mock server")
+    func typedEndpoints() async throws {
+        let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/people.json"))
+        let server = try await MockServer.start(resources: MockResource.resources(for: schema))
+        let engine = try SyncEngine(store: Store.inMemory(schema: schema))
+        let base = try #require(URL(string: server.baseURL))
+        let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(transport: HTTPTransport(),
+                                                                                     baseURLs: [.production: base]))
+        let result: (created: String, found: String, deleted: Bool)
+        do {
+            result = try await typedEndpointExample(client: client)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+        #expect(result.created == "john" && result.found == "john" && result.deleted)
+        #expect(try engine.store.rows("Person").isEmpty, "created, synced, then deleted locally too")
     }
 
     @Test("the schema built in Swift has its two entities and the foreign key's JSON key")

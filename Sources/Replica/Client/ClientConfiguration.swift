@@ -87,6 +87,9 @@ public struct ClientConfiguration: Sendable {
     public var conditionalRequests: Bool
     /// The most pages one call follows.
     public var maxPages: Int
+    /// The largest response a typed endpoint decodes (``ReplicaClient/perform(_:_:pathVariables:files:headers:)``
+    /// reads it into memory to decode it): 64 MiB by default.
+    public var maxDecodedBodyBytes: Int
 
     public init(transport: any Transport, baseURLs: [Environment: URL], environment: Environment = .production) {
         self.transport = transport
@@ -102,5 +105,6 @@ public struct ClientConfiguration: Sendable {
         self.sinceCursors = [:]
         self.conditionalRequests = true
         self.maxPages = 1000
+        self.maxDecodedBodyBytes = 64 << 20
     }
 }

@@ -58,8 +58,10 @@ struct StoreMigrator {
             CREATE TABLE IF NOT EXISTS \(Self.metaTable.quotedIdentifier) (
                 key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL)
             """)
+        // Unchanged values write nothing: opening a store is then no commit that other processes'
+        // live result sets would see (through `data_version`) as a change.
         let upsert = "INSERT INTO \(Self.metaTable.quotedIdentifier) (key, value) VALUES (?, ?) "
-            + "ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+            + "ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE value IS NOT excluded.value"
         try db.execute(sql: upsert, arguments: ["schema", schema.fileJSON.serialized(pretty: true, sortedKeys: false)])
         try db.execute(sql: upsert, arguments: ["schema_version", String(schema.version)])
     }
