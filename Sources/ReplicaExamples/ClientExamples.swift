@@ -48,3 +48,16 @@ public func typedEndpointExample(client: ReplicaClient) async throws -> (created
     // README: end
     return (john.name, found.name, gone == nil)
 }
+
+/// README "The client": an ad-hoc call (a path no route matches). Returns the number of JSON
+/// elements received and of cars decoded.
+public func adHocExample(client: ReplicaClient) async throws -> (json: Int, decoded: Int) {
+    // README: ad-hoc
+    struct Car: Decodable { var id: Int; var name: String }
+    let result = try await client.call("/cars")                 // no route: nothing synced, the JSON returned
+    if case .array(let cars)? = result.data { print(cars.count, "cars") }
+    let cars = try await client.call("/cars", as: [Car].self)   // or decoded (a routed path is synced too)
+    // README: end
+    guard case .array(let items)? = result.data else { return (0, cars.count) }
+    return (items.count, cars.count)
+}

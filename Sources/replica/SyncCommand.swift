@@ -65,6 +65,8 @@ struct SyncCommand: AsyncParsableCommand {
         repeat {
             for path in paths {
                 do {
+                    // Syncing needs a route (the client would answer a path without one ad hoc, syncing nothing).
+                    _ = try engine.routes.resolve(.get, String(path.split(separator: "?", maxSplits: 1).first ?? ""))
                     let result = try await client.call(path, options: SyncOptions(strictKeys: strict))
                     // Unbuffered: each line shows at once (`--every`) and in order with the warnings, in a pipe too.
                     Output.write(Self.line(path, result) + "\n", to: .standardOutput)

@@ -138,3 +138,16 @@ struct QueryCommandTests {
         #expect(!FileManager.default.fileExists(atPath: "/nonexistent/blog.sqlite"))
     }
 }
+
+@Suite("replica sync")
+struct SyncCommandTests {
+    @Test("a path no route matches is refused, named, before any request (the client would answer it ad hoc)")
+    func unroutedPath() async throws {
+        let (directory, path) = try QueryCommandTests.makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Port 9 (discard): a request would fail with a connection error, not this one.
+        let output = try await ReplicaTool.run(["sync", "--db", path, "--base-url", "http://127.0.0.1:9", "/nowhere"])
+        #expect(output.status == 1)
+        #expect(output.stderr.hasPrefix("Error: /nowhere: no route for GET /nowhere"), "\(output.stderr)")
+    }
+}

@@ -102,24 +102,44 @@ struct ExampleRunTests {
         #expect(result.all == 50 && result.screen.count == 40 && result.screen.last == "Post 40" && result.first == "Post 01")
     }
 
-    @Test("the typed-endpoint example creates, finds and deletes a person on the mock server")
-    func typedEndpoints() async throws {
-        let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/people.json"))
-        let server = try await MockServer.start(resources: MockResource.resources(for: schema))
-        let engine = try SyncEngine(store: Store.inMemory(schema: schema))
-        let base = try #require(URL(string: server.baseURL))
-        let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(transport: HTTPTransport(),
-                                                                                     baseURLs: [.production: base]))
-        let result: (created: String, found: String, deleted: Bool)
+    /// Runs `body` with a client of a store of `clientSchema` against a mock server of Schemas/people.json
+    /// holding `data`; the server stops whatever happens.
+    func withPeopleServer<T: Sendable>(clientSchema: String, data: String? = nil,
+                                       _ body: (ReplicaClient, SyncEngine) async throws -> T) async throws -> T {
+        let full = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/people.json"))
+        let server = try await MockServer.start(resources: MockResource.resources(for: full))
         do {
-            result = try await typedEndpointExample(client: client)
+            if let data { _ = try await server.load(json: try JSONValue(parsing: data)) }
+            let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/\(clientSchema)"))
+            let engine = try SyncEngine(store: Store.inMemory(schema: schema))
+            let base = try #require(URL(string: server.baseURL))
+            let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(transport: HTTPTransport(),
+                                                                                         baseURLs: [.production: base]))
+            let result = try await body(client, engine)
+            await server.stop()
+            return result
         } catch {
             await server.stop()
             throw error
         }
-        await server.stop()
+    }
+
+    @Test("the typed-endpoint example creates, finds and deletes a person on the mock server")
+    func typedEndpoints() async throws {
+        let (result, remaining) = try await withPeopleServer(clientSchema: "people.json") { client, engine in
+            (try await typedEndpointExample(client: client), try engine.store.rows("Person").count)
+        }
         #expect(result.created == "john" && result.found == "john" && result.deleted)
-        #expect(try engine.store.rows("Person").isEmpty, "created, synced, then deleted locally too")
+        #expect(remaining == 0, "created, synced, then deleted locally too")
+    }
+
+    @Test("the ad-hoc example gets the cars of a mock server whose paths the client's schema does not route")
+    func adHocCall() async throws {
+        let result = try await withPeopleServer(clientSchema: "blog.json",
+                                                data: #"{"cars": [{"id": 1, "name": "beetle"}, {"id": 2, "name": "mini"}]}"#) { client, _ in
+            try await adHocExample(client: client)
+        }
+        #expect(result.json == 2 && result.decoded == 2)
     }
 
     @Test("the schema built in Swift has its two entities and the foreign key's JSON key")

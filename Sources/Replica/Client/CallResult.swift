@@ -20,14 +20,33 @@ public struct CallResult: Sendable {
 
     /// What changed, entity by entity.
     public var changes: ChangeSet { sync.changes }
-    /// For DATA routes, the parsed JSON.
+    /// The parsed JSON of a DATA route or of an ad-hoc call (a path with no route); `nil` for
+    /// routes that sync their response, and for an empty body.
     public var data: JSONValue? { sync.data }
 }
 
 /// RSAPI's delegate callbacks, delivered on the queue given with the call.
+///
+/// ```swift
+/// final class Feed: ReplicaClientDelegate {
+///     func client(_ client: ReplicaClient, didReturn result: CallResult, forRoute route: String) { print(result.changes) }
+///     func client(_ client: ReplicaClient, didFail error: any Error, forRoute route: String) { print(error) }
+///     func client(_ client: ReplicaClient, didReturnJSON json: JSONValue?, forRoute route: String) { print(json ?? "empty") }
+/// }
+/// client.call("/users/:userID/posts", delegate: feed, queue: .main)
+/// ```
 public protocol ReplicaClientDelegate: AnyObject, Sendable {
     /// The call succeeded and its response was synced.
     func client(_ client: ReplicaClient, didReturn result: CallResult, forRoute route: String)
     /// The call failed; the store is unchanged.
     func client(_ client: ReplicaClient, didFail error: any Error, forRoute route: String)
+    /// The JSON a successful call received (RSAPI's `apiDidReturn`), before ``client(_:didReturn:forRoute:)``:
+    /// once per page, for every kind of call (routes that sync, DATA routes, paths with no route);
+    /// `nil` for an empty body or a 304, or a page larger than ``ClientConfiguration/maxDecodedBodyBytes``.
+    /// Optional: the default does nothing.
+    func client(_ client: ReplicaClient, didReturnJSON json: JSONValue?, forRoute route: String)
+}
+
+extension ReplicaClientDelegate {
+    public func client(_ client: ReplicaClient, didReturnJSON json: JSONValue?, forRoute route: String) {}
 }

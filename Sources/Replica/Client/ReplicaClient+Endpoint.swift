@@ -43,34 +43,8 @@ extension ReplicaClient {
         let path = try EndpointPath.fill(endpoint.path, values: values)
         var request = try await endpointRequest(endpoint, value: value, path: path, files: files)
         for (name, field) in headers { request.headers[name] = field }
-        let what = "\(request.method) \(request.url.absoluteString)"
-        let response = try await send(request)
-        let bytes: [UInt8]
-        do {
-            bytes = try await response.body.collect(upTo: configuration.maxDecodedBodyBytes)
-        } catch var error as ClientError {
-            error.request = what
-            throw error
-        }
-
-        let decoded: Response
-        if response.status == 204 || bytes.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
-            guard let empty = (Response.self as? any EmptyBodyResponse.Type)?.emptyBodyValue as? Response else {
-                throw ClientError(.emptyBody, "HTTP \(response.status) with an empty body; \(Response.self) needs one",
-                                  status: response.status, headers: response.headers, request: what)
-            }
-            decoded = empty
-        } else if Response.self == Nothing.self, let nothing = Nothing() as? Response {
-            decoded = nothing
-        } else {
-            do {
-                decoded = try endpoint.makeDecoder().decode(Response.self, from: Data(bytes))
-            } catch {
-                throw ClientError(.invalidResponse, "cannot decode \(Response.self) from the response: \(Self.describe(error))",
-                                  status: response.status, headers: response.headers, body: Array(bytes.prefix(1 << 10)),
-                                  request: what)
-            }
-        }
+        let (response, bytes) = try await sendCollecting(request)
+        let decoded = try Self.decode(Response.self, from: bytes, response: response, request: request, decoder: endpoint.makeDecoder())
         try await syncEndpointResponse(method: endpoint.method, path: path, bytes: bytes, status: response.status)
         return decoded
     }

@@ -11,8 +11,11 @@ extension ReplicaClient {
     /// without validators). The call is "not modified" only when every page was and the
     /// traversal ended where it did before. Stale rows are deleted only after a complete
     /// traversal (the last page reached, every page answered) of a full (not incremental) sync.
+    ///
+    /// With a `capture`, each page's body is also copied as it streams by (for a delegate that
+    /// hears the JSON of every call).
     func execute(_ prepared: Prepared, headers: HeaderFields, options: SyncOptions,
-                 uploadProgress: (@Sendable (Int64, Int64?) -> Void)? = nil) async throws -> CallResult {
+                 uploadProgress: (@Sendable (Int64, Int64?) -> Void)? = nil, capture: BodyCapture? = nil) async throws -> CallResult {
         let routeName = prepared.routeName
         let isGet = prepared.method == .get
         let since = isGet ? configuration.sinceCursors[routeName] : nil
@@ -88,7 +91,8 @@ extension ReplicaClient {
             } else {
                 pages += 1
                 if first == nil || first?.status == 304 { first = response }
-                let page = try await stage(response, into: session, prepared: prepared, request: current)
+                capture?.beginPage()
+                let page = try await stage(response, into: session, prepared: prepared, request: current, capture: capture)
                 if isCollection {
                     next = try nextURL(after: response, request: current, page: page, number: pages, rule: rule)
                 }
@@ -174,13 +178,14 @@ extension ReplicaClient {
 
     /// Parses and stages one response body of the session.
     func stage(_ response: ClientResponse, into session: SyncSession, prepared: Prepared,
-               request: ClientRequest) async throws -> StagedPage {
+               request: ClientRequest, capture: BodyCapture? = nil) async throws -> StagedPage {
         let what = "\(request.method) \(request.url.absoluteString)"
         if response.status == 204 {
             return StagedPage(keys: PrimaryKeys(), metadata: nil, data: nil, objectCount: 0, skipped: [],
                               ignoredKeyCount: 0, byteCount: 0)
         }
         do {
+            if let capture { return try await session.stage(chunks: CapturedBody(body: response.body, capture: capture), source: what) }
             return try await session.stage(chunks: response.body, source: what)
         } catch let error as SyncError where error.code == .malformedJSON {
             // An empty body fails to parse at byte 0: say so plainly.

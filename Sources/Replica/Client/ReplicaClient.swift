@@ -54,29 +54,76 @@ public final class ReplicaClient: Sendable {
     /// - Returns: The HTTP status, headers and what changed.
     /// - Throws: ``ClientError`` (status > 299 with field errors, connection, timeout, empty body) or
     ///   ``SyncError``; the store is then unchanged.
+    ///
+    /// A path that matches no route (ApiModel's `Api.get(path)`) is an ad-hoc call: nothing is
+    /// synced, and the response's JSON is in the result's ``CallResult/data`` (`nil` for an empty
+    /// body); ``call(_:method:params:headers:as:)`` decodes it.
     @discardableResult
     public func call(_ path: String, method: HTTPMethod = .get, params: [String: Parameter] = [:],
                      headers: HeaderFields = HeaderFields(), options: SyncOptions = SyncOptions(),
                      uploadProgress: (@Sendable (Int64, Int64?) -> Void)? = nil) async throws -> CallResult {
-        let prepared = try await prepare(path, method: method, params: params)
-        return try await execute(prepared, headers: headers, options: options, uploadProgress: uploadProgress)
+        switch try await resolve(path, method: method, params: params) {
+        case .routed(let prepared):
+            return try await execute(prepared, headers: headers, options: options, uploadProgress: uploadProgress)
+        case .unrouted(let concrete, let remaining):
+            return try await adHoc(concrete, method: method, remaining: remaining, headers: headers, uploadProgress: uploadProgress)
+        }
     }
 
     /// The delegate form of ``call(_:method:params:headers:options:)``: the outcome goes to
     /// `delegate` on `queue`.
+    ///
+    /// The delegate hears the JSON of every page first (``ReplicaClientDelegate/client(_:didReturnJSON:forRoute:)``),
+    /// then the result.
     public func call(_ path: String, method: HTTPMethod = .get, params: [String: Parameter] = [:],
                      delegate: any ReplicaClientDelegate, queue: DispatchQueue) {
         Task {
             do {
-                let result = try await call(path, method: method, params: params)
-                queue.async { delegate.client(self, didReturn: result, forRoute: result.route) }
+                let result: CallResult
+                var pages: [JSONValue?]
+                switch try await resolve(path, method: method, params: params) {
+                case .routed(let prepared):
+                    let capture = BodyCapture(limit: configuration.maxDecodedBodyBytes)
+                    result = try await execute(prepared, headers: HeaderFields(), options: SyncOptions(), capture: capture)
+                    pages = prepared.entry.entity == nil ? [result.data] : capture.json
+                case .unrouted(let concrete, let remaining):
+                    result = try await adHoc(concrete, method: method, remaining: remaining, headers: HeaderFields(),
+                                             uploadProgress: nil)
+                    pages = [result.data]
+                }
+                if pages.isEmpty { pages = [nil] }   // every page answered 304
+                let heard = pages
+                queue.async {
+                    for json in heard { delegate.client(self, didReturnJSON: json, forRoute: result.route) }
+                    delegate.client(self, didReturn: result, forRoute: result.route)
+                }
             } catch {
                 queue.async { delegate.client(self, didFail: error, forRoute: path) }
             }
         }
     }
 
+    /// A path resolved for a call: through a route, or (no route matches) as an ad-hoc call.
+    enum Resolved {
+        case routed(Prepared)
+        case unrouted(path: String, remaining: [String: Parameter])
+    }
+
+    /// Like ``resolve(_:method:params:)``, for operations that need a route (model operations).
     func prepare(_ path: String, method: HTTPMethod, params: [String: Parameter]) async throws -> Prepared {
+        switch try await resolve(path, method: method, params: params) {
+        case .routed(let prepared):
+            return prepared
+        case .unrouted(let concrete, _):
+            let routePath = concrete.split(separator: "?", maxSplits: 1).first.map(String.init) ?? concrete
+            let closest = engine.routes.closestRoutes(to: routePath)
+            throw ClientError(.invalidRequest, "no route for \(method) \(routePath)"
+                              + (closest.isEmpty ? "" : "; closest: " + closest.joined(separator: ", ")))
+        }
+    }
+
+    /// Fills the path's variables and finds its route.
+    func resolve(_ path: String, method: HTTPMethod, params: [String: Parameter]) async throws -> Resolved {
         var remaining = params
         var concrete = path
         if path.contains(":") || path.contains("{") {
@@ -101,15 +148,13 @@ public final class ReplicaClient: Sendable {
         }
         let routePath = concrete.split(separator: "?", maxSplits: 1).first.map(String.init) ?? concrete
         if let (entry, _) = engine.routes.match(method, routePath) {
-            return Prepared(method: method, entry: entry, syncMethod: method, path: concrete, remaining: remaining)
+            return .routed(Prepared(method: method, entry: entry, syncMethod: method, path: concrete, remaining: remaining))
         }
         // A method without a route of its own (PUT /posts/7) reads its response as the GET route of the path.
         if method != .get, let (entry, _) = engine.routes.match(.get, routePath) {
-            return Prepared(method: method, entry: entry, syncMethod: .get, path: concrete, remaining: remaining)
+            return .routed(Prepared(method: method, entry: entry, syncMethod: .get, path: concrete, remaining: remaining))
         }
-        let closest = engine.routes.closestRoutes(to: routePath)
-        throw ClientError(.invalidRequest, "no route for \(method) \(routePath)"
-                          + (closest.isEmpty ? "" : "; closest: " + closest.joined(separator: ", ")))
+        return .unrouted(path: concrete, remaining: remaining)
     }
 
     /// The absolute URL of `path` (with `query` appended) in the current environment.
@@ -126,28 +171,36 @@ public final class ReplicaClient: Sendable {
     }
 
     func request(for prepared: Prepared, headers: HeaderFields, extraQuery: [(String, Parameter)] = []) async throws -> ClientRequest {
-        let sendsBody = prepared.method == .post || prepared.method == .put || prepared.method == .patch
-        var query = sendsBody ? [] : Parameter.flatten(prepared.remaining)
+        try await request(method: prepared.method, path: prepared.path, remaining: prepared.remaining, route: prepared.routeName,
+                          headers: headers, extraQuery: extraQuery)
+    }
+
+    /// A request of `method` to `path`: the remaining parameters in the query string (GET, DELETE,
+    /// HEAD) or the body (JSON, or the route's encoding; multipart with a file).
+    func request(method: HTTPMethod, path: String, remaining: [String: Parameter], route: String?, headers: HeaderFields,
+                 extraQuery: [(String, Parameter)] = []) async throws -> ClientRequest {
+        let sendsBody = method == .post || method == .put || method == .patch
+        var query = sendsBody ? [] : Parameter.flatten(remaining)
         query += extraQuery
-        var request = ClientRequest(method: prepared.method, url: try url(for: prepared.path, query: query),
-                                  timeout: configuration.timeout, route: prepared.routeName)
+        var request = ClientRequest(method: method, url: try url(for: path, query: query),
+                                  timeout: configuration.timeout, route: route)
         request.headers = configuration.headers
         for provider in configuration.headerProviders {
             if let value = try await provider.value() { request.headers[provider.name] = value }
         }
         if request.headers["Accept"] == nil { request.headers["Accept"] = "application/json" }
         if sendsBody {
-            let encoding: BodyEncoding = prepared.remaining.values.contains(where: \.containsFile)
-                ? .multipart : configuration.bodyEncodings[prepared.routeName] ?? .json
+            let encoding: BodyEncoding = remaining.values.contains(where: \.containsFile)
+                ? .multipart : route.flatMap { configuration.bodyEncodings[$0] } ?? .json
             switch encoding {
             case .json:
-                request.body = .bytes(Parameter.object(prepared.remaining).json.serializedBytes())
+                request.body = .bytes(Parameter.object(remaining).json.serializedBytes())
                 request.headers["Content-Type"] = "application/json"
             case .form:
-                request.body = .bytes(Array(FormEncoding.query(Parameter.flatten(prepared.remaining)).utf8))
+                request.body = .bytes(Array(FormEncoding.query(Parameter.flatten(remaining)).utf8))
                 request.headers["Content-Type"] = "application/x-www-form-urlencoded"
             case .multipart:
-                let body = MultipartBody(fields: Parameter.flatten(prepared.remaining))
+                let body = MultipartBody(fields: Parameter.flatten(remaining))
                 request.body = .multipart(body)
                 request.headers["Content-Type"] = body.contentType
             }
