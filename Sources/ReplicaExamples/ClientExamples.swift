@@ -27,9 +27,11 @@ public func clientExample(engine: SyncEngine, productionURL: URL, developmentURL
     try await client.call("/people/1", method: .put,
                           params: ["avatar": .file(FileUpload(fileName: "me.png", mimeType: "image/png", path: "me.png"))])
     let saved = try await client.save("Person", ["name": .string("john")])       // POST, or PUT when it has an id
+    let johns = try await client.findAll("Person", params: ["name": "john"])    // the rows of that answer, in order
     let task = client.keepSynced("/users", every: .seconds(30)) { print($0) }    // periodic, with backoff
     // README: end
     task.cancel()
+    print(johns.count, "johns")
     return saved
 }
 

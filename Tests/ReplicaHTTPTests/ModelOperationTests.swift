@@ -29,6 +29,31 @@ struct ModelOperationTests {
         #expect(gone?.status == 404)
     }
 
+    @Test("save merges a terse reply into the values sent; findAll returns the rows of its response, in order")
+    func mergeAndScope() async throws {
+        let api = try await PeopleAPI.start()
+        defer { Task { await api.stop() } }
+        api.server.setController(TerseController(), for: "people")
+        // The reply is {"id": 1}: the name and kids sent are kept.
+        let john = try await api.client.save("Person", ["name": .string("john"), "numberOfKids": .integer(2)])
+        #expect(john?["id"] == .integer(1) && john?["name"] == .string("john") && john?["numberOfKids"] == .integer(2))
+        // An update answered 204: the values sent are stored.
+        let renamed = try await api.client.save("Person", ["id": .integer(1), "name": .string("jeff")])
+        #expect(renamed?["name"] == .string("jeff") && renamed?["numberOfKids"] == .integer(2))
+        try await api.client.save("Person", ["name": .string("ann"), "numberOfKids": .integer(0)])
+        try await api.client.save("Person", ["name": .string("bob"), "numberOfKids": .integer(5)])
+
+        // The server filters: only its answer comes back, not the whole table.
+        api.server.setController(CRUDController(), for: "people")
+        let few = try await api.client.findAll("Person", params: ["numberOfKids": 5])
+        #expect(few.map { $0["name"] } == [.string("bob")])
+        // Every page 304: the rows the pages held.
+        let all = try await api.client.findAll("Person")
+        #expect(all.map { $0["name"] } == [.string("jeff"), .string("ann"), .string("bob")])
+        let again = try await api.client.findAll("Person")
+        #expect(again.map { $0["name"] } == [.string("jeff"), .string("ann"), .string("bob")])
+    }
+
     @Test("the delegate hears didReturn and didFail on its queue")
     func delegate() async throws {
         let api = try await PeopleAPI.start()
@@ -46,6 +71,22 @@ struct ModelOperationTests {
         }
         #expect(events.sorted() == ["didFail /people/:id 404 on the delegate queue", "didReturn /people 200 on the delegate queue"])
     }
+}
+
+/// Answers a create with the new id only and an update with no body, as terse APIs do.
+struct TerseController: MockController {
+    func index(_ request: MockRequest) async throws -> MockResponse { try await MockCRUD.index(request) }
+    func show(_ request: MockRequest) async throws -> MockResponse { try await MockCRUD.show(request) }
+    func create(_ request: MockRequest) async throws -> MockResponse {
+        let created = try await MockCRUD.create(request)
+        guard case .object(let object)? = created.body, let id = object["id"] else { return created }
+        return MockResponse(status: 201, body: .object(["id": id]))
+    }
+    func update(_ request: MockRequest) async throws -> MockResponse {
+        _ = try await MockCRUD.update(request)
+        return MockResponse(status: 204)
+    }
+    func destroy(_ request: MockRequest) async throws -> MockResponse { try await MockCRUD.destroy(request) }
 }
 
 /// Collects delegate callbacks as an async stream. `@unchecked Sendable`: the continuation is thread-safe.

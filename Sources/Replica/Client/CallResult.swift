@@ -6,7 +6,8 @@ public struct CallResult: Sendable {
     public var headers: HeaderFields
     /// What the response(s) changed in the store; for DATA routes the JSON is in `sync.data`.
     public var sync: SyncResult
-    /// `true` when every page answered 304: nothing changed, no stale row was deleted.
+    /// `true` when every page answered 304: nothing changed, no stale row was deleted; `sync.seenKeys`
+    /// then holds the keys those pages held when they last answered 200.
     public var notModified: Bool
     /// How many pages were requested.
     public var pages: Int

@@ -47,6 +47,8 @@ extension ReplicaClient {
         var revalidate = true
         // A 304 page whose next page is no longer the recorded one: the collection grew or shrank.
         var reshaped = false
+        // The keys unchanged pages held: what a call whose every page answered 304 lists.
+        var vouched = PrimaryKeys()
         while true {
             if revalidate && isGet && configuration.conditionalRequests, let entry, entry.hasValidators,
                !isCollection || entry.hasKeys {
@@ -84,6 +86,8 @@ extension ReplicaClient {
                         records.append((key, updated))
                     }
                     session.vouch(for: recordedKeys)
+                    vouched.integers += recordedKeys.integers
+                    vouched.strings += recordedKeys.strings
                 }
                 pages += 1
                 unchanged += 1
@@ -135,7 +139,7 @@ extension ReplicaClient {
         let firstResponse = first ?? ClientResponse(status: 304)
         if unchanged == pages && !reshaped {
             let empty = SyncResult(changes: ChangeSet(), skipped: [], ignoredKeyCount: 0, objectCount: 0, byteCount: 0,
-                                   data: nil, route: prepared.entry.route, metadata: nil, seenKeys: PrimaryKeys(), scope: nil)
+                                   data: nil, route: prepared.entry.route, metadata: nil, seenKeys: vouched, scope: nil)
             return CallResult(status: 304, headers: firstResponse.headers, sync: empty, notModified: true, pages: pages,
                               unchangedPages: unchanged, isTruncated: !complete, route: routeName)
         }

@@ -49,48 +49,111 @@ extension ReplicaClient {
                                                     arguments: [id])).first
     }
 
-    /// Fetches the whole collection through the index route (following pages) and returns the stored rows.
+    /// Fetches the collection through the index route (following pages) and returns the rows of
+    /// that response, in its order (ApiModel's `findAll(params)`): with `params` filtering on the
+    /// server, only the rows it answered, not the whole table. Pages answering 304 count with the
+    /// keys they held.
     ///
     /// ```swift
     /// let people = try await client.findAll("Person")
+    /// let johns = try await client.findAll("Person", params: ["name": "john"])
     /// ```
     ///
     /// - Throws: ``ClientError`` or ``SyncError``.
     public func findAll(_ entityName: String, params: [String: Parameter] = [:]) async throws -> [EntityRow] {
         let entity = try engine.store.requireEntity(entityName)
-        try await call(try indexRoute(entity).pattern.description, params: params)
-        return try await engine.store.rows(RowQuery(entity.name))
+        let result = try await call(try indexRoute(entity).pattern.description, params: params,
+                                    options: SyncOptions(collectKeys: true))
+        let keys = result.sync.seenKeys.values
+        guard !keys.isEmpty else { return [] }
+        var rows: [EntityRow] = []
+        var start = 0
+        while start < keys.count {
+            let chunk = Array(keys[start ..< min(keys.count, start + 500)])
+            start += chunk.count
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            rows += try await engine.store.rows(RowQuery(entity.name, where: "\(entity.primaryKey.quotedIdentifier) IN (\(marks))",
+                                                         arguments: chunk))
+        }
+        // In the response's order.
+        var position: [ExactKey: Int] = [:]
+        for (index, key) in keys.enumerated() where position[ExactKey(key)] == nil { position[ExactKey(key)] = index }
+        return rows.sorted { (position[ExactKey($0.primaryKey)] ?? 0) < (position[ExactKey($1.primaryKey)] ?? 0) }
     }
 
     /// Saves an object: POST to the index route when it has no primary key, PUT to the show route
-    /// when it has one; the body is the values under their JSON keys, in the entity's namespace;
-    /// the object the server returns is upserted and its stored row returned (ApiModel's `save`).
+    /// when it has one; the body is the values under their JSON keys, in the entity's namespace.
+    /// The server's reply is merged into the values sent, as ApiModel updates a model from its
+    /// reply: what the reply gives wins, what it leaves out keeps the value sent (a reply of
+    /// `{"post": {"id": 1}}` stores the `title` that was sent); an empty reply to a PUT stores the
+    /// values sent. The merged object is upserted, and its stored row returned.
     ///
     /// ```swift
     /// let saved = try await client.save("Person", ["name": .string("john"), "numberOfKids": .integer(1)])
     /// saved?["id"]   // .integer(1), assigned by the server
     /// ```
     ///
-    /// - Returns: The stored row, or `nil` when the server returned no object.
-    /// - Throws: ``ClientError`` (a 422 carries `fieldErrors`) or ``SyncError``.
+    /// - Returns: The stored row, or `nil` when the server returned no object and the values have
+    ///   no primary key.
+    /// - Throws: ``ClientError`` (a 422 carries `fieldErrors`) or ``SyncError``; the store is then
+    ///   unchanged.
     @discardableResult
     public func save(_ entityName: String, _ values: [String: AttributeValue]) async throws -> EntityRow? {
         let entity = try engine.store.requireEntity(entityName)
         let map = try engine.mapping.requireMap(entity.name)
-        let body = map.encode(values, wrapped: entity.namespace != nil)
+        let wrapped = entity.namespace != nil
+        let body = map.encode(values, wrapped: wrapped)
         let params = Dictionary(uniqueKeysWithValues: body.members.map { ($0.key, Parameter.value($0.value)) })
-        let result: CallResult
+        let prepared: Prepared
+        let method: HTTPMethod
         if let key = values[entity.primaryKey], !key.isNull {
             let route = try showRoute(entity)
             let path = try route.pattern.path(with: variables(of: route, key: key).compactMapValues(\.text))
-            result = try await call(path, method: .put, params: params, options: SyncOptions(collectKeys: true))
+            method = .put
+            prepared = try await prepare(path, method: .put, params: params)
         } else {
-            result = try await call(try indexRoute(entity).pattern.description, method: .post, params: params,
-                                    options: SyncOptions(collectKeys: true))
+            method = .post
+            prepared = try await prepare(try indexRoute(entity).pattern.description, method: .post, params: params)
         }
-        guard let key = result.sync.seenKeys.values.first ?? values[entity.primaryKey] else { return nil }
+        let request = try await self.request(for: prepared, headers: HeaderFields())
+        let (response, bytes) = try await sendCollecting(request)
+        let reply = try Self.json(of: bytes, response: response, request: request)
+
+        // The reply's object (inside the namespace when it has one), completed with the values sent.
+        let sent = wrapped ? body.members.first?.value.objectValue ?? JSONObject() : body
+        var merged: JSONObject
+        var rewrap = false
+        switch reply {
+        case .object(let object)?:
+            if wrapped, let namespace = entity.namespace, object.keys == [namespace], case .object(let inner)? = object[namespace] {
+                merged = inner
+                rewrap = true
+            } else {
+                merged = object
+            }
+        case nil where method == .put:
+            merged = JSONObject()
+        default:
+            // Not one object (an array, a scalar), or nothing for a POST: synced as it came.
+            if let reply { try await syncSaved(reply, prepared: prepared) }
+            return nil
+        }
+        for (key, value) in sent where merged[key] == nil { merged[key] = value }
+        let object: JSONValue = rewrap ? .object([entity.namespace ?? "": .object(merged)]) : .object(merged)
+        let result = try await syncSaved(object, prepared: prepared)
+        guard let key = result.seenKeys.values.first ?? values[entity.primaryKey] else { return nil }
         return try await engine.store.rows(RowQuery(entity.name, where: "\(entity.primaryKey.quotedIdentifier) = ?",
                                                     arguments: [key])).first
+    }
+
+    /// Syncs a saved object's merged JSON through the save's route, as one answer (no stale rows).
+    @discardableResult
+    private func syncSaved(_ json: JSONValue, prepared: Prepared) async throws -> SyncResult {
+        let routePath = prepared.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? prepared.path
+        let session = try engine.session(prepared.syncMethod, routePath, options: SyncOptions(collectKeys: true))
+        defer { session.discard() }
+        _ = try await session.stage(body: Data(json.serializedBytes()), source: "\(prepared.method) \(prepared.path)")
+        return try await session.commit(complete: false)
     }
 
     /// Deletes an object through its show route's path, then its stored row.
