@@ -87,6 +87,9 @@ public struct ClientConfiguration: Sendable {
     public var conditionalRequests: Bool
     /// The most pages one call follows.
     public var maxPages: Int
+    /// The time zone of the dates model operations send (``ReplicaClient/save(_:_:)``): ISO 8601
+    /// with this zone's offset, as ApiModel sends dates in its configured zone. UTC (`Z`) by default.
+    public var timeZone: TimeZone
     /// The largest response a typed endpoint decodes (``ReplicaClient/perform(_:_:pathVariables:files:headers:)``
     /// reads it into memory to decode it): 64 MiB by default.
     public var maxDecodedBodyBytes: Int
@@ -106,5 +109,6 @@ public struct ClientConfiguration: Sendable {
         self.conditionalRequests = true
         self.maxPages = 1000
         self.maxDecodedBodyBytes = 64 << 20
+        self.timeZone = TimeZone(secondsFromGMT: 0) ?? .current
     }
 }

@@ -81,9 +81,10 @@ extension ReplicaClient {
         return rows.sorted { (position[ExactKey($0.primaryKey)] ?? 0) < (position[ExactKey($1.primaryKey)] ?? 0) }
     }
 
-    /// Saves an object: POST to the index route when it has no primary key, PUT to the show route
-    /// when it has one; the body is the values under their JSON keys, in the entity's namespace.
-    /// The server's reply is merged into the values sent, as ApiModel updates a model from its
+    /// Saves an object: POST (to the entity's POST route, else its index route) when it has no
+    /// primary key, PUT to the show route
+    /// when it has one; the body is the values under their JSON keys, in the entity's namespace,
+    /// dates in ``ClientConfiguration/timeZone``. The server's reply is merged into the values sent, as ApiModel updates a model from its
     /// reply: what the reply gives wins, what it leaves out keeps the value sent (a reply of
     /// `{"post": {"id": 1}}` stores the `title` that was sent); an empty reply to a PUT stores the
     /// values sent. The merged object is upserted, and its stored row returned.
@@ -102,7 +103,7 @@ extension ReplicaClient {
         let entity = try engine.store.requireEntity(entityName)
         let map = try engine.mapping.requireMap(entity.name)
         let wrapped = entity.namespace != nil
-        let body = map.encode(values, wrapped: wrapped)
+        let body = map.encode(values, wrapped: wrapped, timeZone: configuration.timeZone)
         let params = Dictionary(uniqueKeysWithValues: body.members.map { ($0.key, Parameter.value($0.value)) })
         let prepared: Prepared
         let method: HTTPMethod
@@ -113,7 +114,11 @@ extension ReplicaClient {
             prepared = try await prepare(path, method: .put, params: params)
         } else {
             method = .post
-            prepared = try await prepare(try indexRoute(entity).pattern.description, method: .post, params: params)
+            // A POST route of its own (`POST /posts`), else the index route's path.
+            let create = engine.routes.entries.first {
+                $0.route.method == .post && $0.entity?.name == entity.name && $0.scopeAttributes.isEmpty
+            }
+            prepared = try await prepare((try create ?? indexRoute(entity)).pattern.description, method: .post, params: params)
         }
         let request = try await self.request(for: prepared, headers: HeaderFields())
         let (response, bytes) = try await sendCollecting(request)

@@ -1,3 +1,5 @@
+import Foundation
+
 extension PropertyMap {
     /// Turns attribute values into a JSON object for a request body.
     ///
@@ -20,10 +22,26 @@ extension PropertyMap {
     ///     (no effect when the entity has none).
     /// - Returns: The JSON object.
     public func encode(_ values: [String: AttributeValue], wrapped: Bool = false) -> JSONObject {
+        encode(values, wrapped: wrapped, timeZone: nil)
+    }
+
+    /// Turns attribute values into a JSON object as ``encode(_:wrapped:)`` does, ISO 8601 dates
+    /// written in `timeZone` with its offset (`2024-05-01T14:34:56+02:00`).
+    ///
+    /// ```swift
+    /// let body = posts.encode(["createdAt": .date(now)], timeZone: TimeZone(identifier: "Europe/Paris"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - values: Attribute values by attribute name.
+    ///   - wrapped: Whether to wrap the object in the entity's namespace.
+    ///   - timeZone: The zone of ISO 8601 dates; UTC (`Z`) when `nil`.
+    /// - Returns: The JSON object.
+    public func encode(_ values: [String: AttributeValue], wrapped: Bool = false, timeZone: TimeZone?) -> JSONObject {
         var body = JSONObject()
         for mapping in attributes {
             guard let value = values[mapping.name] else { continue }
-            Self.insert(mapping.converter.encode(value), at: mapping.jsonPath[...], into: &body)
+            Self.insert(mapping.converter.encode(value, timeZone: timeZone), at: mapping.jsonPath[...], into: &body)
         }
         return wrap(body, wrapped: wrapped)
     }

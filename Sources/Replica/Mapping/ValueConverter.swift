@@ -192,7 +192,8 @@ struct ValueConverter: Sendable {
     }
 
     /// The JSON form of a value for request bodies.
-    func encode(_ value: AttributeValue) -> JSONValue {
+    /// - Parameter timeZone: The zone ISO 8601 dates are written in (UTC, `Z`, when `nil`).
+    func encode(_ value: AttributeValue, timeZone: TimeZone? = nil) -> JSONValue {
         if case .null = value { return .null }
         switch kind {
         case .custom(let transform):
@@ -205,7 +206,8 @@ struct ValueConverter: Sendable {
         case .date(let rule):
             guard case .date(let date) = value else { return value.jsonValue }
             switch rule {
-            case .automatic, .iso8601: return .string(ISO8601.string(from: date))
+            case .automatic, .iso8601:
+                return .string(timeZone.map { ISO8601.string(from: date, in: $0) } ?? ISO8601.string(from: date))
             case .unixSeconds: return Self.number(date.timeIntervalSince1970)
             case .unixMilliseconds: return Self.number((date.timeIntervalSince1970 * 1000).rounded())
             case .format(let format): return .string(format.string(from: date))

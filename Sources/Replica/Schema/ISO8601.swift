@@ -27,6 +27,16 @@ enum ISO8601 {
         return text + "Z"
     }
 
+    /// `2024-05-01T14:34:56+02:00`: the local time in `timeZone` with its offset (DST included),
+    /// or ``string(from:)``'s UTC form with `Z` when the offset is zero.
+    static func string(from date: Date, in timeZone: TimeZone) -> String {
+        let offset = timeZone.secondsFromGMT(for: date)
+        guard offset != 0, representable.contains(date.timeIntervalSince1970 + Double(offset)) else { return string(from: date) }
+        let local = string(from: date.addingTimeInterval(TimeInterval(offset)))
+        let minutes = abs(offset) / 60
+        return String(local.dropLast()) + String(format: "%@%02d:%02d", offset < 0 ? "-" : "+", minutes / 60, minutes % 60)
+    }
+
     /// Parses `2024-05-01`, `2024-05-01T12:34`, `2024-05-01T12:34:56`, with optional
     /// fractional seconds (any number of digits) and zone (`Z`, `±HH:MM`, `±HHMM`, `±HH`);
     /// a space may replace the `T`. A date without a zone is UTC.

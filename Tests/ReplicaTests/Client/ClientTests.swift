@@ -51,6 +51,31 @@ struct ClientTests {
         return (ReplicaClient(engine: blog.engine, configuration: configuration), blog)
     }
 
+    @Test("save sends dates in the configured time zone and keeps the values a terse reply leaves out")
+    func saveTimeZoneAndMerge() async throws {
+        let transport = ScriptedTransport { _, _ in json(201, #"{"post": {"id": 5}}"#) }
+        let paris = try #require(TimeZone(identifier: "Europe/Paris"))
+        let (client, blog) = try Self.client(transport) { $0.timeZone = paris }
+        let date = Date(timeIntervalSince1970: 1_714_566_896)   // 2024-05-01T12:34:56Z
+        let saved = try await client.save("Post", ["title": .string("t"), "userID": .integer(3), "createdAt": .date(date)])
+        #expect(transport.sentBodies[0] == #"{"post":{"user_id":3,"title":"t","created_at":"2024-05-01T14:34:56+02:00"}}"#)
+        #expect(saved?["id"] == .integer(5) && saved?["title"] == .string("t") && saved?["createdAt"] == .date(date))
+        #expect(try blog.store.count("Post") == 1)
+    }
+
+    @Test("ISO 8601 in a time zone: its offset on that day, Z for UTC")
+    func zonedDates() throws {
+        let may = Date(timeIntervalSince1970: 1_714_566_896)       // 2024-05-01T12:34:56Z
+        let january = Date(timeIntervalSince1970: 1_704_112_496)   // 2024-01-01T12:34:56Z
+        let paris = try #require(TimeZone(identifier: "Europe/Paris"))
+        let newfoundland = try #require(TimeZone(identifier: "America/St_Johns"))
+        #expect(ISO8601.string(from: may, in: paris) == "2024-05-01T14:34:56+02:00")
+        #expect(ISO8601.string(from: january, in: paris) == "2024-01-01T13:34:56+01:00")
+        #expect(ISO8601.string(from: may, in: newfoundland) == "2024-05-01T10:04:56-02:30")
+        #expect(ISO8601.string(from: may, in: try #require(TimeZone(secondsFromGMT: 0))) == "2024-05-01T12:34:56Z")
+        #expect(ISO8601.seconds("2024-05-01T10:04:56-02:30".utf8) == may.timeIntervalSince1970)
+    }
+
     @Test("fills path variables, encodes the query, and syncs the response through the route")
     func callSyncs() async throws {
         let transport = ScriptedTransport { _, _ in json(200, #"{"posts": [{"id": 1, "title": "a"}]}"#) }
