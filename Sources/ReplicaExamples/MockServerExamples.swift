@@ -1,4 +1,5 @@
 import Foundation
+import ReplicaHTTP
 import ReplicaServer
 
 /// README "Mock server": a server for a schema file, started and stopped.
@@ -41,4 +42,25 @@ public func mockServerConditions(server: MockServer) {
             MockFault(.malformedBody, method: "GET", path: "/cars"),  // invalid JSON near the end
         ]))
     // README: end
+}
+
+/// README "Mock server": ApiModel-style validation errors, and what the client makes of them.
+///
+/// - Returns: The error messages the client read.
+public func validationErrorsExample(schema: Schema, engine: SyncEngine) async throws -> [String] {
+    var messages: [String] = []
+    // README: validation-errors
+    var options = MockServerOptions()
+    options.validationErrors = .apiModel                   // 422 {"person": {"errors": {...}}}
+    let server = try await MockServer.start(resources: MockResource.resources(for: schema), options: options)
+    let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(
+        transport: HTTPTransport(), baseURLs: [.production: URL(string: server.baseURL) ?? URL(fileURLWithPath: "/")]))
+    do {
+        try await client.save("Person", ["name": .string("john"), "numberOfKids": .string("one")])
+    } catch let error as ClientError where error.hasErrors {
+        messages = error.errorMessages                     // ["numberOfKids must be an integer"]
+    }
+    await server.stop()
+    // README: end
+    return messages
 }

@@ -50,7 +50,18 @@ struct ServeCommand: AsyncParsableCommand {
             help: "Seconds a connection may stay open with no request in progress before it is closed.")
     var idleTimeout: Double = 60
 
+    @Option(name: .customLong("validation-status"),
+            help: "The status of validation errors (a field value a resource refuses): 422 or 400.")
+    var validationStatus: Int = 422
+
+    @Flag(name: .customLong("namespaced-errors"),
+          help: "Wrap validation errors in the resource's singular name, as ApiModel's APIs do: {\"person\": {\"errors\": {...}}}.")
+    var namespacedErrors = false
+
     func validate() throws {
+        guard validationStatus == 422 || validationStatus == 400 else {
+            throw ValidationError("--validation-status takes 422 or 400, not \(validationStatus)")
+        }
         try OptionChecks.integer(port, option: "--port", in: 0...65535)
         guard (0...1).contains(failRate) else { throw ValidationError("--fail-rate takes a probability from 0 to 1, not \(failRate)") }
         try OptionChecks.integer(maxBody, option: "--max-body", in: 1...(1 << 30), unit: "of bytes")
@@ -86,6 +97,7 @@ struct ServeCommand: AsyncParsableCommand {
         if store.hasPrefix("sqlite:") {
             do { options.store = try SQLiteMockStore(path: String(store.dropFirst(7))) } catch { throw CLIError("\(error)") }
         }
+        options.validationErrors = MockValidationErrors(status: validationStatus, namespaced: namespacedErrors)
         options.conditions.latency = try latencyRange()
         if failRate > 0 { options.conditions.faults = [MockFault(.status(500), probability: failRate)] }
         options.requestLog = { entry in

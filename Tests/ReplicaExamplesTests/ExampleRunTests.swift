@@ -142,6 +142,14 @@ struct ExampleRunTests {
         #expect(result.json == 2 && result.decoded == 2)
     }
 
+    @Test("the validation-errors example reads ApiModel's namespaced field errors from the mock server")
+    func validationErrors() async throws {
+        let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/people.json"))
+        let engine = try SyncEngine(store: Store.inMemory(schema: schema))
+        #expect(try await validationErrorsExample(schema: schema, engine: engine) == ["numberOfKids must be an integer"])
+        #expect(try engine.store.rows("Person").isEmpty)
+    }
+
     @Test("the schema built in Swift has its two entities and the foreign key's JSON key")
     func schemaExample() throws {
         let schema = try schemaInSwift()

@@ -54,6 +54,35 @@ struct ModelOperationTests {
         #expect(again.map { $0["name"] } == [.string("jeff"), .string("ann"), .string("bob")])
     }
 
+    @Test("validation errors, plain or in ApiModel's namespace, 422 or 400: fieldErrors, hasErrors, errorMessages")
+    func validationErrors() async throws {
+        let schema = try Schema(contentsOf: PeopleAPI.packageRoot.appendingPathComponent("Schemas/people.json"))
+        for style in [MockValidationErrors(), .apiModel, MockValidationErrors(status: 400, namespaced: true)] {
+            var options = MockServerOptions()
+            options.validationErrors = style
+            let server = try await MockServer.start(resources: MockResource.resources(for: schema), options: options)
+            let engine = try SyncEngine(store: Store.inMemory(schema: schema))
+            let base = try #require(URL(string: server.baseURL))
+            let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(transport: HTTPTransport(), baseURLs: [.production: base]))
+            do {
+                try await client.save("Person", ["name": .string("x"), "numberOfKids": .string("one")])
+                Issue.record("\(style): the server accepted numberOfKids \"one\"")
+            } catch let error as ClientError {
+                #expect(error.status == style.status)
+                #expect(error.hasErrors && error.errorMessages == ["numberOfKids must be an integer"])
+                #expect(error.errorMessages(for: "numberOfKids") == ["must be an integer"] && error.errorMessages(for: "name").isEmpty)
+                let shape = style.namespaced ? #"{"person":{"errors":{"numberOfKids":["must be an integer"]}}}"#
+                    : #"{"errors":{"numberOfKids":["must be an integer"]}}"#
+                #expect(error.bodyText.trimmingCharacters(in: .whitespacesAndNewlines) == shape)
+            }
+            #expect(try engine.store.rows("Person").isEmpty)
+            // Other errors keep their own status and shape.
+            let missing = await #expect(throws: ClientError.self) { try await client.call("/people/9") }
+            #expect(missing?.status == 404 && missing?.hasErrors == false && missing?.errorMessages == [])
+            await server.stop()
+        }
+    }
+
     @Test("the delegate hears didReturn and didFail on its queue")
     func delegate() async throws {
         let api = try await PeopleAPI.start()

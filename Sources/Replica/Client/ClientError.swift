@@ -60,6 +60,33 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
     /// The body as text.
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 
+    /// `true` when the server named fields it refused (ApiModel's `hasErrors`).
+    ///
+    /// ```swift
+    /// if error.hasErrors { form.show(error.errorMessages) }
+    /// ```
+    public var hasErrors: Bool { !fieldErrors.isEmpty }
+
+    /// Every field error as a sentence, field name first, fields in alphabetical order and each
+    /// field's messages in the server's order (ApiModel's `errorMessages`): `["title can't be blank"]`.
+    ///
+    /// ```swift
+    /// print(error.errorMessages.joined(separator: "\n"))
+    /// ```
+    public var errorMessages: [String] {
+        fieldErrors.keys.sorted().flatMap { field in (fieldErrors[field] ?? []).map { "\(field) \($0)" } }
+    }
+
+    /// The messages of one field (empty when it has none).
+    ///
+    /// ```swift
+    /// let titleErrors = error.errorMessages(for: "title")   // ["can't be blank"]
+    /// ```
+    ///
+    /// - Parameter field: The field's JSON key.
+    /// - Returns: Its messages, in the server's order.
+    public func errorMessages(for field: String) -> [String] { fieldErrors[field] ?? [] }
+
     public var description: String {
         var text = request.map { "\($0): " } ?? ""
         text += message

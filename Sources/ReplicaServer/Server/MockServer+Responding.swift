@@ -71,12 +71,14 @@ extension MockServer {
         case .stallBody?, .truncateBody?, .malformedBody?, nil:
             break  // body faults apply once the answer is known
         }
+        var resourceName: String?
         do {
             var body: JSONValue?
             var formFields: JSONObject?
             if ["POST", "PUT", "PATCH"].contains(method) { (body, formFields) = try await readBody(request) }
             let routeMethod = method == "HEAD" ? "GET" : method
             let routed = try route(method: routeMethod, segments: segments, snapshot: snapshot)
+            resourceName = routed.resource.name
             // Taken before the store is read, so a write the answer misses is always later than its Last-Modified.
             let modified = routeMethod == "GET" ? beginRead(routed.resource.name) : nil
             if let formFields { body = MockFormBody.typed(formFields, for: routed.resource) }
@@ -94,7 +96,7 @@ extension MockServer {
             return .answer(response, resource: routed.resource.name, bodyFault: fault.flatMap { $0.altersBody ? $0 : nil },
                            modified: modified)
         } catch let error as MockHTTPError {
-            return .answer(Self.error(error), resource: nil)
+            return .answer(options.validationErrors.answer(error, resource: resourceName), resource: nil)
         } catch let error as MockServerError {
             return .answer(Self.error(MockHTTPError(status: 500, code: error.code.rawValue, message: error.message)), resource: nil)
         } catch {

@@ -29,6 +29,9 @@ public struct MockServerOptions: Sendable {
     public var idleTimeout: Duration
     /// Called once per answered request (method, path, status, time), on the request's task.
     public var requestLog: (@Sendable (MockRequestLogEntry) -> Void)?
+    /// How validation errors (bad field values) are answered: 422 `{"errors": {…}}` by default;
+    /// ApiModel's APIs answer `{"post": {"errors": {…}}}`, some with 400.
+    public var validationErrors = MockValidationErrors()
 
     /// Creates options.
     ///
@@ -87,5 +90,44 @@ public struct MockRequestLogEntry: Sendable, CustomStringConvertible {
         let milliseconds = Double(duration / .microseconds(1)) / 1000
         let time = milliseconds < 10 ? String(format: "%.2fms", milliseconds) : String(format: "%.1fms", milliseconds)
         return "\(method) \(path) \(status == 0 ? "dropped" : String(status)) \(time)"
+    }
+}
+
+/// The status and shape of a mock server's validation errors (a field value the resource refuses).
+///
+/// ```swift
+/// var options = MockServerOptions()
+/// options.validationErrors = .apiModel                       // 422 {"person": {"errors": {...}}}
+/// options.validationErrors = MockValidationErrors(status: 400, namespaced: true)
+/// ```
+public struct MockValidationErrors: Sendable, Hashable {
+    /// The HTTP status: 422 or 400.
+    public var status: Int
+    /// Whether the errors are wrapped in the resource's singular name (`{"person": {"errors": …}}`).
+    public var namespaced: Bool
+
+    /// Creates a style.
+    ///
+    /// ```swift
+    /// let style = MockValidationErrors(status: 400, namespaced: false)   // 400 {"errors": {...}}
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - status: 422 (the default) or 400.
+    ///   - namespaced: Whether to wrap the errors in the resource's singular name.
+    public init(status: Int = 422, namespaced: Bool = false) {
+        self.status = status == 400 ? 400 : 422
+        self.namespaced = namespaced
+    }
+
+    /// ApiModel's shape: 422 `{"post": {"errors": {"title": ["can't be blank"]}}}`.
+    public static let apiModel = MockValidationErrors(status: 422, namespaced: true)
+
+    /// A validation error answered in this style for `resource` (other errors as they are).
+    func answer(_ error: MockHTTPError, resource: String?) -> MockResponse {
+        guard !error.fieldErrors.isEmpty else { return MockResponse(status: error.status, headers: error.headers, body: error.body) }
+        var body = error.body
+        if namespaced, let resource { body = .object([MockInflection.singular(resource): body]) }
+        return MockResponse(status: status, headers: error.headers, body: body)
     }
 }
