@@ -64,3 +64,17 @@ public func validationErrorsExample(schema: Schema, engine: SyncEngine) async th
     // README: end
     return messages
 }
+
+/// README "Mock server": server-wide defaults and a schema's actions mask.
+///
+/// - Returns: The running server; stop it when done.
+public func mockServerDefaults(schema: Schema, controller: any MockController) async throws -> MockServer {
+    // README: mock-defaults
+    var options = MockServerOptions()
+    options.defaultSerializer = NamespacedSerializer()      // {"person": {...}}, {"people": [...]} for every resource
+    options.defaultController = controller                  // every resource without a controller of its own
+    // In the schema file: "Tag": {"actions": ["index", "show"], ...} makes /tags read-only (405 for the rest).
+    let server = try await MockServer.start(resources: MockResource.resources(for: schema), options: options)
+    // README: end
+    return server
+}

@@ -50,6 +50,9 @@ struct ServeCommand: AsyncParsableCommand {
             help: "Seconds a connection may stay open with no request in progress before it is closed.")
     var idleTimeout: Double = 60
 
+    @Option(help: "The serializer of every resource: plain (objects as stored, collections as arrays) or namespaced ({\"person\": {...}}, {\"people\": [...]}).")
+    var serializer: String = "plain"
+
     @Option(name: .customLong("validation-status"),
             help: "The status of validation errors (a field value a resource refuses): 422 or 400.")
     var validationStatus: Int = 422
@@ -59,6 +62,9 @@ struct ServeCommand: AsyncParsableCommand {
     var namespacedErrors = false
 
     func validate() throws {
+        guard serializer == "plain" || serializer == "namespaced" else {
+            throw ValidationError("--serializer takes plain or namespaced, not '\(serializer)'")
+        }
         guard validationStatus == 422 || validationStatus == 400 else {
             throw ValidationError("--validation-status takes 422 or 400, not \(validationStatus)")
         }
@@ -98,6 +104,7 @@ struct ServeCommand: AsyncParsableCommand {
             do { options.store = try SQLiteMockStore(path: String(store.dropFirst(7))) } catch { throw CLIError("\(error)") }
         }
         options.validationErrors = MockValidationErrors(status: validationStatus, namespaced: namespacedErrors)
+        if serializer == "namespaced" { options.defaultSerializer = NamespacedSerializer() }
         options.conditions.latency = try latencyRange()
         if failRate > 0 { options.conditions.faults = [MockFault(.status(500), probability: failRate)] }
         options.requestLog = { entry in

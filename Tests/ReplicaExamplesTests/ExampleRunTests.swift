@@ -150,6 +150,28 @@ struct ExampleRunTests {
         #expect(try engine.store.rows("Person").isEmpty)
     }
 
+    @Test("the mock-server defaults example namespaces every resource and uses the default controller")
+    func mockDefaults() async throws {
+        let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/people.json"))
+        let server = try await mockServerDefaults(schema: schema, controller: CRUDController())
+        let transport = HTTPTransport()
+        let body: [UInt8]
+        do {
+            let url = try #require(URL(string: server.baseURL + "/people"))
+            var post = ClientRequest(method: .post, url: url)
+            post.body = .bytes(Array(#"{"person": {"name": "john"}}"#.utf8))
+            post.headers["Content-Type"] = "application/json"
+            _ = try await transport.send(post).body.collect(upTo: 1 << 20)
+            body = try await transport.send(ClientRequest(method: .get, url: url)).body.collect(upTo: 1 << 20)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+        let json = try JSONValue(parsing: body)
+        #expect(json["people"]?.arrayValue?.first?["name"] == .string("john"), "\(json)")
+    }
+
     @Test("the schema built in Swift has its two entities and the foreign key's JSON key")
     func schemaExample() throws {
         let schema = try schemaInSwift()

@@ -27,6 +27,14 @@ public struct Entity: Sendable, Hashable {
     public var namespace: String?
     /// The JSON namespace of a collection (`posts` in `{"posts": [...]}`); defaults to the plural of ``namespace``.
     public var collectionNamespace: String?
+    /// The actions the API offers on this entity (RESTEasy's actions mask): what a mock server of
+    /// the schema answers, others 405; `nil` for all of them.
+    ///
+    /// ```swift
+    /// var tags = Entity("Tag") { Attribute("id", .integer) }
+    /// tags.actions = [.index, .show]          // read-only: POST, PUT, DELETE answer 405
+    /// ```
+    public var actions: Set<EntityAction>?
 
     /// Creates an entity.
     ///
@@ -138,4 +146,18 @@ extension Schema {
         try self.init(name: name, version: version, keyConvention: keyConvention, envelope: envelope,
                       entities: entities(), routes: routes)
     }
+}
+
+/// One of the REST actions an API offers on an entity (``Entity/actions``).
+public enum EntityAction: String, Sendable, Hashable, CaseIterable {
+    /// `GET /posts`.
+    case index
+    /// `GET /posts/:id`.
+    case show
+    /// `POST /posts`.
+    case create
+    /// `PUT` or `PATCH /posts/:id`.
+    case update
+    /// `DELETE /posts/:id`.
+    case destroy
 }

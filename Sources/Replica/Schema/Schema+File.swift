@@ -135,7 +135,7 @@ struct SchemaFileReader {
     func entity(named name: String, from value: JSONValue, at pointer: JSONPointer) throws -> Entity {
         let object = try self.object(value, at: pointer, allowed: [
             "description", "table", "primaryKey", "jsonIdKey", "namespace", "collectionNamespace",
-            "attributes", "relationships", "indexes",
+            "attributes", "relationships", "indexes", "actions",
         ])
         guard let attributesValue = object["attributes"] else {
             throw fail(.missingKey, "missing required key 'attributes'", at: pointer)
@@ -164,8 +164,24 @@ struct SchemaFileReader {
             }
             indexes = try array.enumerated().map { try index(from: $0.element, at: pointer / "indexes" / $0.offset) }
         }
+        var actions: Set<EntityAction>?
+        if let value = object["actions"] {
+            guard case .array(let items) = value else {
+                throw fail(.invalidValue, "expected an array of actions, found \(value.typeName)", at: pointer / "actions")
+            }
+            var set = Set<EntityAction>()
+            for (offset, item) in items.enumerated() {
+                guard case .string(let raw) = item, let action = EntityAction(rawValue: raw) else {
+                    let known = EntityAction.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw fail(.invalidValue, "unknown action \(item.serialized()) (expected one of: \(known))",
+                               at: pointer / "actions" / offset)
+                }
+                set.insert(action)
+            }
+            actions = set
+        }
         let primaryKey = try string(object["primaryKey"], at: pointer / "primaryKey") ?? "id"
-        return Entity(
+        var entity = Entity(
             name,
             tableName: try string(object["table"], at: pointer / "table"),
             primaryKey: primaryKey,
@@ -177,6 +193,8 @@ struct SchemaFileReader {
             for relationship in relationships { relationship }
             for index in indexes { index }
         }
+        entity.actions = actions
+        return entity
     }
 
     func attributeType(_ value: JSONValue, at pointer: JSONPointer) throws -> AttributeType {

@@ -26,6 +26,9 @@ extension Entity {
         object["jsonIdKey"] = .string(jsonIDKey)
         if let namespace { object["namespace"] = .string(namespace) }
         if let collectionNamespace { object["collectionNamespace"] = .string(collectionNamespace) }
+        if let actions {
+            object["actions"] = .array(EntityAction.allCases.filter(actions.contains).map { .string($0.rawValue) })
+        }
         var attributesObject = JSONObject()
         for attribute in attributes {
             var a = JSONObject()

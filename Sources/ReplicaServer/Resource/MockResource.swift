@@ -63,8 +63,9 @@ public struct MockResource: Sendable, Hashable {
     /// - Parameters:
     ///   - entity: the entity.
     ///   - schema: the schema holding it (for key conventions and relationship destinations).
-    ///   - actions: the allowed actions, all by default.
-    public init(entity: Entity, in schema: Schema, actions: MockActions = .all) {
+    ///   - actions: the allowed actions; by default the entity's ``Entity/actions`` (the schema file's
+    ///     `"actions"`), all when it names none.
+    public init(entity: Entity, in schema: Schema, actions: MockActions? = nil) {
         func jsonKey(_ attribute: Attribute) -> String {
             attribute.jsonKey ?? schema.keyConvention.jsonKey(forAttribute: attribute.name)
         }
@@ -79,7 +80,18 @@ public struct MockResource: Sendable, Hashable {
             parents.append(MockParent(destination.tableName, key: jsonKey(attribute)))
         }
         let properties = entity.attributes.map { MockProperty(jsonKey($0), MockPropertyType($0.type)) }
-        self.init(entity.tableName, properties: properties, actions: actions, primaryKey: primaryKey, parents: parents)
+        let allowed = actions ?? entity.actions.map { set in
+            MockActions(set.map { action -> MockActions in
+                switch action {
+                case .index: return .index
+                case .show: return .show
+                case .create: return .create
+                case .update: return .update
+                case .destroy: return .destroy
+                }
+            })
+        } ?? .all
+        self.init(entity.tableName, properties: properties, actions: allowed, primaryKey: primaryKey, parents: parents)
     }
 
     /// Every resource of a schema, in the schema's order.

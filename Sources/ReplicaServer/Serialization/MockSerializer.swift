@@ -68,3 +68,34 @@ public struct PassThroughSerializer: MockSerializer {
     /// ```
     public init() {}
 }
+
+/// Every object inside its resource's singular name and every collection inside the resource's
+/// name, as Rails-style APIs (and ApiModel) answer: `{"person": {...}}`, `{"people": [...]}`;
+/// request bodies so wrapped are unwrapped, bare ones taken as they are.
+///
+/// ```swift
+/// var options = MockServerOptions()
+/// options.defaultSerializer = NamespacedSerializer()     // every resource; `replica serve --serializer namespaced`
+/// ```
+public struct NamespacedSerializer: MockSerializer {
+    /// Creates the serializer.
+    ///
+    /// ```swift
+    /// server.setSerializer(NamespacedSerializer(), for: "people")
+    /// ```
+    public init() {}
+
+    public func serialize(object: JSONObject, of resource: MockResource) -> JSONValue {
+        .object([MockInflection.singular(resource.name): .object(object)])
+    }
+
+    public func serialize(collection: [JSONObject], of resource: MockResource) -> JSONValue {
+        .object([resource.name: .array(collection.map(JSONValue.object))])
+    }
+
+    public func deserialize(parameters: JSONValue, of resource: MockResource) -> JSONValue {
+        guard case .object(let object) = parameters, object.keys == [MockInflection.singular(resource.name)],
+              let inner = object[MockInflection.singular(resource.name)] else { return parameters }
+        return inner
+    }
+}

@@ -87,9 +87,9 @@ extension MockServer {
                 method: method, path: "/" + segments.joined(separator: "/"), segments: segments, queryItems: queryItems,
                 headers: Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, b in a + ", " + b }),
                 body: body, resource: routed.resource, action: routed.action, id: routed.id, parent: routed.parent,
-                store: options.store, serializer: snapshot.serializers[routed.resource.name] ?? PassThroughSerializer(),
+                store: options.store, serializer: snapshot.serializers[routed.resource.name] ?? options.defaultSerializer,
                 baseURL: "http://\(host)")
-            let controller = snapshot.controllers[routed.resource.name] ?? CRUDController()
+            let controller = snapshot.controllers[routed.resource.name] ?? options.defaultController
             guard let response = try await controller.respond(mockRequest) else {
                 throw MockHTTPError.notFound("no route for \(method) \(mockRequest.path)")
             }

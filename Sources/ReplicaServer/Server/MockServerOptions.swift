@@ -29,6 +29,12 @@ public struct MockServerOptions: Sendable {
     public var idleTimeout: Duration
     /// Called once per answered request (method, path, status, time), on the request's task.
     public var requestLog: (@Sendable (MockRequestLogEntry) -> Void)?
+    /// The serializer of every resource that has none of its own (`MockServer.setSerializer`), as
+    /// RESTEasy's server-wide option; objects as stored and collections as arrays by default.
+    public var defaultSerializer: any MockSerializer = PassThroughSerializer()
+    /// The controller of every resource that has none of its own (`MockServer.setController`);
+    /// plain CRUD by default.
+    public var defaultController: any MockController = CRUDController()
     /// How validation errors (bad field values) are answered: 422 `{"errors": {…}}` by default;
     /// ApiModel's APIs answer `{"post": {"errors": {…}}}`, some with 400.
     public var validationErrors = MockValidationErrors()
