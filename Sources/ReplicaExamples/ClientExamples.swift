@@ -29,6 +29,8 @@ public func clientExample(engine: SyncEngine, productionURL: URL, developmentURL
                           params: ["avatar": .file(FileUpload(fileName: "me.png", mimeType: "image/png", path: "me.png"))])
     let saved = try await client.save("Person", ["name": .string("john")])       // POST, or PUT when it has an id
     let johns = try await client.findAll("Person", params: ["name": "john"])    // the rows of that answer, in order
+    try await client.save("Person", ["name": .string("ann")],                   // multipart: fields and a file streamed
+                         files: ["avatar": FileUpload(path: "ann.png", mimeType: "image/png")])   // from disk, with back-pressure
     let task = client.keepSynced("/users", every: .seconds(30)) { print($0) }    // periodic, with backoff
     // README: end
     task.cancel()

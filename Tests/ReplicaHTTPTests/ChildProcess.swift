@@ -26,14 +26,14 @@ enum ChildProcess {
 
     /// Runs `path` and waits for it on a thread of its own: a test that waits must not hold one
     /// of Swift's cooperative threads, which servers inside the test process need to answer it.
-    static func run(_ path: String, _ arguments: [String]) async throws -> Output {
+    static func run(_ path: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> Output {
         try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { continuation.resume(with: Result { try runBlocking(path, arguments) }) }
+            let thread = Thread { continuation.resume(with: Result { try runBlocking(path, arguments, environment: environment) }) }
             thread.start()
         }
     }
 
-    private static func runBlocking(_ path: String, _ arguments: [String]) throws -> Output {
+    private static func runBlocking(_ path: String, _ arguments: [String], environment: [String: String]) throws -> Output {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-child-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -49,7 +49,12 @@ enum ChildProcess {
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        // The parent's environment, with `environment` added.
+        var variables = ProcessInfo.processInfo.environment
+        for (name, value) in environment { variables[name] = value }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
         guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL) }
         var status: Int32 = 0
         var usage = rusage()

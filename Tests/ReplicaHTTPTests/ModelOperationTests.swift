@@ -83,6 +83,21 @@ struct ModelOperationTests {
         }
     }
 
+    @Test("save carries files: multipart fields and the file, stored as the server keeps it")
+    func saveWithFile() async throws {
+        let api = try await PeopleAPI.start()
+        defer { Task { await api.stop() } }
+        let file = api.directory.appendingPathComponent("ann.bin")
+        let avatar: [UInt8] = (0 ..< 5000).map { UInt8($0 % 253) }
+        try Data(avatar).write(to: file)
+        let ann = try await api.client.save("Person", ["name": .string("ann"), "numberOfKids": .integer(2)],
+                                            files: ["avatar": FileUpload(path: file.path)])
+        #expect(ann?["name"] == .string("ann") && ann?["numberOfKids"] == .integer(2) && ann?["avatar"] == .data(avatar))
+        let renamed = try await api.client.save("Person", ["id": .integer(1), "name": .string("anna")],
+                                                files: ["avatar": FileUpload(fileName: "b.bin", bytes: [1, 2, 3])])
+        #expect(renamed?["name"] == .string("anna") && renamed?["avatar"] == .data([1, 2, 3]))
+    }
+
     @Test("the delegate hears didReturn and didFail on its queue")
     func delegate() async throws {
         let api = try await PeopleAPI.start()

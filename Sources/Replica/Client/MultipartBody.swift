@@ -78,38 +78,63 @@ public struct MultipartBody: Sendable, Hashable {
         return AsyncThrowingStream { try reader.next() }
     }
 
-    /// The body as chunks, reading files `chunkSize` bytes at a time.
+    /// The body as chunks, reading files `chunkSize` bytes at a time, each chunk only when the
+    /// consumer asks for it (back-pressure: a slow upload holds one chunk, not the file).
     ///
     /// - Throws: ``ClientError`` `.invalidRequest` when a file cannot be read.
     public func chunks(chunkSize: Int = 1 << 16) -> AsyncThrowingStream<[UInt8], any Error> {
-        let parts = self.parts
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    for part in parts {
-                        continuation.yield(head(of: part))
-                        switch part.content {
-                        case .bytes(let bytes):
-                            if !bytes.isEmpty { continuation.yield(bytes) }
-                        case .file(let path):
-                            guard let handle = FileHandle(forReadingAtPath: path) else {
-                                throw ClientError(.invalidRequest, "cannot read upload file \(path)")
-                            }
-                            defer { try? handle.close() }
-                            while let data = try handle.read(upToCount: chunkSize), !data.isEmpty {
-                                if Task.isCancelled { break }
-                                continuation.yield([UInt8](data))
-                            }
-                        }
-                        continuation.yield(Array("\r\n".utf8))
-                    }
-                    continuation.yield(tail)
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
+        let reader = MultipartReader(body: self, chunkSize: chunkSize)
+        return AsyncThrowingStream { try reader.next() }
+    }
+}
+
+/// Produces a multipart body's chunks one at a time, on demand: each part's head, its content
+/// (files read chunk by chunk), the line break after it, and the closing boundary.
+/// `@unchecked Sendable`: the stream calls `next()` once at a time, from its single consumer.
+final class MultipartReader: @unchecked Sendable {
+    private let body: MultipartBody
+    private let chunkSize: Int
+    private var part = 0
+    private enum Phase { case head, content, file(FileChunkReader), lineBreak, tail, done }
+    private var phase = Phase.head
+
+    init(body: MultipartBody, chunkSize: Int) {
+        self.body = body
+        self.chunkSize = chunkSize
+    }
+
+    func next() throws -> [UInt8]? {
+        while true {
+            if Task.isCancelled { return nil }
+            switch phase {
+            case .done:
+                return nil
+            case .tail:
+                phase = .done
+                return body.tail
+            case .head:
+                guard part < body.parts.count else {
+                    phase = .tail
+                    continue
                 }
+                phase = .content
+                return body.head(of: body.parts[part])
+            case .content:
+                switch body.parts[part].content {
+                case .bytes(let bytes):
+                    phase = .lineBreak
+                    if !bytes.isEmpty { return bytes }
+                case .file(let path):
+                    phase = .file(FileChunkReader(path: path, chunkSize: chunkSize))
+                }
+            case .file(let reader):
+                if let chunk = try reader.next() { return chunk }
+                phase = .lineBreak
+            case .lineBreak:
+                part += 1
+                phase = .head
+                return Array("\r\n".utf8)
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
     }
 }

@@ -16,16 +16,38 @@ public struct FileUpload: Sendable, Hashable {
     public var mimeType: String
     public var source: Source
 
-    public init(fileName: String, mimeType: String, bytes: [UInt8]) {
+    /// The MIME type of an upload that names none.
+    public static let defaultMimeType = "application/octet-stream"
+
+    /// Bytes in memory, uploaded as `fileName`.
+    ///
+    /// ```swift
+    /// let note = FileUpload(fileName: "note.txt", mimeType: "text/plain", bytes: Array("hi".utf8))
+    /// ```
+    public init(fileName: String, mimeType: String = FileUpload.defaultMimeType, bytes: [UInt8]) {
         self.fileName = fileName
         self.mimeType = mimeType
         self.source = .bytes(bytes)
     }
 
-    public init(fileName: String, mimeType: String, path: String) {
+    /// A file on disk, streamed as it is sent.
+    ///
+    /// ```swift
+    /// let video = FileUpload(fileName: "clip.mp4", mimeType: "video/mp4", path: "/tmp/clip.mp4")
+    /// ```
+    public init(fileName: String, mimeType: String = FileUpload.defaultMimeType, path: String) {
         self.fileName = fileName
         self.mimeType = mimeType
         self.source = .file(path: path)
+    }
+
+    /// A file on disk, named after its last path component, `application/octet-stream` unless told.
+    ///
+    /// ```swift
+    /// let backup = FileUpload(path: "/var/backups/db.tar")   // fileName "db.tar"
+    /// ```
+    public init(path: String, mimeType: String = FileUpload.defaultMimeType) {
+        self.init(fileName: URL(fileURLWithPath: path).lastPathComponent, mimeType: mimeType, path: path)
     }
 }
 

@@ -98,13 +98,29 @@ extension ReplicaClient {
     ///   no primary key.
     /// - Throws: ``ClientError`` (a 422 carries `fieldErrors`) or ``SyncError``; the store is then
     ///   unchanged.
+    ///
+    /// With `files`, the request is `multipart/form-data`: the values as fields (inside the
+    /// namespace, `post[title]`) beside the files, keyed by attribute name or JSON key, each streamed
+    /// from disk as it is sent.
     @discardableResult
-    public func save(_ entityName: String, _ values: [String: AttributeValue]) async throws -> EntityRow? {
+    public func save(_ entityName: String, _ values: [String: AttributeValue],
+                     files: [String: FileUpload] = [:]) async throws -> EntityRow? {
         let entity = try engine.store.requireEntity(entityName)
         let map = try engine.mapping.requireMap(entity.name)
         let wrapped = entity.namespace != nil
         let body = map.encode(values, wrapped: wrapped, timeZone: configuration.timeZone)
-        let params = Dictionary(uniqueKeysWithValues: body.members.map { ($0.key, Parameter.value($0.value)) })
+        var params = Dictionary(uniqueKeysWithValues: body.members.map { ($0.key, Parameter.value($0.value)) })
+        if !files.isEmpty {
+            // A file goes under its attribute's JSON key, inside the namespace when there is one.
+            var fields: [String: Parameter] = [:]
+            let object = wrapped ? body.members.first?.value.objectValue ?? JSONObject() : body
+            for (key, value) in object { fields[key] = Parameter(json: value) }
+            for (name, file) in files {
+                let key = map.attributes.first { $0.name == name }?.jsonPath.last ?? name
+                fields[key] = .file(file)
+            }
+            params = wrapped ? [entity.namespace ?? "": .object(fields)] : fields
+        }
         let prepared: Prepared
         let method: HTTPMethod
         if let key = values[entity.primaryKey], !key.isNull {

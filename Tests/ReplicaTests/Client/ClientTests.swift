@@ -63,6 +63,24 @@ struct ClientTests {
         #expect(try blog.store.count("Post") == 1)
     }
 
+    @Test("an upload named by its path: its file name and application/octet-stream; multipart chunks come one at a time")
+    func uploadDefaults() async throws {
+        let upload = FileUpload(path: "/var/backups/db.tar")
+        #expect(upload.fileName == "db.tar" && upload.mimeType == "application/octet-stream")
+        #expect(FileUpload(fileName: "a.txt", bytes: [1]).mimeType == FileUpload.defaultMimeType)
+        let body = MultipartBody(fields: [("note", .file(FileUpload(fileName: "n.txt", bytes: Array("hi".utf8)))), ("title", "t")],
+                                 boundary: "B")
+        var chunks: [String] = []
+        for try await chunk in body.chunks() { chunks.append(String(decoding: chunk, as: UTF8.self)) }
+        #expect(chunks == [
+            "--B\r\nContent-Disposition: form-data; name=\"note\"; filename=\"n.txt\"\r\nContent-Type: application/octet-stream\r\n\r\n",
+            "hi", "\r\n",
+            "--B\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\n", "t", "\r\n",
+            "--B--\r\n",
+        ])
+        #expect(Int64(chunks.joined().utf8.count) == body.contentLength)
+    }
+
     @Test("ISO 8601 in a time zone: its offset on that day, Z for UTC")
     func zonedDates() throws {
         let may = Date(timeIntervalSince1970: 1_714_566_896)       // 2024-05-01T12:34:56Z
