@@ -20,6 +20,7 @@ public func clientExample(engine: SyncEngine, productionURL: URL, developmentURL
     configuration.headerProviders = [.header("Authorization") { "Bearer \(try await tokens.current())" }]
     configuration.variableProviders["userID"] = { currentUserID }
     configuration.interceptors = [LoggingInterceptor(), RetryInterceptor()]
+    configuration.parameterHooks = [{ $0.params["locale"] = "en" }]             // before encoding (ApiModel's access_token)
     configuration.timeZone = .current                                            // dates save sends: 2024-05-01T14:34:56+02:00
     let client = ReplicaClient(engine: engine, configuration: configuration)
 

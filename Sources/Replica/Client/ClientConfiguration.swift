@@ -87,6 +87,14 @@ public struct ClientConfiguration: Sendable {
     public var conditionalRequests: Bool
     /// The most pages one call follows.
     public var maxPages: Int
+    /// Hooks that read and change a call's parameters before they are encoded (ApiModel's
+    /// before-request hook, e.g. adding an `access_token`), in order, for every call, ad-hoc call,
+    /// model operation and typed endpoint.
+    ///
+    /// ```swift
+    /// configuration.parameterHooks = [{ request in request.params["access_token"] = .value(.string(token)) }]
+    /// ```
+    public var parameterHooks: [@Sendable (inout RequestParameters) async throws -> Void]
     /// The time zone of the dates model operations send (``ReplicaClient/save(_:_:)``): ISO 8601
     /// with this zone's offset, as ApiModel sends dates in its configured zone. UTC (`Z`) by default.
     public var timeZone: TimeZone
@@ -109,6 +117,26 @@ public struct ClientConfiguration: Sendable {
         self.conditionalRequests = true
         self.maxPages = 1000
         self.maxDecodedBodyBytes = 64 << 20
+        self.parameterHooks = []
         self.timeZone = TimeZone(secondsFromGMT: 0) ?? .current
     }
+}
+
+/// A call's parameters on their way to being encoded, for ``ClientConfiguration/parameterHooks``:
+/// the query string (GET, DELETE, HEAD) or the body (the others).
+///
+/// ```swift
+/// let hook: @Sendable (inout RequestParameters) async throws -> Void = { request in
+///     if request.method == .get { request.params["locale"] = "en" }
+/// }
+/// ```
+public struct RequestParameters: Sendable {
+    /// The method.
+    public let method: HTTPMethod
+    /// The concrete path (variables filled).
+    public let path: String
+    /// The route pattern, when the path has one.
+    public let route: String?
+    /// The parameters; change them freely.
+    public var params: [String: Parameter]
 }

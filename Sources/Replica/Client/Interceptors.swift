@@ -1,28 +1,111 @@
 import Foundation
 import Logging
 
-/// Logs each request and its outcome through swift-log: method, URL, status, duration.
+/// Logs each request and its outcome through swift-log: method, URL, status and duration at
+/// `info` (failures at `warning`); at `debug`, also the request's headers and body and the
+/// response's headers and body (bodies up to ``bodyLimit`` bytes; the `Authorization` header's
+/// value is not logged). The response body is logged as it streams to its reader, never buffered.
 ///
 /// ```swift
-/// configuration.interceptors.append(LoggingInterceptor(logger: Logger(label: "api")))
+/// var logger = Logger(label: "api")
+/// logger.logLevel = .debug                                   // headers and bodies too
+/// configuration.interceptors.append(LoggingInterceptor(logger: logger))
 /// ```
 public struct LoggingInterceptor: Interceptor {
     let logger: Logger
+    /// The most bytes of a body logged at `debug`.
+    public var bodyLimit: Int
 
-    public init(logger: Logger = Logger(label: "Replica.client")) {
+    public init(logger: Logger = Logger(label: "Replica.client"), bodyLimit: Int = 2_048) {
         self.logger = logger
+        self.bodyLimit = bodyLimit
     }
 
     public func intercept(_ request: ClientRequest, next: Next) async throws -> ClientResponse {
         let started = ContinuousClock.now
+        let what = "\(request.method) \(request.url.absoluteString)"
+        let debug = logger.logLevel <= .debug
+        if debug {
+            logger.debug("\(what) request headers: \(Self.describe(request.headers))")
+            logger.debug("\(what) request body: \(describe(request.body))")
+        }
         do {
-            let response = try await next(request)
-            logger.info("\(request.method) \(request.url.absoluteString) → \(response.status) in \(started.duration(to: .now))")
+            var response = try await next(request)
+            logger.info("\(what) → \(response.status) in \(started.duration(to: .now))")
+            if debug {
+                logger.debug("\(what) response headers: \(Self.describe(response.headers))")
+                let (logger, limit) = (self.logger, bodyLimit)
+                response.body = ResponseBody(LoggedBody(body: response.body, limit: limit) { text in
+                    logger.debug("\(what) response body: \(text)")
+                })
+            }
             return response
         } catch {
-            logger.warning("\(request.method) \(request.url.absoluteString) failed after \(started.duration(to: .now)): \(error)")
+            logger.warning("\(what) failed after \(started.duration(to: .now)): \(error)")
             throw error
         }
+    }
+
+    /// Headers as `Name: value` pairs, the `Authorization` value hidden.
+    static func describe(_ headers: HeaderFields) -> String {
+        headers.fields.map { field in
+            "\(field.name): \(field.name.lowercased() == "authorization" ? "(hidden)" : field.value)"
+        }.joined(separator: ", ")
+    }
+
+    /// A request body as logged: its text up to the limit, or what it is.
+    func describe(_ body: RequestBody) -> String {
+        switch body {
+        case .none: return "(none)"
+        case .bytes(let bytes): return LoggedBody.text(bytes, limit: bodyLimit, total: bytes.count)
+        case .file(let path): return "(the file \(path))"
+        case .multipart(let multipart):
+            return "(multipart: " + multipart.parts.map { part in
+                part.fileName.map { "\(part.name) = file \($0)" } ?? part.name
+            }.joined(separator: ", ") + ")"
+        }
+    }
+}
+
+/// A response body that passes its chunks through and, when it ends, hands the first bytes it
+/// saw to `log`.
+struct LoggedBody: AsyncSequence, Sendable {
+    typealias Element = [UInt8]
+    let body: ResponseBody
+    let limit: Int
+    let log: @Sendable (String) -> Void
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: ResponseBody.AsyncIterator
+        let limit: Int
+        let log: @Sendable (String) -> Void
+        var seen: [UInt8] = []
+        var total = 0
+        var logged = false
+
+        mutating func next() async throws -> [UInt8]? {
+            guard let chunk = try await base.next() else {
+                if !logged {
+                    logged = true
+                    log(LoggedBody.text(seen, limit: limit, total: total))
+                }
+                return nil
+            }
+            total += chunk.count
+            if seen.count < limit { seen += chunk.prefix(limit - seen.count) }
+            return chunk
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: body.makeAsyncIterator(), limit: limit, log: log)
+    }
+
+    /// Body bytes as text, cut at `limit` with the total beside.
+    static func text(_ bytes: [UInt8], limit: Int, total: Int) -> String {
+        if total == 0 { return "(empty)" }
+        let text = String(decoding: bytes.prefix(limit), as: UTF8.self)
+        return total > limit ? "\(text)… (\(total) bytes)" : text
     }
 }
 

@@ -60,6 +60,15 @@ extension ReplicaClient {
                 throw ClientError(.invalidRequest, "cannot encode \(Request.self) for \(endpoint.method) \(endpoint.path): \(error)")
             }
         }
+        if !configuration.parameterHooks.isEmpty {
+            // The hooks see the value as parameters (an object's members); what they return is sent.
+            var params: [String: Parameter] = [:]
+            if case .object(let object)? = json { for (key, member) in object { params[key] = Parameter(json: member) } }
+            if json == nil || params.count > 0 || json == .object([:]) {
+                params = try await applyParameterHooks(method: endpoint.method, path: path, route: endpoint.path, params: params)
+                json = params.isEmpty && json == nil ? nil : Parameter.object(params).json
+            }
+        }
         var fields: [String: Parameter] = [:]
         if let json, endpoint.encoding != .json || !files.isEmpty {
             guard case .object(let object) = json else {

@@ -179,6 +179,7 @@ public final class ReplicaClient: Sendable {
     /// HEAD) or the body (JSON, or the route's encoding; multipart with a file).
     func request(method: HTTPMethod, path: String, remaining: [String: Parameter], route: String?, headers: HeaderFields,
                  extraQuery: [(String, Parameter)] = []) async throws -> ClientRequest {
+        let remaining = try await applyParameterHooks(method: method, path: path, route: route, params: remaining)
         let sendsBody = method == .post || method == .put || method == .patch
         var query = sendsBody ? [] : Parameter.flatten(remaining)
         query += extraQuery
@@ -207,6 +208,15 @@ public final class ReplicaClient: Sendable {
         }
         for (name, value) in headers { request.headers[name] = value }
         return request
+    }
+
+    /// `params` after every ``ClientConfiguration/parameterHooks`` hook.
+    func applyParameterHooks(method: HTTPMethod, path: String, route: String?,
+                             params: [String: Parameter]) async throws -> [String: Parameter] {
+        guard !configuration.parameterHooks.isEmpty else { return params }
+        var request = RequestParameters(method: method, path: path, route: route, params: params)
+        for hook in configuration.parameterHooks { try await hook(&request) }
+        return request.params
     }
 
     /// Sends a request through the interceptors and the transport, turning failures into ``ClientError``s.

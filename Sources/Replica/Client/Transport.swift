@@ -58,19 +58,38 @@ extension Array where Element == any Interceptor {
 /// ```
 public struct ClosureInterceptor: Interceptor {
     let before: (@Sendable (inout ClientRequest) async throws -> Void)?
-    let after: (@Sendable (inout ClientResponse) async throws -> Void)?
+    let after: (@Sendable (ClientRequest, inout ClientResponse) async throws -> Void)?
 
+    /// Hooks around every request: `before` may change the request, `after` the response.
+    ///
+    /// ```swift
+    /// ClosureInterceptor(before: { $0.headers["X-Trace"] = UUID().uuidString })
+    /// ```
     public init(before: (@Sendable (inout ClientRequest) async throws -> Void)? = nil,
                 after: (@Sendable (inout ClientResponse) async throws -> Void)? = nil) {
         self.before = before
-        self.after = after
+        self.after = after.map { hook in { @Sendable _, response in try await hook(&response) } }
+    }
+
+    /// Hooks around every request whose `after` also receives the request that was sent (as
+    /// ApiModel's after-request hook does).
+    ///
+    /// ```swift
+    /// ClosureInterceptor(before: nil, afterResponse: { request, response in
+    ///     print(request.method, request.url, "→", response.status)
+    /// })
+    /// ```
+    public init(before: (@Sendable (inout ClientRequest) async throws -> Void)? = nil,
+                afterResponse: @escaping @Sendable (ClientRequest, inout ClientResponse) async throws -> Void) {
+        self.before = before
+        self.after = afterResponse
     }
 
     public func intercept(_ request: ClientRequest, next: Next) async throws -> ClientResponse {
         var request = request
         try await before?(&request)
         var response = try await next(request)
-        try await after?(&response)
+        try await after?(request, &response)
         return response
     }
 }
