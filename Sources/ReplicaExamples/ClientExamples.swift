@@ -32,6 +32,8 @@ public func clientExample(engine: SyncEngine, productionURL: URL, developmentURL
     let johns = try await client.findAll("Person", params: ["name": "john"])    // the rows of that answer, in order
     try await client.save("Person", ["name": .string("ann")],                   // multipart: fields and a file streamed
                          files: ["avatar": FileUpload(path: "ann.png", mimeType: "image/png")])   // from disk, with back-pressure
+    try client.use(.development)                                                 // switch environments at run time
+    try await client.call("/users", headers: ["X-Trace": "1"], timeout: .seconds(5))   // per call (routes: in the schema)
     let task = client.keepSynced("/users", every: .seconds(30)) { print($0) }    // periodic, with backoff
     // README: end
     task.cancel()

@@ -4,10 +4,11 @@ extension ReplicaClient {
     /// An ad-hoc call: `path` matches no route, so nothing is synced; the response's JSON is the
     /// result's ``CallResult/data`` (`nil` for an empty body or a 204).
     func adHoc(_ path: String, method: HTTPMethod, remaining: [String: Parameter], headers: HeaderFields,
-               uploadProgress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> CallResult {
+               uploadProgress: (@Sendable (Int64, Int64?) -> Void)?, timeout: Duration? = nil) async throws -> CallResult {
         let routePath = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
         var request = try await request(method: method, path: path, remaining: remaining, route: nil, headers: headers)
         request.uploadProgress = uploadProgress
+        if let timeout { request.timeout = timeout }
         let (response, bytes) = try await sendCollecting(request)
         let json = try Self.json(of: bytes, response: response, request: request)
         let sync = SyncResult(changes: ChangeSet(), skipped: [], ignoredKeyCount: 0, objectCount: 0, byteCount: Int64(bytes.count),

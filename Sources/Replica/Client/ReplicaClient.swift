@@ -15,11 +15,35 @@ public final class ReplicaClient: Sendable {
     /// The configuration.
     public let configuration: ClientConfiguration
     let cache: ClientCache
+    private let currentEnvironment: EnvironmentState
 
     public init(engine: SyncEngine, configuration: ClientConfiguration) {
         self.engine = engine
         self.configuration = configuration
         self.cache = ClientCache(database: engine.store.database)
+        self.currentEnvironment = EnvironmentState(configuration.environment)
+    }
+
+    /// The environment requests go to now: the configuration's until ``use(_:)`` switches it.
+    ///
+    /// ```swift
+    /// print(client.environment)   // production
+    /// ```
+    public var environment: Environment { currentEnvironment.value }
+
+    /// Switches the environment (its base URL) for the calls that start from now on, as a debug
+    /// menu switches between development and production at run time.
+    ///
+    /// ```swift
+    /// try client.use(.development)   // http://127.0.0.1:8888 from the next call on
+    /// ```
+    ///
+    /// - Throws: ``ClientError`` `.invalidRequest` when the configuration has no base URL for it.
+    public func use(_ environment: Environment) throws {
+        guard configuration.baseURLs[environment] != nil else {
+            throw ClientError(.invalidRequest, "no base URL for the \(environment) environment")
+        }
+        currentEnvironment.value = environment
     }
 
     /// A prepared request: the route, the concrete path and what is left of the parameters.
@@ -30,6 +54,8 @@ public final class ReplicaClient: Sendable {
         var syncMethod: HTTPMethod
         var path: String
         var remaining: [String: Parameter]
+        /// This call's own timeout, overriding the route's and the configuration's.
+        var timeout: Duration?
         var routeName: String { entry.pattern.description }
     }
 
@@ -51,6 +77,8 @@ public final class ReplicaClient: Sendable {
     ///   - headers: Headers for this call; they override providers.
     ///   - options: Sync options (invalid-object policy, progress …).
     ///   - uploadProgress: Called as the request body is sent, with bytes sent and the total when known.
+    ///   - timeout: How long this call's exchanges may take, overriding the route's (schema) and the
+    ///     configuration's.
     /// - Returns: The HTTP status, headers and what changed.
     /// - Throws: ``ClientError`` (status > 299 with field errors, connection, timeout, empty body) or
     ///   ``SyncError``; the store is then unchanged.
@@ -61,12 +89,15 @@ public final class ReplicaClient: Sendable {
     @discardableResult
     public func call(_ path: String, method: HTTPMethod = .get, params: [String: Parameter] = [:],
                      headers: HeaderFields = HeaderFields(), options: SyncOptions = SyncOptions(),
-                     uploadProgress: (@Sendable (Int64, Int64?) -> Void)? = nil) async throws -> CallResult {
+                     uploadProgress: (@Sendable (Int64, Int64?) -> Void)? = nil,
+                     timeout: Duration? = nil) async throws -> CallResult {
         switch try await resolve(path, method: method, params: params) {
-        case .routed(let prepared):
+        case .routed(var prepared):
+            prepared.timeout = timeout
             return try await execute(prepared, headers: headers, options: options, uploadProgress: uploadProgress)
         case .unrouted(let concrete, let remaining):
-            return try await adHoc(concrete, method: method, remaining: remaining, headers: headers, uploadProgress: uploadProgress)
+            return try await adHoc(concrete, method: method, remaining: remaining, headers: headers, uploadProgress: uploadProgress,
+                                   timeout: timeout)
         }
     }
 
@@ -159,8 +190,9 @@ public final class ReplicaClient: Sendable {
 
     /// The absolute URL of `path` (with `query` appended) in the current environment.
     func url(for path: String, query: [(String, Parameter)]) throws -> URL {
-        guard let base = configuration.baseURLs[configuration.environment] else {
-            throw ClientError(.invalidRequest, "no base URL for the \(configuration.environment) environment")
+        let environment = self.environment
+        guard let base = configuration.baseURLs[environment] else {
+            throw ClientError(.invalidRequest, "no base URL for the \(environment) environment")
         }
         var text = base.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
@@ -171,8 +203,13 @@ public final class ReplicaClient: Sendable {
     }
 
     func request(for prepared: Prepared, headers: HeaderFields, extraQuery: [(String, Parameter)] = []) async throws -> ClientRequest {
-        try await request(method: prepared.method, path: prepared.path, remaining: prepared.remaining, route: prepared.routeName,
-                          headers: headers, extraQuery: extraQuery)
+        // The route's headers (schema) under the call's own.
+        var merged = HeaderFields(prepared.entry.route.headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        for (name, value) in headers { merged[name] = value }
+        var request = try await request(method: prepared.method, path: prepared.path, remaining: prepared.remaining,
+                                        route: prepared.routeName, headers: merged, extraQuery: extraQuery)
+        if let timeout = prepared.timeout ?? prepared.entry.route.timeout { request.timeout = timeout }
+        return request
     }
 
     /// A request of `method` to `path`: the remaining parameters in the query string (GET, DELETE,
@@ -239,5 +276,19 @@ public final class ReplicaClient: Sendable {
                               body: body, fieldErrors: ClientError.fieldErrors(in: body), request: what)
         }
         return response
+    }
+}
+
+/// The environment a client sends to, switchable at run time. `@unchecked Sendable`: `current` is
+/// guarded by `lock`.
+final class EnvironmentState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Environment
+
+    init(_ environment: Environment) { current = environment }
+
+    var value: Environment {
+        get { lock.withLock { current } }
+        set { lock.withLock { current = newValue } }
     }
 }

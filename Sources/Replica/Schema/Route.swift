@@ -16,14 +16,26 @@ public struct Route: Sendable, Hashable {
     public var stalePolicy: StalePolicy
     /// A dot-separated envelope for this route's responses, overriding the schema's; `""` means none.
     public var envelope: String?
+    /// How long a client call through this route may take, overriding the client's timeout
+    /// (a call's own timeout overrides both); `nil` for the client's.
+    public var timeout: Duration?
+    /// Headers a client sends with every call through this route (a call's own headers override them).
+    public var headers: [String: String]
 
+    /// Creates a route.
+    ///
+    /// ```swift
+    /// Route(.get, "/reports/:id", target: .data, timeout: .seconds(120), headers: ["Accept": "application/json"])
+    /// ```
     public init(_ method: HTTPMethod = .get, _ path: String, target: RouteTarget,
-                stale: StalePolicy = .keep, envelope: String? = nil) {
+                stale: StalePolicy = .keep, envelope: String? = nil, timeout: Duration? = nil, headers: [String: String] = [:]) {
         self.method = method
         self.path = path
         self.target = target
         self.stalePolicy = stale
         self.envelope = envelope
+        self.timeout = timeout
+        self.headers = headers
     }
 }
 

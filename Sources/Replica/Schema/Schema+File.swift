@@ -279,7 +279,8 @@ struct SchemaFileReader {
     }
 
     func route(from value: JSONValue, at pointer: JSONPointer) throws -> Route {
-        let object = try self.object(value, at: pointer, allowed: ["description", "method", "path", "target", "stale", "envelope"])
+        let object = try self.object(value, at: pointer, allowed: ["description", "method", "path", "target", "stale", "envelope",
+                                                                    "timeout", "headers"])
         let path = try requiredString(object, "path", at: pointer)
         var method = HTTPMethod.get
         if let raw = try string(object["method"], at: pointer / "method") {
@@ -302,7 +303,28 @@ struct SchemaFileReader {
             }
             stale = parsed
         }
+        var timeout: Duration?
+        if let value = object["timeout"] {
+            guard let seconds = value.doubleValue, seconds > 0, seconds <= 86_400 else {
+                throw fail(.invalidValue, "expected a timeout in seconds (more than 0, at most 86400), found \(value.serialized())",
+                           at: pointer / "timeout")
+            }
+            timeout = .milliseconds(Int64((seconds * 1000).rounded()))
+        }
+        var headers: [String: String] = [:]
+        if let value = object["headers"] {
+            guard case .object(let members) = value else {
+                throw fail(.invalidValue, "expected an object of header values keyed by name, found \(value.typeName)",
+                           at: pointer / "headers")
+            }
+            for (name, member) in members {
+                guard case .string(let text) = member else {
+                    throw fail(.invalidValue, "expected a header value as a string, found \(member.typeName)", at: pointer / "headers" / name)
+                }
+                headers[name] = text
+            }
+        }
         return Route(method, path, target: target, stale: stale,
-                     envelope: try string(object["envelope"], at: pointer / "envelope"))
+                     envelope: try string(object["envelope"], at: pointer / "envelope"), timeout: timeout, headers: headers)
     }
 }

@@ -82,6 +82,13 @@ extension Route {
         }
         object["stale"] = .string(stalePolicy.rawValue)
         if let envelope { object["envelope"] = .string(envelope) }
+        if let timeout {
+            let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+            object["timeout"] = .double(seconds)
+        }
+        if !headers.isEmpty {
+            object["headers"] = .object(JSONObject(headers.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+        }
         return .object(object)
     }
 }
