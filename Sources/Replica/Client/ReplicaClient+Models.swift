@@ -82,12 +82,13 @@ extension ReplicaClient {
     }
 
     /// Saves an object: POST (to the entity's POST route, else its index route) when it has no
-    /// primary key, PUT to the show route
-    /// when it has one; the body is the values under their JSON keys, in the entity's namespace,
-    /// dates in ``ClientConfiguration/timeZone``. The server's reply is merged into the values sent, as ApiModel updates a model from its
+    /// primary key, PUT to the show route when it has one; the body is the values under their JSON
+    /// keys, in the entity's namespace, dates in ``ClientConfiguration/timeZone``.
+    ///
+    /// The server's reply is merged into the values sent, as ApiModel updates a model from its
     /// reply: what the reply gives wins, what it leaves out keeps the value sent (a reply of
     /// `{"post": {"id": 1}}` stores the `title` that was sent); an empty reply to a PUT stores the
-    /// values sent. The merged object is upserted, and its stored row returned.
+    /// values sent. The merged object is upserted in one transaction, and its stored row returned.
     ///
     /// ```swift
     /// let saved = try await client.save("Person", ["name": .string("john"), "numberOfKids": .integer(1)])
@@ -154,6 +155,7 @@ extension ReplicaClient {
             }
         case nil where method == .put:
             merged = JSONObject()
+            rewrap = wrapped
         default:
             // Not one object (an array, a scalar), or nothing for a POST: synced as it came.
             if let reply { try await syncSaved(reply, prepared: prepared) }
