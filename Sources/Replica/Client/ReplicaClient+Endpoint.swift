@@ -61,10 +61,15 @@ extension ReplicaClient {
             }
         }
         if !configuration.parameterHooks.isEmpty {
-            // The hooks see the value as parameters (an object's members); what they return is sent.
+            // The hooks see the value as parameters (an object's members, or none for `Nothing`);
+            // what they return is sent. A value that is not an object is sent as it is.
             var params: [String: Parameter] = [:]
-            if case .object(let object)? = json { for (key, member) in object { params[key] = Parameter(json: member) } }
-            if json == nil || params.count > 0 || json == .object([:]) {
+            var hookable = json == nil
+            if case .object(let object)? = json {
+                hookable = true
+                for (key, member) in object { params[key] = Parameter(json: member) }
+            }
+            if hookable {
                 params = try await applyParameterHooks(method: endpoint.method, path: path, route: endpoint.path, params: params)
                 json = params.isEmpty && json == nil ? nil : Parameter.object(params).json
             }
