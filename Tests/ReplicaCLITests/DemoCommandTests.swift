@@ -61,7 +61,7 @@ struct DemoCommandTests {
     }
 
     @Test("in a real terminal (tmux) it shows the live view of a user's posts in sections, updating, and quits on q",
-          .enabled(if: TmuxSession.executable != nil, "tmux is not installed (.ci/run installs it)"))
+          .tmuxInstalled)
     func terminal() throws {
         let tmux = try #require(TmuxSession.executable)
         let directory = try Self.scratch()

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -79,5 +80,18 @@ struct TmuxSession {
         return true
     }
 
+    /// Presses `q` and waits for the command to end; `true` when it did.
+    func quit(within timeout: Double = 5) -> Bool {
+        sendKeys("q")
+        return waitForExit(within: timeout)
+    }
+
     func kill() { run(["kill-server"]) }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs a test only where tmux is installed (`.ci/run` installs it).
+    static var tmuxInstalled: Self {
+        .enabled(if: TmuxSession.executable != nil, "tmux is not installed (.ci/run installs it)")
+    }
 }

@@ -13,6 +13,12 @@ struct WatchCommandTests {
         return (directory, path)
     }
 
+    /// `replica watch ARGUMENTS` in a detached 100 × 20 tmux session.
+    static func watch(_ tmux: String, _ directory: URL, _ arguments: String) throws -> TmuxSession {
+        let replica = ReplicaTool.productsDirectory.appendingPathComponent("replica").path
+        return try TmuxSession(executable: tmux, directory: directory, command: "\(replica) watch \(arguments)", columns: 100, rows: 20)
+    }
+
     static func importPosts(_ db: String, _ json: String) async throws {
         let output = try await ReplicaTool.run(["import", "--db", db, "--route", "/users/1/posts", "-"], stdin: Data(json.utf8))
         #expect(output.status == 0, "\(output.stderr)")
@@ -40,16 +46,13 @@ struct WatchCommandTests {
     }
 
     @Test("in a real terminal (tmux) it draws the rows, shows rows written by another process, and quits on q",
-          .enabled(if: TmuxSession.executable != nil, "tmux is not installed (.ci/run installs it)"))
+          .tmuxInstalled)
     func terminal() async throws {
         let tmux = try #require(TmuxSession.executable)
         let (directory, db) = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         try await Self.importPosts(db, #"{"posts": [{"id": 10, "title": "Hello", "published": true}]}"#)
-        let replica = ReplicaTool.productsDirectory.appendingPathComponent("replica").path
-        let session = try TmuxSession(executable: tmux, directory: directory,
-                                      command: "\(replica) watch --db \(db) Post --sort -id --section published --poll 20",
-                                      columns: 100, rows: 20)
+        let session = try Self.watch(tmux, directory, "--db \(db) Post --sort -id --section published --poll 20")
         defer { session.kill() }
         let first = session.pane(showing: "Hello")
         #expect(first.contains("replica watch Post sort -id by published"))
@@ -64,21 +67,18 @@ struct WatchCommandTests {
         // Highlighted as inserted: black on green.
         let colored = session.pane(colors: true)
         #expect(colored.contains("\u{1B}[30m\u{1B}[42m21  1       Fresh post") || colored.contains("\u{1B}[30;42m21"), "\(colored)")
-        session.sendKeys("q")
-        #expect(session.waitForExit(), "watch did not quit on q")
+        #expect(session.quit(), "watch did not quit on q")
     }
 
     @Test("in a terminal it scrolls by line, page and to either end, shows the rows in view, and follows a resize",
-          .enabled(if: TmuxSession.executable != nil, "tmux is not installed (.ci/run installs it)"))
+          .tmuxInstalled)
     func scrolling() async throws {
         let tmux = try #require(TmuxSession.executable)
         let (directory, db) = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         let posts = (1 ... 3000).map { #"{"id": \#($0), "title": "Post \#($0)"}"# }.joined(separator: ", ")
         try await Self.importPosts(db, #"{"posts": ["# + posts + "]}")
-        let replica = ReplicaTool.productsDirectory.appendingPathComponent("replica").path
-        let session = try TmuxSession(executable: tmux, directory: directory,
-                                      command: "\(replica) watch --db \(db) Post --sort id --poll 20", columns: 100, rows: 20)
+        let session = try Self.watch(tmux, directory, "--db \(db) Post --sort id --poll 20")
         defer { session.kill() }
         // 20 lines: title, status, column names, 16 rows, the position line.
         let first = session.pane(showing: "rows 1–16 of 3,000")
@@ -114,12 +114,11 @@ struct WatchCommandTests {
         #expect(grown.contains("3,001 rows · 1 updates"), "\(grown)")
         session.sendKeys("End")
         #expect(session.pane(showing: "rows 2,976–3,001 of 3,001").contains("Post 3001"))
-        session.sendKeys("q")
-        #expect(session.waitForExit(), "watch did not quit on q")
+        #expect(session.quit(), "watch did not quit on q")
     }
 
     @Test("on a 1,000,000-row table: the first screen, End shows the last row, and another process's write arrives",
-          .enabled(if: TmuxSession.executable != nil, "tmux is not installed (.ci/run installs it)"))
+          .tmuxInstalled)
     func millionRows() async throws {
         let tmux = try #require(TmuxSession.executable)
         let (directory, db) = try Self.scratch()
@@ -131,9 +130,7 @@ struct WatchCommandTests {
                 INSERT INTO posts (id, userID, title, published) SELECT x, 1 + x % 3, printf('Post %07d', x), 0 FROM n
                 """)
         }
-        let replica = ReplicaTool.productsDirectory.appendingPathComponent("replica").path
-        let session = try TmuxSession(executable: tmux, directory: directory,
-                                      command: "\(replica) watch --db \(db) Post --sort title --poll 50", columns: 100, rows: 20)
+        let session = try Self.watch(tmux, directory, "--db \(db) Post --sort title --poll 50")
         defer { session.kill() }
         let first = session.pane(showing: "rows 1–16 of 1,000,000", within: 120)
         #expect(first.contains("1,000,000 rows · 0 updates") && first.contains("Post 0000016") && !first.contains("Post 0000017"),
@@ -154,8 +151,7 @@ struct WatchCommandTests {
         #expect(grown.contains("1,000,001 rows · 1 updates") || grown.contains("1,000,001 rows · 2 updates"), "\(grown)")
         session.sendKeys("End")
         #expect(session.pane(showing: "rows 999,986–1,000,001 of 1,000,001", within: 30).contains("Post 1000001"))
-        session.sendKeys("q")
-        #expect(session.waitForExit(), "watch did not quit on q")
+        #expect(session.quit(), "watch did not quit on q")
     }
 }
 
