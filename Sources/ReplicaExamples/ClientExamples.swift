@@ -69,3 +69,13 @@ public func adHocExample(client: ReplicaClient) async throws -> (json: Int, deco
     guard case .array(let items)? = result.data else { return (0, cars.count) }
     return (items.count, cars.count)
 }
+
+/// README "Routes": ApiModel's format-extension and singleton routes. Returns the post's title
+/// and the signed-in user's name.
+public func apiModelRoutesExample(client: ReplicaClient) async throws -> (post: AttributeValue?, user: AttributeValue?) {
+    // README: apimodel-routes
+    let post = try await client.find("Post", id: .integer(7))   // GET /posts/7.json (route "/posts/:id.json")
+    let me = try await client.find("User")                      // GET /user.json (a route with "singleton": true)
+    // README: end
+    return (post?["title"], me?["name"])
+}

@@ -61,7 +61,14 @@ struct ServeCommand: AsyncParsableCommand {
           help: "Wrap validation errors in the resource's singular name, as ApiModel's APIs do: {\"person\": {\"errors\": {...}}}.")
     var namespacedErrors = false
 
+    @Option(name: .customLong("format-extension"),
+            help: "A format extension accepted on a path's last segment, as Rails serves ApiModel's routes: with .json, GET /people.json is GET /people.")
+    var formatExtension: String?
+
     func validate() throws {
+        if let formatExtension, formatExtension.isEmpty || formatExtension.contains("/") {
+            throw ValidationError("--format-extension takes an extension such as .json, not '\(formatExtension)'")
+        }
         guard serializer == "plain" || serializer == "namespaced" else {
             throw ValidationError("--serializer takes plain or namespaced, not '\(serializer)'")
         }
@@ -105,6 +112,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         options.validationErrors = MockValidationErrors(status: validationStatus, namespaced: namespacedErrors)
         if serializer == "namespaced" { options.defaultSerializer = NamespacedSerializer() }
+        options.formatExtension = formatExtension
         options.conditions.latency = try latencyRange()
         if failRate > 0 { options.conditions.faults = [MockFault(.status(500), probability: failRate)] }
         options.requestLog = { entry in

@@ -142,6 +142,39 @@ struct ExampleRunTests {
         #expect(result.json == 2 && result.decoded == 2)
     }
 
+    @Test("the ApiModel-routes example finds a post through /posts/:id.json and the signed-in user through /user.json")
+    func apiModelRoutes() async throws {
+        let schema = try Schema(json: Data(#"""
+            {"name": "apimodel",
+             "entities": {"Post": {"attributes": {"id": "integer", "title": "string"}},
+                          "User": {"attributes": {"id": "integer", "name": "string"}}},
+             "routes": [{"path": "/posts/:id.json", "target": "Post"},
+                        {"path": "/user.json", "target": "User", "singleton": true}]}
+            """#.utf8), file: "apimodel.json")
+        let requests = RequestCounter()
+        var options = MockServerOptions(requestLog: { requests.record($0) })
+        options.formatExtension = ".json"
+        let user = MockResource("user", properties: [MockProperty("name", .string)])
+        let server = try await MockServer.start(resources: MockResource.resources(for: schema).filter { $0.name == "posts" } + [user],
+                                                options: options)
+        server.setController(SignedInController(), for: "user")
+        let result: (post: AttributeValue?, user: AttributeValue?)
+        let engine = try SyncEngine(store: Store.inMemory(schema: schema))
+        do {
+            _ = try await server.load(json: try JSONValue(parsing: #"{"posts": [{"id": 7, "title": "Hello"}]}"#))
+            let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(
+                transport: HTTPTransport(), baseURLs: [.production: try #require(URL(string: server.baseURL))]))
+            result = try await apiModelRoutesExample(client: client)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+        #expect(result.post == .string("Hello") && result.user == .string("Ada"))
+        #expect(requests.count("GET /posts/7.json") == 1 && requests.count("GET /user.json") == 1)
+        #expect(try engine.store.rows("User").map(\.primaryKey) == [.integer(1)])
+    }
+
     @Test("the validation-errors example reads ApiModel's namespaced field errors from the mock server")
     func validationErrors() async throws {
         let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/people.json"))
@@ -178,4 +211,9 @@ struct ExampleRunTests {
         #expect(schema.entities.map(\.name) == ["Person", "Car"])
         #expect(schema.entity(named: "Car")?.attribute(named: "personID")?.jsonKey == "person_id")
     }
+}
+
+/// Answers `GET /user` with the signed-in user: one object, as a singleton resource does.
+struct SignedInController: MockController {
+    func index(_ request: MockRequest) async throws -> MockResponse { .json(["id": 1, "name": "Ada"]) }
 }

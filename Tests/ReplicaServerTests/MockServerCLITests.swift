@@ -125,6 +125,20 @@ struct MockServerCLITests {
         #expect(FileManager.default.fileExists(atPath: database))
     }
 
+    @Test("replica serve --format-extension .json serves /people.json and /people/1.json as /people and /people/1")
+    func formatExtension() async throws {
+        let server = try ServeProcess(["--schema", "Schemas/people.json", "--port", "0", "--format-extension", ".json"])
+        let base = String(try await server.firstLine().dropFirst("Listening on ".count))
+        let client = Client(base: base)
+        #expect(try await client.post("/people.json", #"{"name":"john"}"#).status == 201)
+        #expect(try await client.get("/people/1.json").json?["name"] == "john")
+        #expect(try await client.get("/people/1").json?["name"] == "john")
+        #expect(try await client.get("/people.json").json?.arrayValue?.count == 1)
+        #expect(try await client.get("/people/1.xml").status == 404)
+        #expect(await server.stop(SIGINT) == 0)
+        #expect(server.standardError.contains("GET /people/1.json 200 "))
+    }
+
     @Test("replica serve rejects bad options with one line saying what to give")
     func badOptions() async throws {
         let cases: [([String], String)] = [
@@ -136,6 +150,8 @@ struct MockServerCLITests {
             (["--header-timeout=-1"], "Error: --header-timeout takes a number of seconds above 0 up to 31536000, not -1.0"),
             (["--idle-timeout", "inf"], "Error: --idle-timeout takes a number of seconds above 0 up to 31536000, not inf"),
             (["--idle-timeout", "nan"], "Error: --idle-timeout takes a number of seconds above 0 up to 31536000, not nan"),
+            (["--format-extension", ""], "Error: --format-extension takes an extension such as .json, not ''"),
+            (["--format-extension", "a/b"], "Error: --format-extension takes an extension such as .json, not 'a/b'"),
         ]
         for (arguments, expected) in cases {
             let server = try ServeProcess(arguments + ["--port", "0"])

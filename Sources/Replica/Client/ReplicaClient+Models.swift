@@ -1,20 +1,37 @@
 import Foundation
 
 extension ReplicaClient {
-    /// The route that shows one object of `entity` (its variables include the primary key).
-    func showRoute(_ entity: Entity) throws -> RouteTable.Entry {
-        guard let entry = engine.routes.entries.first(where: {
-            $0.route.method == .get && $0.entity?.name == entity.name && $0.isSingleObject
-        }) else {
-            throw ClientError(.invalidRequest, "no GET route shows one \(entity.name) (a path with its primary key as a variable)")
+    /// The route that shows one object of `entity` by key (its variables include the primary key),
+    /// or `nil`.
+    func keyedRoute(_ entity: Entity) -> RouteTable.Entry? {
+        engine.routes.entries.first {
+            $0.route.method == .get && $0.entity?.name == entity.name
+                && $0.scopeAttributes.contains { $0.attribute == entity.primaryKey }
         }
-        return entry
+    }
+
+    /// The entity's singleton route (`GET /user.json`), or `nil`.
+    func singletonRoute(_ entity: Entity) -> RouteTable.Entry? {
+        engine.routes.entries.first { $0.route.method == .get && $0.entity?.name == entity.name && $0.route.singleton }
+    }
+
+    /// The path of one object of `entity`: its show route filled with `key`, else (an entity
+    /// shown by a singleton route) the singleton's path.
+    func objectPath(_ entity: Entity, key: AttributeValue) throws -> (path: String, singleton: Bool) {
+        if let route = keyedRoute(entity) {
+            return (try route.pattern.path(with: variables(of: route, key: key).compactMapValues(\.text)), false)
+        }
+        if let route = singletonRoute(entity) {
+            return (try route.pattern.path(with: [String: String]()), true)
+        }
+        throw ClientError(.invalidRequest, "no GET route shows one \(entity.name) (a path with its primary key as a variable, "
+                          + "or a singleton route)")
     }
 
     /// The route that lists `entity` without a scope.
     func indexRoute(_ entity: Entity) throws -> RouteTable.Entry {
         guard let entry = engine.routes.entries.first(where: {
-            $0.route.method == .get && $0.entity?.name == entity.name && $0.scopeAttributes.isEmpty
+            $0.route.method == .get && $0.entity?.name == entity.name && $0.scopeAttributes.isEmpty && !$0.route.singleton
         }) else {
             throw ClientError(.invalidRequest, "no GET route lists \(entity.name) without a scope")
         }
@@ -31,15 +48,21 @@ extension ReplicaClient {
 
     /// Fetches one object through its show route, syncs it, and returns the stored row (ApiModel's `find`).
     ///
+    /// The show route is the entity's GET route whose variables include its primary key, whatever
+    /// else its segments hold (`/posts/:id`, `/post/:id.json`).
+    ///
     /// ```swift
-    /// let post = try await client.find("Post", id: .integer(7))
+    /// let post = try await client.find("Post", id: .integer(7))   // GET /post/7.json
     /// ```
     ///
     /// - Returns: The row, or `nil` when the server had no such object (404).
-    /// - Throws: ``ClientError`` (other than 404) or ``SyncError``.
+    /// - Throws: ``ClientError`` (other than 404, or when the entity has no show route) or ``SyncError``.
     public func find(_ entityName: String, id: AttributeValue) async throws -> EntityRow? {
         let entity = try engine.store.requireEntity(entityName)
-        let route = try showRoute(entity)
+        guard let route = keyedRoute(entity) else {
+            throw ClientError(.invalidRequest, "no GET route shows one \(entity.name) (a path with its primary key as a variable)"
+                              + (singletonRoute(entity).map { "; \($0.pattern) is a singleton: find(\"\(entity.name)\")" } ?? ""))
+        }
         do {
             try await call(route.pattern.description, params: variables(of: route, key: id))
         } catch let error as ClientError where error.status == 404 {
@@ -47,6 +70,35 @@ extension ReplicaClient {
         }
         return try await engine.store.rows(RowQuery(entity.name, where: "\(entity.primaryKey.quotedIdentifier) = ?",
                                                     arguments: [id])).first
+    }
+
+    /// Fetches the object of the entity's singleton route (ApiModel's singleton resource:
+    /// `GET /user.json`, the signed-in user), syncs it, and returns its stored row.
+    ///
+    /// ```swift
+    /// // schema: {"path": "/user.json", "target": "User", "singleton": true}
+    /// let me = try await client.find("User")
+    /// me?["name"]   // .string("Ada")
+    /// ```
+    ///
+    /// - Returns: The row of the object the server answered, or `nil` for a 404 or an answer with
+    ///   no object (`null`, an empty body).
+    /// - Throws: ``ClientError`` (other than 404, or when the entity has no singleton route) or ``SyncError``.
+    public func find(_ entityName: String) async throws -> EntityRow? {
+        let entity = try engine.store.requireEntity(entityName)
+        guard let route = singletonRoute(entity) else {
+            throw ClientError(.invalidRequest, "no singleton GET route for \(entity.name) (a route with \"singleton\": true); "
+                              + "find(\"\(entity.name)\", id:) reads one object by key")
+        }
+        let result: CallResult
+        do {
+            result = try await call(route.pattern.description, options: SyncOptions(collectKeys: true))
+        } catch let error as ClientError where error.status == 404 || error.code == .emptyBody {
+            return nil
+        }
+        guard let key = result.sync.seenKeys.values.first else { return nil }
+        return try await engine.store.rows(RowQuery(entity.name, where: "\(entity.primaryKey.quotedIdentifier) = ?",
+                                                    arguments: [key])).first
     }
 
     /// Fetches the collection through the index route (following pages) and returns the rows of
@@ -125,17 +177,17 @@ extension ReplicaClient {
         let prepared: Prepared
         let method: HTTPMethod
         if let key = values[entity.primaryKey], !key.isNull {
-            let route = try showRoute(entity)
-            let path = try route.pattern.path(with: variables(of: route, key: key).compactMapValues(\.text))
             method = .put
-            prepared = try await prepare(path, method: .put, params: params)
+            prepared = try await prepare(try objectPath(entity, key: key).path, method: .put, params: params)
         } else {
             method = .post
-            // A POST route of its own (`POST /posts`), else the index route's path.
+            // A POST route of its own (`POST /posts`), else the index route's path, else (a singleton
+            // resource) the singleton's.
             let create = engine.routes.entries.first {
                 $0.route.method == .post && $0.entity?.name == entity.name && $0.scopeAttributes.isEmpty
             }
-            prepared = try await prepare((try create ?? indexRoute(entity)).pattern.description, method: .post, params: params)
+            let target = try create ?? (try? indexRoute(entity)) ?? singletonRoute(entity) ?? indexRoute(entity)
+            prepared = try await prepare(target.pattern.description, method: .post, params: params)
         }
         let request = try await self.request(for: prepared, headers: HeaderFields())
         let (response, bytes) = try await sendCollecting(request)
@@ -179,7 +231,8 @@ extension ReplicaClient {
         return try await session.commit(complete: false)
     }
 
-    /// Deletes an object through its show route's path, then its stored row.
+    /// Deletes an object through its show route's path (a singleton's path for an entity that has
+    /// no show route by key), then its stored row.
     ///
     /// ```swift
     /// try await client.delete("Person", id: .integer(1))
@@ -188,8 +241,9 @@ extension ReplicaClient {
     /// - Throws: ``ClientError`` or ``SyncError``.
     public func delete(_ entityName: String, id: AttributeValue) async throws {
         let entity = try engine.store.requireEntity(entityName)
-        let route = try showRoute(entity)
-        let path = try route.pattern.path(with: variables(of: route, key: id).compactMapValues(\.text))
+        let (path, singleton) = try objectPath(entity, key: id)
         try await call(path, method: .delete)
+        // A singleton's path names no key: the call could not tell which row to drop.
+        if singleton { _ = try await engine.delete(entity.name, key: id) }
     }
 }

@@ -12,6 +12,7 @@ extension RoutePattern {
     /// let pattern = try RoutePattern("/users/:id/posts")
     /// try pattern.path(with: ["id": "3"])        // "/users/3/posts"
     /// try pattern.path(with: ["id": "a/b c"])    // "/users/a%2Fb%20c/posts"
+    /// try RoutePattern("/post/:id.json").path(with: ["id": "7"])   // "/post/7.json"
     /// ```
     ///
     /// - Parameters:
@@ -58,7 +59,7 @@ extension RoutePattern {
             switch segment {
             case .literal(let literal):
                 PercentEncoding.encode(literal, allowed: .pathSegment, into: &text)
-            case .variable(let name):
+            case .variable(let name), .suffixedVariable(let name, _):
                 guard let variableValue = value(name), !variableValue.isEmpty else {
                     let problem = value(name) == nil ? "no value" : "an empty value"
                     throw RouteError(
@@ -68,6 +69,9 @@ extension RoutePattern {
                     )
                 }
                 PercentEncoding.encode(variableValue, allowed: .unreserved, into: &text)
+                if case .suffixedVariable(_, let suffix) = segment {
+                    PercentEncoding.encode(suffix, allowed: .pathSegment, into: &text)
+                }
             }
         }
         return text

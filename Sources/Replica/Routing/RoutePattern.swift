@@ -1,13 +1,15 @@
 /// A parsed route pattern such as `/api/groups/:gid/messages/:mid`.
 ///
-/// A pattern is a list of segments, each a literal or a variable. `{name}` is
-/// a synonym for `:name`; a trailing slash is ignored; literal segments are
-/// percent-decoded when parsed, so `/caf%C3%A9s` and `/cafés` are the same pattern.
+/// A pattern is a list of segments, each a literal, a variable, or a variable followed by a
+/// literal suffix (`:id.json`, Rails' and ApiModel's format extension). `{name}` is a synonym
+/// for `:name`; a trailing slash is ignored; literal segments and suffixes are percent-decoded
+/// when parsed, so `/caf%C3%A9s` and `/cafés` are the same pattern.
 ///
 /// ```swift
 /// let pattern = try RoutePattern("/api/groups/{gid}/messages/:mid/")
 /// print(pattern)             // /api/groups/:gid/messages/:mid
 /// print(pattern.variables)   // ["gid", "mid"]
+/// try RoutePattern("/post/:id.json").segments   // [.literal("post"), .suffixedVariable("id", suffix: ".json")]
 /// ```
 public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
     /// One `/`-separated piece of a pattern.
@@ -16,6 +18,18 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
         case literal(String)
         /// Matches any non-empty segment and captures it, percent-decoded, under this name.
         case variable(String)
+        /// Matches a segment that ends with `suffix` after a non-empty value, and captures the
+        /// value (without the suffix), percent-decoded, under the name: `:id.json` matches
+        /// `7.json` with `id` = `7`.
+        case suffixedVariable(String, suffix: String)
+
+        /// The variable's name, `nil` for a literal.
+        var variableName: String? {
+            switch self {
+            case .literal: return nil
+            case .variable(let name), .suffixedVariable(let name, _): return name
+            }
+        }
     }
 
     /// The parsed form, behind one reference so that copying a pattern (into
@@ -67,9 +81,11 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
     /// Rules: the text starts with `/`; segments are separated by `/` and are
     /// never empty (one trailing `/` is ignored); a variable segment is `:name`
     /// or `{name}` where `name` is an identifier (letters, digits and `_`, not
-    /// starting with a digit) used once in the pattern; `{`, `}`, `?` and `#`
-    /// may not appear in literal segments; `%XX` escapes in literals must be
-    /// valid UTF-8.
+    /// starting with a digit) used once in the pattern; a variable may be
+    /// followed by a literal suffix, starting with `.` after `:name`
+    /// (`:id.json`) and with anything after `{name}` (`{id}-edit`); `{`, `}`,
+    /// `?` and `#` may not appear in literal segments or suffixes; `%XX` escapes
+    /// in literals must be valid UTF-8.
     ///
     /// - Parameters:
     ///   - text: The pattern text.
@@ -89,7 +105,7 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
         if !body.isEmpty {
             for (offset, part) in body.split(separator: "/", omittingEmptySubsequences: false).enumerated() {
                 let segment = try Self.parseSegment(part, number: offset + 1, pattern: text)
-                if case .variable(let name) = segment {
+                if let name = segment.variableName {
                     if variables.contains(name) {
                         throw .invalidPattern(text, "variable \"\(name)\" appears more than once")
                     }
@@ -109,7 +125,7 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Parameters:
     ///   - segments: The segments; literals are taken as they are (not percent-decoded).
-    /// - Throws: `RouteError` with code `.invalidPattern` for an empty literal, an
+    /// - Throws: `RouteError` with code `.invalidPattern` for an empty literal or suffix, an
     ///   invalid variable name or a variable used twice.
     public init(segments: [Segment]) throws(RouteError) {
         var variables: [String] = []
@@ -119,7 +135,10 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
                 if text.isEmpty {
                     throw .invalidPattern(Self.render(segments), "segment \(offset + 1) is empty")
                 }
-            case .variable(let name):
+            case .variable(let name), .suffixedVariable(let name, _):
+                if case .suffixedVariable(_, let suffix) = segment, suffix.isEmpty {
+                    throw .invalidPattern(Self.render(segments), "segment \(offset + 1) has an empty suffix")
+                }
                 if let problem = Self.problem(withVariableName: name) {
                     throw .invalidPattern(Self.render(segments), problem)
                 }
@@ -144,8 +163,11 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
     /// ```
     public var shape: String {
         Self.render(segments.map { segment in
-            if case .literal = segment { return segment }
-            return .variable("_")
+            switch segment {
+            case .literal: return segment
+            case .variable: return .variable("_")
+            case .suffixedVariable(_, let suffix): return .suffixedVariable("_", suffix: suffix)
+            }
         })
     }
 
@@ -158,6 +180,10 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
             case .variable(let name):
                 text += ":"
                 text += name
+            case .suffixedVariable(let name, let suffix):
+                // `:name` reads up to the first `.`; any other suffix needs the braces.
+                text += suffix.utf8.first == UInt8(ascii: ".") ? ":" + name : "{" + name + "}"
+                PercentEncoding.encode(suffix, allowed: .readableSegment, into: &text)
             case .literal(let literal):
                 if literal.utf8.first == UInt8(ascii: ":") {
                     text += "%3A"
@@ -175,26 +201,42 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
         if part.isEmpty {
             throw .invalidPattern(pattern, "segment \(number) is empty (\"//\")")
         }
-        let name: Substring?
+        var name: Substring?
+        var suffix: Substring = ""
         if part.hasPrefix(":") {
             name = part.dropFirst()
+            // `:id.json`: the name stops at the first `.` when what precedes it is a valid name.
+            if let dot = name?.firstIndex(of: "."), let whole = name {
+                let head = whole[..<dot]
+                if problem(withVariableName: head) == nil {
+                    name = head
+                    suffix = whole[dot...]
+                }
+            }
         } else if part.hasPrefix("{") {
-            guard part.hasSuffix("}"), part.count >= 2 else {
+            guard let close = part.firstIndex(of: "}") else {
                 throw .invalidPattern(pattern, "segment \(number) \"\(part)\" opens \"{\" without closing it")
             }
-            name = part.dropFirst().dropLast()
-        } else {
-            name = nil
+            name = part[part.index(after: part.startIndex) ..< close]
+            suffix = part[part.index(after: close)...]
         }
         if let name {
             if let problem = problem(withVariableName: name) {
                 throw .invalidPattern(pattern, "segment \(number): \(problem)")
             }
-            return .variable(String(name))
+            guard !suffix.isEmpty else { return .variable(String(name)) }
+            if suffix.contains("{") || suffix.contains("}") {
+                throw .invalidPattern(
+                    pattern, "segment \(number) \"\(part)\": a variable's suffix may not hold \"{\" or \"}\"")
+            }
+            guard let decoded = PercentEncoding.decodeString(suffix) else {
+                throw .invalidPattern(pattern, "segment \(number) \"\(part)\" has an invalid percent escape")
+            }
+            return .suffixedVariable(String(name), suffix: decoded)
         }
         if part.contains("{") || part.contains("}") {
             throw .invalidPattern(
-                pattern, "segment \(number) \"\(part)\": \"{name}\" must be a whole segment")
+                pattern, "segment \(number) \"\(part)\": \"{name}\" must start its segment")
         }
         guard let literal = PercentEncoding.decodeString(part) else {
             throw .invalidPattern(

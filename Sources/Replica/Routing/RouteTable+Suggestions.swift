@@ -39,7 +39,7 @@ extension RouteTable {
         for left in a {
             var current = [previous[0] + cost(left)]
             for (j, right) in b.enumerated() {
-                let substitute = previous[j] + (right.hasPrefix(":") ? 0 : characterDistance(left, right))
+                let substitute = previous[j] + (right.hasPrefix(":") || right.hasPrefix("{") ? 0 : characterDistance(left, right))
                 current.append(min(substitute, previous[j + 1] + cost(left), current[j] + cost(right)))
             }
             previous = current

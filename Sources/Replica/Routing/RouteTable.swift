@@ -24,10 +24,11 @@ public struct RouteTable: Sendable {
         /// The envelope path of this route's responses (the route's own, else the schema's).
         public let envelope: [String]
 
-        /// `true` when the route's variables include the entity's primary key: it names one object.
+        /// `true` when the route names one object: its variables include the entity's primary
+        /// key, or it is a singleton route (`/user.json`).
         public var isSingleObject: Bool {
             guard let entity else { return false }
-            return scopeAttributes.contains { $0.attribute == entity.primaryKey }
+            return route.singleton || scopeAttributes.contains { $0.attribute == entity.primaryKey }
         }
     }
 

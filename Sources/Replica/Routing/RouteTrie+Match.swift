@@ -10,13 +10,16 @@ extension RouteTrie {
     /// - The path is split on `/` before anything is decoded, so `%2F` inside a
     ///   variable stays inside that variable. The leading `/` is optional, one
     ///   trailing `/` is ignored, and so is everything from the first `?` or `#`.
-    /// - At each level a literal segment wins over a variable; when the literal
-    ///   branch leads to no route for this method, matching backtracks and tries
-    ///   the variable: with `/users/new` and `/users/:id/posts`, the path
-    ///   `/users/new/posts` matches the second.
+    /// - At each level a literal segment wins over a suffixed variable
+    ///   (`:id.json`, the longest suffix first), which wins over a plain
+    ///   variable; when a branch leads to no route for this method, matching
+    ///   backtracks and tries the next: with `/users/new` and
+    ///   `/users/:id/posts`, the path `/users/new/posts` matches the second.
     /// - Segments are compared after percent-decoding, byte for byte (UTF-8,
     ///   case-sensitive, no Unicode normalisation). A variable matches any
-    ///   non-empty segment and captures it percent-decoded.
+    ///   non-empty segment and captures it percent-decoded; a suffixed variable
+    ///   matches a segment ending with its suffix after a non-empty value, and
+    ///   captures the value without the suffix (`7.json` gives `7`).
     /// - A segment with a malformed escape (`%` not followed by two hex digits)
     ///   or decoding to invalid UTF-8 matches nothing: such a path has no match.
     ///

@@ -57,10 +57,12 @@ extension RouteTrieStorage {
 
     /// Finds the terminal matching `path` for one of the methods in `mask`.
     ///
-    /// Literal edges win over the variable edge at each level; when the literal
-    /// branch finds no route further down, the search backtracks to the variable.
-    /// `captures` receives, for each variable segment on the winning branch, its
-    /// start and end offsets (two `Int`s per variable, `maxVariables` at most).
+    /// Literal edges win over suffixed variables (longest suffix first), which
+    /// win over the plain variable edge at each level; when a branch finds no
+    /// route further down, the search backtracks to the next. `captures`
+    /// receives, for each variable segment on the winning branch, its start and
+    /// end offsets (two `Int`s per variable, `maxVariables` at most), a suffixed
+    /// variable's end being where its suffix starts.
     /// Escapes in captured segments are not checked here (see `lookup`).
     ///
     /// - Returns: The terminal index, or `-1`.
@@ -78,8 +80,8 @@ extension RouteTrieStorage {
                        mask: mask, captures: captures, variableCount: 0)
     }
 
-    /// The search from one node; recursion happens only where a node has both
-    /// a matching literal edge and a variable edge.
+    /// The search from one node; recursion happens only where a node has a
+    /// matching literal edge or suffix beside another way on.
     private func descend(
         node startNode: Int32,
         position startPosition: Int,
@@ -113,7 +115,7 @@ extension RouteTrieStorage {
                     literalChild = findLiteral(node, prefix: prefix, key: base + position, length: length)
                 }
             }
-            if node.variableChild < 0 {
+            if node.variableChild < 0 && node.suffixCount == 0 {
                 guard literalChild >= 0 else { return -1 }
                 nodeIndex = literalChild
                 position = segmentEnd &+ 1
@@ -127,12 +129,56 @@ extension RouteTrieStorage {
             // A malformed escape is caught when the values are decoded: every
             // branch through this segment would capture it as a variable too.
             guard length > 0 else { return -1 }
+            if node.suffixCount > 0 {
+                var index = Int(node.suffixStart)
+                let stop = index &+ Int(node.suffixCount)
+                while index < stop {
+                    let edge = suffixEdges[index]
+                    let valueEnd = suffixStart(of: edge, base, from: position, to: segmentEnd, escaped: escaped)
+                    if valueEnd > position {
+                        captures[2 &* variableCount] = position
+                        captures[2 &* variableCount &+ 1] = valueEnd
+                        let found = descend(node: edge.child, position: segmentEnd &+ 1, base: base, end: end, limit: limit,
+                                            mask: mask, captures: captures, variableCount: variableCount &+ 1)
+                        if found >= 0 { return found }
+                    }
+                    index &+= 1
+                }
+                guard node.variableChild >= 0 else { return -1 }
+            }
             captures[2 &* variableCount] = position
             captures[2 &* variableCount &+ 1] = segmentEnd
             variableCount &+= 1
             nodeIndex = node.variableChild
             position = segmentEnd &+ 1
         }
+    }
+
+    /// Where `edge`'s suffix starts in the segment `[position, segmentEnd)`, compared after
+    /// percent-decoding (`7%2Ejson` ends with `.json`), or `-1` when the segment does not end
+    /// with it. Read backwards, a `%` two bytes before a position always starts an escape,
+    /// since `%` is no hexadecimal digit.
+    @inline(__always)
+    private func suffixStart(of edge: TrieEdge, _ base: UnsafePointer<UInt8>, from position: Int, to segmentEnd: Int,
+                             escaped: Bool) -> Int {
+        let suffix = keyBytes.baseAddress.unsafelyUnwrapped + Int(edge.keyOffset)
+        var remaining = Int(edge.keyLength)
+        var index = segmentEnd
+        while remaining > 0 {
+            guard index > position else { return -1 }
+            let byte: UInt8
+            if escaped, index &- 3 >= position, base[index &- 3] == UInt8(ascii: "%"),
+               let high = PercentEncoding.hexValue(base[index &- 2]), let low = PercentEncoding.hexValue(base[index &- 1]) {
+                byte = high &<< 4 | low
+                index &-= 3
+            } else {
+                byte = base[index &- 1]
+                index &-= 1
+            }
+            remaining &-= 1
+            guard byte == suffix[remaining] else { return -1 }
+        }
+        return index
     }
 
     /// Where the segment starting at `position` ends (the next `/` or `end`),

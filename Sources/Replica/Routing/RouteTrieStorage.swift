@@ -1,8 +1,11 @@
 /// A trie node: its literal edges (a run in `edges`, sorted by prefix), its
+/// suffixed-variable edges (a run in `suffixEdges`, longest suffix first), its
 /// variable child and its terminal (the routes ending here), `-1` for none.
 struct TrieNode {
     var literalStart: Int32
     var literalCount: Int32
+    var suffixStart: Int32
+    var suffixCount: Int32
     var variableChild: Int32
     var terminal: Int32
 }
@@ -10,6 +13,8 @@ struct TrieNode {
 /// A literal edge: the segment's first eight UTF-8 bytes packed in a word
 /// (zero-padded), its length, the rest of its bytes (a run in `keyBytes`),
 /// and the child node. A node's edges are sorted by `(prefix, length)`.
+/// A suffixed-variable edge uses `keyOffset` and `keyLength` for its whole
+/// suffix, and no prefix.
 struct TrieEdge {
     var prefix: UInt64
     var keyOffset: Int32
@@ -27,6 +32,7 @@ struct TrieEdge {
 final class RouteTrieStorage: @unchecked Sendable {
     let nodes: UnsafeMutableBufferPointer<TrieNode>
     let edges: UnsafeMutableBufferPointer<TrieEdge>
+    let suffixEdges: UnsafeMutableBufferPointer<TrieEdge>
     let keyBytes: UnsafeMutableBufferPointer<UInt8>
     /// Per terminal: the methods that have a route there (`HTTPMethod.bit`).
     let terminalMasks: UnsafeMutableBufferPointer<UInt8>
@@ -56,6 +62,8 @@ final class RouteTrieStorage: @unchecked Sendable {
                     node = node.literalChild(Array(text.utf8))
                 case .variable:
                     node = node.variableChild()
+                case .suffixedVariable(_, let suffix):
+                    node = node.suffixChild(Array(suffix.utf8))
                 }
             }
             node.add(route: Int32(routeIndex), method: route.method)
@@ -72,6 +80,12 @@ final class RouteTrieStorage: @unchecked Sendable {
                 edge.node.number = Int32(order.count)
                 order.append(edge.node)
             }
+            // Longest suffix first: `:name.tar.gz` is tried before `:name.gz`.
+            node.suffixed.sort { $0.key.count != $1.key.count ? $0.key.count > $1.key.count : $0.key.lexicographicallyPrecedes($1.key) }
+            for edge in node.suffixed {
+                edge.node.number = Int32(order.count)
+                order.append(edge.node)
+            }
             if let variable = node.variable {
                 variable.number = Int32(order.count)
                 order.append(variable)
@@ -81,6 +95,7 @@ final class RouteTrieStorage: @unchecked Sendable {
 
         var nodes: [TrieNode] = []
         var edges: [TrieEdge] = []
+        var suffixEdges: [TrieEdge] = []
         var keyBytes: [UInt8] = []
         var masks: [UInt8] = []
         var terminalRouteList: [Int32] = []
@@ -97,6 +112,12 @@ final class RouteTrieStorage: @unchecked Sendable {
                 ))
                 keyBytes.append(contentsOf: edge.key)
             }
+            let suffixStart = Int32(suffixEdges.count)
+            for edge in node.suffixed {
+                suffixEdges.append(TrieEdge(prefix: 0, keyOffset: Int32(keyBytes.count), keyLength: Int32(edge.key.count),
+                                            child: edge.node.number))
+                keyBytes.append(contentsOf: edge.key)
+            }
             var terminal: Int32 = -1
             if node.mask != 0 {
                 terminal = Int32(masks.count)
@@ -107,12 +128,15 @@ final class RouteTrieStorage: @unchecked Sendable {
             nodes.append(TrieNode(
                 literalStart: literalStart,
                 literalCount: Int32(node.literals.count),
+                suffixStart: suffixStart,
+                suffixCount: Int32(node.suffixed.count),
                 variableChild: node.variable?.number ?? -1,
                 terminal: terminal
             ))
         }
         self.nodes = Self.freeze(nodes)
         self.edges = Self.freeze(edges)
+        self.suffixEdges = Self.freeze(suffixEdges)
         self.keyBytes = Self.freeze(keyBytes)
         self.terminalMasks = Self.freeze(masks)
         self.terminalRoutes = Self.freeze(terminalRouteList)
@@ -122,6 +146,7 @@ final class RouteTrieStorage: @unchecked Sendable {
     deinit {
         nodes.deallocate()
         edges.deallocate()
+        suffixEdges.deallocate()
         keyBytes.deallocate()
         terminalMasks.deallocate()
         terminalRoutes.deallocate()
@@ -168,6 +193,7 @@ private final class BuildNode {
 
     var literals: [Edge] = []
     var literalIndex: [[UInt8]: Int] = [:]
+    var suffixed: [Edge] = []
     var variable: BuildNode?
     var routes = [Int32](repeating: -1, count: RouteTrieStorage.methodCount)
     var mask: UInt8 = 0
@@ -178,6 +204,13 @@ private final class BuildNode {
         let child = BuildNode()
         literalIndex[key] = literals.count
         literals.append(Edge(key: key, node: child))
+        return child
+    }
+
+    func suffixChild(_ suffix: [UInt8]) -> BuildNode {
+        if let edge = suffixed.first(where: { $0.key == suffix }) { return edge.node }
+        let child = BuildNode()
+        suffixed.append(Edge(key: suffix, node: child))
         return child
     }
 

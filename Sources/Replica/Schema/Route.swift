@@ -4,6 +4,7 @@
 /// Route(.get, "/users/:userID/posts", target: .entity("Post"))
 /// Route(.get, "/bootstrap", target: .many)
 /// Route(.get, "/stats", target: .data)
+/// Route(.get, "/user.json", target: .entity("User"), singleton: true)   // the signed-in user
 /// ```
 public struct Route: Sendable, Hashable {
     /// The HTTP method, upper case (`GET`).
@@ -21,14 +22,20 @@ public struct Route: Sendable, Hashable {
     public var timeout: Duration?
     /// Headers a client sends with every call through this route (a call's own headers override them).
     public var headers: [String: String]
+    /// `true` for a singleton resource (ApiModel's `/user.json`, the signed-in user): the path
+    /// names one object without its key, the response is that object, and nothing else of the
+    /// entity is ever stale because of it. `ReplicaClient.find(_:)` reads through it.
+    public var singleton: Bool
 
     /// Creates a route.
     ///
     /// ```swift
     /// Route(.get, "/reports/:id", target: .data, timeout: .seconds(120), headers: ["Accept": "application/json"])
+    /// Route(.get, "/user.json", target: .entity("User"), singleton: true)
     /// ```
     public init(_ method: HTTPMethod = .get, _ path: String, target: RouteTarget,
-                stale: StalePolicy = .keep, envelope: String? = nil, timeout: Duration? = nil, headers: [String: String] = [:]) {
+                stale: StalePolicy = .keep, envelope: String? = nil, timeout: Duration? = nil, headers: [String: String] = [:],
+                singleton: Bool = false) {
         self.method = method
         self.path = path
         self.target = target
@@ -36,6 +43,7 @@ public struct Route: Sendable, Hashable {
         self.envelope = envelope
         self.timeout = timeout
         self.headers = headers
+        self.singleton = singleton
     }
 }
 

@@ -280,7 +280,7 @@ struct SchemaFileReader {
 
     func route(from value: JSONValue, at pointer: JSONPointer) throws -> Route {
         let object = try self.object(value, at: pointer, allowed: ["description", "method", "path", "target", "stale", "envelope",
-                                                                    "timeout", "headers"])
+                                                                    "timeout", "headers", "singleton"])
         let path = try requiredString(object, "path", at: pointer)
         var method = HTTPMethod.get
         if let raw = try string(object["method"], at: pointer / "method") {
@@ -325,6 +325,7 @@ struct SchemaFileReader {
             }
         }
         return Route(method, path, target: target, stale: stale,
-                     envelope: try string(object["envelope"], at: pointer / "envelope"), timeout: timeout, headers: headers)
+                     envelope: try string(object["envelope"], at: pointer / "envelope"), timeout: timeout, headers: headers,
+                     singleton: try bool(object["singleton"], at: pointer / "singleton") ?? false)
     }
 }

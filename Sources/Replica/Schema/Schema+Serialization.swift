@@ -86,6 +86,7 @@ extension Route {
             let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
             object["timeout"] = .double(seconds)
         }
+        if singleton { object["singleton"] = true }
         if !headers.isEmpty {
             object["headers"] = .object(JSONObject(headers.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
         }

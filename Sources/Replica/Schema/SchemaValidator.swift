@@ -77,6 +77,16 @@ struct SchemaValidator {
                 throw fail(.unknownEntity, "route \(route.method) \(route.path) targets unknown entity '\(name)'",
                            at: pointer / "target")
             }
+            if route.singleton {
+                guard case .entity = route.target else {
+                    throw fail(.invalidRoute, "singleton route \(route.method) \(route.path) must target an entity, not \(route.target)",
+                               at: pointer / "singleton")
+                }
+                guard route.stalePolicy == .keep else {
+                    throw fail(.invalidRoute, "singleton route \(route.method) \(route.path) names one object and cannot delete stale rows",
+                               at: pointer / "stale")
+                }
+            }
         }
         do {
             _ = try RouteTable(schema: schema)

@@ -54,9 +54,13 @@ extension MockServer {
     }
 
     private func handle(_ request: Request, method: String, snapshot: Registry) async -> Outcome {
-        guard let segments = MockPath.segments(request.uri.path),
+        guard var segments = MockPath.segments(request.uri.path),
               let queryItems = MockPath.queryItems(request.uri.query) else {
             return .answer(Self.error(.badRequest("malformed percent-encoding in \(request.uri)", code: "invalidURI")), resource: nil)
+        }
+        if let format = options.formatExtension, !format.isEmpty, let last = segments.last,
+           last.count > format.count, last.hasSuffix(format) {
+            segments[segments.count - 1] = String(last.dropLast(format.count))
         }
         let fault = snapshot.conditions.fault(method: method, segments: segments, queryItems: queryItems)
         switch fault {

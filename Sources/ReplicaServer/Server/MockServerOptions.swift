@@ -38,6 +38,14 @@ public struct MockServerOptions: Sendable {
     /// How validation errors (bad field values) are answered: 422 `{"errors": {…}}` by default;
     /// ApiModel's APIs answer `{"post": {"errors": {…}}}`, some with 400.
     public var validationErrors = MockValidationErrors()
+    /// A format extension accepted on a path's last segment, as Rails serves ApiModel's routes:
+    /// with `".json"`, `GET /posts.json` is `GET /posts` and `PUT /posts/7.json` is `PUT /posts/7`
+    /// (a path without it still works). `nil`, the default, takes every segment as it is.
+    ///
+    /// ```swift
+    /// options.formatExtension = ".json"
+    /// ```
+    public var formatExtension: String?
 
     /// Creates options.
     ///
