@@ -20,9 +20,8 @@ struct CapturingLogHandler: LogHandler {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
-    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-             function: String, line: UInt) {
-        records.append(level, message.description)
+    func log(event: LogEvent) {
+        records.append(event.level, event.message.description)
     }
 }
 
