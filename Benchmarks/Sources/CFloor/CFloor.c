@@ -80,32 +80,50 @@ static void insert_sql(sql_text *sql, const char *table, const column_names *c, 
     append(sql, ")");
 }
 
-/// `"c1" IS NOT <prefix>"c1" OR ...` (prefix `excluded.`), or `"c1" IS NOT ?2 OR ...` (prefix NULL).
-static void differs_sql(sql_text *sql, const column_names *c, const char *prefix) {
-    for (int i = 1; i < c->count; i++) {
-        if (prefix) append(sql, "%s\"%s\" IS NOT %s\"%s\"", i > 1 ? " OR " : "", c->names[i], prefix, c->names[i]);
-        else append(sql, "%s\"%s\" IS NOT ?%d", i > 1 ? " OR " : "", c->names[i], i + 1);
+/// The cost rank of comparing a value of `type`: numbers, then text, then blobs (and NULL).
+static int compare_cost(int32_t type) {
+    switch (type) {
+    case CFLOOR_INTEGER: case CFLOOR_REAL: return 0;
+    case CFLOOR_TEXT: return 1;
+    default: return 2;
     }
 }
 
-static void upsert_sql(sql_text *sql, const char *table, const column_names *c, int where_differs) {
+/// `"c1" IS NOT <prefix>"c1" OR ...` (prefix `excluded.`), or `"c1" IS NOT ?2 OR ...` (prefix NULL),
+/// the cheapest columns first by the first row's value types, as Replica orders them: SQLite
+/// stops at the first difference, so a changed row compares only up to it.
+static void differs_sql(sql_text *sql, const column_names *c, const char *prefix, const cfloor_value *first_row) {
+    int written = 0;
+    for (int rank = 0; rank <= 2; rank++) {
+        for (int i = 1; i < c->count; i++) {
+            if (compare_cost(first_row ? first_row[i].type : CFLOOR_INTEGER) != rank) continue;
+            if (prefix) append(sql, "%s\"%s\" IS NOT %s\"%s\"", written ? " OR " : "", c->names[i], prefix, c->names[i]);
+            else append(sql, "%s\"%s\" IS NOT ?%d", written ? " OR " : "", c->names[i], i + 1);
+            written++;
+        }
+    }
+}
+
+static void upsert_sql(sql_text *sql, const char *table, const column_names *c, int where_differs,
+                       const cfloor_value *first_row) {
     insert_sql(sql, table, c, "INSERT");
     append(sql, " ON CONFLICT(\"%s\") DO UPDATE SET ", c->names[0]);
     for (int i = 1; i < c->count; i++) append(sql, "%s\"%s\" = excluded.\"%s\"", i > 1 ? ", " : "", c->names[i], c->names[i]);
     if (where_differs) {
         append(sql, " WHERE ");
-        differs_sql(sql, c, "excluded.");
+        differs_sql(sql, c, "excluded.", first_row);
     }
 }
 
 /// `UPDATE "t" SET "c1" = ?2, ... WHERE "c0" = ?1 [AND (<differs>)]`
-static void update_sql(sql_text *sql, const char *table, const column_names *c, int where_differs) {
+static void update_sql(sql_text *sql, const char *table, const column_names *c, int where_differs,
+                       const cfloor_value *first_row) {
     append(sql, "UPDATE \"%s\" SET ", table);
     for (int i = 1; i < c->count; i++) append(sql, "%s\"%s\" = ?%d", i > 1 ? ", " : "", c->names[i], i + 1);
     append(sql, " WHERE \"%s\" = ?1", c->names[0]);
     if (where_differs) {
         append(sql, " AND (");
-        differs_sql(sql, c, NULL);
+        differs_sql(sql, c, NULL, first_row);
         append(sql, ")");
     }
 }
@@ -177,16 +195,17 @@ int cfloor_store(cfloor_db *db, const char *table, const char *columns, int colu
 
     /* Statement texts first: `first` is the main statement, `second` the follow-up. */
     sql_text first = { .length = 0 }, second = { .length = 0 };
+    const cfloor_value *first_row = row_count > 0 ? values : NULL;
     switch (strategy) {
     case CFLOOR_INSERT: insert_sql(&first, table, &names, "INSERT"); break;
-    case CFLOOR_UPSERT: upsert_sql(&first, table, &names, 0); break;
-    case CFLOOR_UPSERT_DIFFERS: upsert_sql(&first, table, &names, 1); break;
+    case CFLOOR_UPSERT: upsert_sql(&first, table, &names, 0, first_row); break;
+    case CFLOOR_UPSERT_DIFFERS: upsert_sql(&first, table, &names, 1, first_row); break;
     case CFLOOR_UPDATE_INSERT:
-        update_sql(&first, table, &names, 0);
+        update_sql(&first, table, &names, 0, first_row);
         insert_sql(&second, table, &names, "INSERT");
         break;
     case CFLOOR_UPDATE_DIFFERS_INSERT:
-        update_sql(&first, table, &names, 1);
+        update_sql(&first, table, &names, 1, first_row);
         insert_sql(&second, table, &names, "INSERT OR IGNORE");
         break;
     case CFLOOR_SELECT_COMPARE:
@@ -197,7 +216,7 @@ int cfloor_store(cfloor_db *db, const char *table, const char *columns, int colu
     }
     /* SELECT_COMPARE's update of a differing row. */
     sql_text third = { .length = 0 };
-    if (strategy == CFLOOR_SELECT_COMPARE) update_sql(&third, table, &names, 0);
+    if (strategy == CFLOOR_SELECT_COMPARE) update_sql(&third, table, &names, 0, first_row);
 
     int rc = sqlite3_exec(handle, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     if (rc != SQLITE_OK) return rc;

@@ -91,8 +91,25 @@ final class UpsertStatements {
         let updated = quoted.filter { $0 != key }
         if updated.isEmpty { return sql + "NOTHING" }
         sql += "UPDATE SET " + updated.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        sql += " WHERE " + updated.map { "\($0) IS NOT excluded.\($0)" }.joined(separator: " OR ")
+        sql += " WHERE " + cheapestFirst(entity, present: present).map { "\($0) IS NOT excluded.\($0)" }.joined(separator: " OR ")
         return sql
+    }
+
+    /// The quoted non-key columns of the present attributes, cheapest to compare first: numbers,
+    /// then text, then blobs and JSON. SQLite stops at the first `IS NOT` that holds, so a
+    /// changed row costs the comparisons up to its first differing column; an unchanged row
+    /// costs them all, in any order.
+    static func cheapestFirst(_ entity: Entity, present: [Bool]) -> [String] {
+        func cost(_ type: AttributeType) -> Int {
+            switch type {
+            case .integer, .double, .bool, .date: 0
+            case .string: 1
+            case .data, .json: 2
+            }
+        }
+        let columns = zip(entity.attributes, present).filter { $0.1 && $0.0.name != entity.primaryKey }.map(\.0)
+        return columns.enumerated().sorted { (cost($0.element.type), $0.offset) < (cost($1.element.type), $1.offset) }
+            .map(\.element.name.quotedIdentifier)
     }
 
     private func prepare(_ sql: String) throws -> OpaquePointer {
@@ -111,13 +128,17 @@ final class UpsertStatements {
         return statement
     }
 
-    /// `UPDATE … SET present = ? WHERE pk = ? AND` some value differs.
+    /// `UPDATE … SET c1 = ?1, … WHERE pk = ?n AND (c1 IS NOT ?1 OR …)`: the present non-key
+    /// values as ?1…, the key after them; the differs test compares the cheapest columns first.
     static func updateSQL(_ entity: Entity, present: [Bool]) -> String? {
         let key = entity.primaryKey
         let columns = zip(entity.attributes, present).filter { $0.1 && $0.0.name != key }.map(\.0.name.quotedIdentifier)
         guard !columns.isEmpty else { return nil }
-        return "UPDATE \(entity.tableName.quotedIdentifier) SET " + columns.map { "\($0) = ?" }.joined(separator: ", ")
-            + " WHERE \(key.quotedIdentifier) = ? AND (" + columns.map { "\($0) IS NOT ?" }.joined(separator: " OR ") + ")"
+        let number = Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($0.element, $0.offset + 1) })
+        return "UPDATE \(entity.tableName.quotedIdentifier) SET "
+            + columns.map { "\($0) = ?\(number[$0] ?? 0)" }.joined(separator: ", ")
+            + " WHERE \(key.quotedIdentifier) = ?\(columns.count + 1) AND ("
+            + cheapestFirst(entity, present: present).map { "\($0) IS NOT ?\(number[$0] ?? 0)" }.joined(separator: " OR ") + ")"
     }
 
     private var lacking: [Key: Bool] = [:]
@@ -189,20 +210,15 @@ final class UpsertStatements {
         if keyCell.kind == .absent { keyCell = RowBatch.Cell(kind: .null, length: 0, payload: 0) }
         if let sql = Self.updateSQL(entity, present: Array(key.present.prefix(row.cellCount))) {
             let statement = try cached(&partialUpdates, key, sql)
+            // The new values, then the key (the differs test refers to the values by number).
             var position: Int32 = 1
-            // The new values, the key, then the new values again for the "some value differs" test.
-            for pass in 0..<2 {
-                for index in 0..<row.cellCount where index != keyIndex {
-                    let cell = cells[row.firstCell + index]
-                    guard cell.kind != .absent else { continue }
-                    bind(cell, at: position, to: statement, arena: arena)
-                    position += 1
-                }
-                if pass == 0 {
-                    bind(keyCell, at: position, to: statement, arena: arena)
-                    position += 1
-                }
+            for index in 0..<row.cellCount where index != keyIndex {
+                let cell = cells[row.firstCell + index]
+                guard cell.kind != .absent else { continue }
+                bind(cell, at: position, to: statement, arena: arena)
+                position += 1
             }
+            bind(keyCell, at: position, to: statement, arena: arena)
             let code = sqlite3_step(statement)
             sqlite3_reset(statement)
             guard code == SQLITE_DONE else { throw RowFailure(message: String(cString: sqlite3_errmsg(connection))) }
