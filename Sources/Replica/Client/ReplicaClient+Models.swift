@@ -81,8 +81,7 @@ extension ReplicaClient {
     /// me?["name"]   // .string("Ada")
     /// ```
     ///
-    /// - Returns: The row of the object the server answered, or `nil` for a 404 or an answer with
-    ///   no object (`null`, an empty body).
+    /// - Returns: The row of the object the server answered, or `nil` for a 404 or an empty body.
     /// - Throws: ``ClientError`` (other than 404, or when the entity has no singleton route) or ``SyncError``.
     public func find(_ entityName: String) async throws -> EntityRow? {
         let entity = try engine.store.requireEntity(entityName)

@@ -5,13 +5,8 @@ import Testing
 /// Variables followed by a literal suffix: ApiModel's and Rails' `/post/:id.json`.
 @Suite("Suffixed route variables")
 struct SuffixedVariableTests {
-    func trie(_ patterns: [String]) throws -> RouteTrie<String> {
-        var builder = RouteTableBuilder<String>()
-        for pattern in patterns {
-            try builder.add(method: .get, pattern: pattern, target: pattern)
-        }
-        return try builder.build()
-    }
+    /// A GET-only trie whose targets are the pattern texts, as the matching tests build it.
+    func trie(_ patterns: [String]) throws -> RouteTrie<String> { try RouteMatchingTests().trie(patterns) }
 
     @Test("`:id.json` and `{id}.json` parse to one suffixed variable and print in colon form")
     func parsing() throws {
