@@ -79,6 +79,11 @@ struct RoutePatternTests {
             ("/users#top", "may not contain \"?\" or \"#\""),
             ("/users/%zz", "invalid percent escape"),
             ("/users/%C3", "invalid percent escape"),
+            // Suffixed variables (`:id.json`): a suffix after `:name` starts with a dot.
+            ("/users/:.json", "variable name \".json\" is not an identifier"),
+            ("/users/{id}x{y}", "a variable's suffix may not hold"),
+            ("/users/{id}.j%zz", "invalid percent escape"),
+            ("/users/:id.json/:id.xml", "variable \"id\" appears more than once"),
         ]
     )
     func invalidPatterns(text: String, problem: String) {
