@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "Replica", targets: ["Replica"]),
         .library(name: "ReplicaHTTP", targets: ["ReplicaHTTP"]),
         .library(name: "ReplicaServer", targets: ["ReplicaServer"]),
+        .library(name: "ReplicaPostgres", targets: ["ReplicaPostgres"]),
         .executable(name: "replica", targets: ["replica"]),
     ],
     dependencies: [
@@ -25,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -64,12 +66,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "ReplicaPostgres",
+            dependencies: [
+                "Replica",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "replica",
             dependencies: [
                 "Replica",
                 "ReplicaHTTP",
                 "ReplicaServer",
+                "ReplicaPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -105,6 +119,16 @@ let package = Package(
                 "ReplicaServer",
                 "replica",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ReplicaPostgresTests",
+            dependencies: [
+                "ReplicaPostgres",
+                "Replica",
+                "replica",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -55,7 +55,7 @@ extension AttributeValue {
 
     /// A stored integer, double, text or blob (as `.integer`, `.double`, `.string`, `.data`) read
     /// as an attribute of `type`.
-    private init(stored: AttributeValue, type: AttributeType) {
+    package init(stored: AttributeValue, type: AttributeType) {
         switch (stored, type) {
         case (.integer(let i), .integer): self = .integer(i)
         case (.double(let d), .integer):

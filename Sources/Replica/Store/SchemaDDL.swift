@@ -1,23 +1,44 @@
 import Foundation
 import GRDB
 
+/// The SQL a store speaks, where SQLite and PostgreSQL differ (column types, literals).
+package enum SQLDialect: Sendable {
+    case sqlite
+    case postgres
+
+    /// The column type of `type`. Both stores keep the same values: booleans as integers 0 or 1,
+    /// dates as Unix seconds, JSON as its compact text (see ``AttributeType``).
+    package func columnType(_ type: AttributeType) -> String {
+        switch self {
+        case .sqlite: return type.sqlType
+        case .postgres:
+            switch type {
+            case .string, .json: return "text"
+            case .integer, .bool: return "bigint"
+            case .double, .date: return "double precision"
+            case .data: return "bytea"
+            }
+        }
+    }
+}
+
 /// SQL text for tables, columns and indexes of a schema. Every identifier is quoted.
-enum SchemaDDL {
-    static func createTable(_ entity: Entity) -> String {
-        let columns = entity.attributes.map { column($0, isPrimaryKey: $0.name == entity.primaryKey) }
+package enum SchemaDDL {
+    package static func createTable(_ entity: Entity, dialect: SQLDialect = .sqlite) -> String {
+        let columns = entity.attributes.map { column($0, isPrimaryKey: $0.name == entity.primaryKey, dialect: dialect) }
         return "CREATE TABLE \(entity.tableName.quotedIdentifier) (\(columns.joined(separator: ", ")))"
     }
 
-    static func column(_ attribute: Attribute, isPrimaryKey: Bool) -> String {
-        var sql = "\(attribute.name.quotedIdentifier) \(attribute.type.sqlType)"
+    static func column(_ attribute: Attribute, isPrimaryKey: Bool, dialect: SQLDialect = .sqlite) -> String {
+        var sql = "\(attribute.name.quotedIdentifier) \(dialect.columnType(attribute.type))"
         if !attribute.isNullable { sql += " NOT NULL" }
         if isPrimaryKey { sql += " PRIMARY KEY" }
-        if let value = attribute.defaultValue, !value.isNull { sql += " DEFAULT \(literal(value))" }
+        if let value = attribute.defaultValue, !value.isNull { sql += " DEFAULT \(literal(value, dialect: dialect))" }
         return sql
     }
 
-    static func addColumn(_ attribute: Attribute, to entity: Entity) -> String {
-        "ALTER TABLE \(entity.tableName.quotedIdentifier) ADD COLUMN \(column(attribute, isPrimaryKey: false))"
+    static func addColumn(_ attribute: Attribute, to entity: Entity, dialect: SQLDialect = .sqlite) -> String {
+        "ALTER TABLE \(entity.tableName.quotedIdentifier) ADD COLUMN \(column(attribute, isPrimaryKey: false, dialect: dialect))"
     }
 
     /// The indexes a table gets: the declared ones plus one per to-one foreign key
@@ -44,7 +65,7 @@ enum SchemaDDL {
     }
 
     /// A SQL literal for a default value.
-    static func literal(_ value: AttributeValue) -> String {
+    static func literal(_ value: AttributeValue, dialect: SQLDialect = .sqlite) -> String {
         switch value {
         case .null: return "NULL"
         case .string(let s): return quote(s)
@@ -52,7 +73,9 @@ enum SchemaDDL {
         case .double(let d): return d.isFinite ? "\(d)" : "NULL"
         case .bool(let b): return b ? "1" : "0"
         case .date(let d): return "\(d.timeIntervalSince1970)"
-        case .data(let bytes): return "X'" + bytes.map { String(format: "%02X", $0) }.joined() + "'"
+        case .data(let bytes):
+            let hex = bytes.map { String(format: "%02X", $0) }.joined()
+            return dialect == .postgres ? "'\\x\(hex)'::bytea" : "X'\(hex)'"
         case .json(let json): return quote(json.serialized())
         }
     }

@@ -1,30 +1,67 @@
 import Foundation
 import GRDB
 
+/// What a migration needs to know of a database's tables.
+package protocol SchemaCatalog {
+    /// Whether a table of that name exists (case-insensitively).
+    func tableExists(_ name: String) throws -> Bool
+    /// The column names of a table.
+    func columns(in table: String) throws -> [String]
+}
+
+/// What opening a store with a schema does: the schema in force, the DDL to run and whether
+/// the schema must be recorded.
+package struct MigrationPlan {
+    /// The schema in force after the migration.
+    package var schema: Schema
+    /// Statements to run, in order, in the dialect asked for.
+    package var statements: [String]
+    /// Whether the database must record ``schema`` (it was created or migrated).
+    package var recordsSchema: Bool
+}
+
 /// Creates tables for a new database, reads the recorded schema of an existing one,
 /// and applies additive migrations. Runs inside one write transaction, so a refused
 /// migration leaves the database untouched.
-struct StoreMigrator {
+///
+/// The decisions (what may change, which DDL follows) are the same for every store: they are
+/// planned from a ``SchemaCatalog`` and rendered in a ``SQLDialect``.
+package struct StoreMigrator {
+    /// Where the database is, for errors (a file path or a URL without its password).
     let path: String?
+    let dialect: SQLDialect
 
-    static let metaTable = "replica_meta"
+    package static let metaTable = "replica_meta"
+
+    package init(path: String?, dialect: SQLDialect = .sqlite) {
+        self.path = path
+        self.dialect = dialect
+    }
 
     func fail(_ message: String) -> StoreError {
         StoreError(.incompatibleSchema, message, path: path)
     }
 
     func prepare(_ db: Database, schema: Schema?) throws -> Schema {
-        let recorded = try recordedSchema(db)
+        let plan = try plan(recorded: try recordedSchema(db), given: schema, catalog: SQLiteCatalog(db: db))
+        for statement in plan.statements { try db.execute(sql: statement) }
+        if plan.recordsSchema { try record(db, schema: plan.schema) }
+        return plan.schema
+    }
+
+    /// Decides what opening a database that recorded `recorded` with `schema` does.
+    ///
+    /// - Throws: ``StoreError`` (`missingSchema`, `incompatibleSchema`) before anything is written.
+    package func plan(recorded: Schema?, given schema: Schema?, catalog: any SchemaCatalog) throws -> MigrationPlan {
         switch (recorded, schema) {
         case (nil, nil):
             throw StoreError(.missingSchema, "the database records no Replica schema; give one to create its tables", path: path)
         case (let recorded?, nil):
-            return recorded
+            return MigrationPlan(schema: recorded, statements: [], recordsSchema: false)
         case (nil, let schema?):
-            try create(db, schema: schema)
-            return schema
+            return MigrationPlan(schema: schema, statements: try create(catalog, schema: schema), recordsSchema: true)
         case (let recorded?, let schema?):
-            if recorded.fileJSON == schema.fileJSON { return schema }
+            if recorded.fileJSON == schema.fileJSON { return MigrationPlan(schema: schema, statements: [], recordsSchema: false) }
             guard recorded.name == schema.name else {
                 throw fail("the database holds schema '\(recorded.name)', not '\(schema.name)'")
             }
@@ -36,8 +73,8 @@ struct StoreMigrator {
                 throw fail("the database was written with version \(recorded.version) of schema '\(schema.name)', "
                            + "newer than the given version \(schema.version)")
             }
-            try migrate(db, from: recorded, to: schema)
-            return schema
+            return MigrationPlan(schema: schema, statements: try migrate(catalog, from: recorded, to: schema),
+                                 recordsSchema: true)
         }
     }
 
@@ -66,40 +103,38 @@ struct StoreMigrator {
         try db.execute(sql: upsert, arguments: ["schema_version", String(schema.version)])
     }
 
-    func create(_ db: Database, schema: Schema) throws {
+    func create(_ catalog: any SchemaCatalog, schema: Schema) throws -> [String] {
+        var statements: [String] = []
         for entity in schema.entities {
-            if try db.replicaTableExists(entity.tableName) {
+            if try catalog.tableExists(entity.tableName) {
                 throw fail("table '\(entity.tableName)' of entity '\(entity.name)' already exists in a database "
                            + "that records no Replica schema")
             }
-            try db.execute(sql: SchemaDDL.createTable(entity))
-            for index in SchemaDDL.indexes(of: entity) {
-                try db.execute(sql: SchemaDDL.createIndex(index, on: entity))
-            }
+            statements.append(SchemaDDL.createTable(entity, dialect: dialect))
+            statements += SchemaDDL.indexes(of: entity).map { SchemaDDL.createIndex($0, on: entity) }
         }
-        try record(db, schema: schema)
+        return statements
     }
 
-    /// Applies the additive changes from `old` to `new`, or refuses before writing anything.
-    func migrate(_ db: Database, from old: Schema, to new: Schema) throws {
+    /// The additive changes from `old` to `new`, or a refusal before anything is written.
+    func migrate(_ catalog: any SchemaCatalog, from old: Schema, to new: Schema) throws -> [String] {
         var statements: [String] = []
         for entity in new.entities {
             guard let previous = old.entities.first(where: { $0.name == entity.name }) else {
-                if try db.replicaTableExists(entity.tableName) {
+                if try catalog.tableExists(entity.tableName) {
                     throw fail("new entity '\(entity.name)' uses table '\(entity.tableName)', which already exists")
                 }
-                statements.append(SchemaDDL.createTable(entity))
+                statements.append(SchemaDDL.createTable(entity, dialect: dialect))
                 statements += SchemaDDL.indexes(of: entity).map { SchemaDDL.createIndex($0, on: entity) }
                 continue
             }
-            statements += try changes(db, from: previous, to: entity)
+            statements += try changes(catalog, from: previous, to: entity)
         }
         // Entities dropped from the schema keep their tables: a migration never deletes data.
-        for statement in statements { try db.execute(sql: statement) }
-        try record(db, schema: new)
+        return statements
     }
 
-    func changes(_ db: Database, from old: Entity, to new: Entity) throws -> [String] {
+    func changes(_ catalog: any SchemaCatalog, from old: Entity, to new: Entity) throws -> [String] {
         let where_ = "entity '\(new.name)'"
         guard old.tableName == new.tableName else {
             throw fail("\(where_): table changed from '\(old.tableName)' to '\(new.tableName)'; "
@@ -110,7 +145,7 @@ struct StoreMigrator {
                        + "a primary key cannot change")
         }
         var statements: [String] = []
-        let existingColumns = Set(try db.replicaColumns(in: new.tableName).map { $0.lowercased() })
+        let existingColumns = Set(try catalog.columns(in: new.tableName).map { $0.lowercased() })
         for attribute in new.attributes {
             let what = "\(where_), attribute '\(attribute.name)'"
             if let before = old.attribute(named: attribute.name) {
@@ -127,7 +162,7 @@ struct StoreMigrator {
                     throw fail("\(what): a non-null attribute added to an existing entity needs a default value "
                                + "for the rows already stored")
                 }
-                statements.append(SchemaDDL.addColumn(attribute, to: new))
+                statements.append(SchemaDDL.addColumn(attribute, to: new, dialect: dialect))
             }
         }
         for attribute in old.attributes where new.attribute(named: attribute.name) == nil {
@@ -146,4 +181,12 @@ struct StoreMigrator {
         }
         return statements
     }
+}
+
+/// The tables of a SQLite database, read inside the migration's transaction.
+struct SQLiteCatalog: SchemaCatalog {
+    let db: Database
+
+    func tableExists(_ name: String) throws -> Bool { try db.replicaTableExists(name) }
+    func columns(in table: String) throws -> [String] { try db.replicaColumns(in: table) }
 }

@@ -5,7 +5,7 @@ extension String {
     /// so that any entity or attribute name is safe in SQL text.
     ///
     /// (GRDB's `quotedDatabaseIdentifier` only wraps the name in quotes.)
-    var quotedIdentifier: String {
+    package var quotedIdentifier: String {
         "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

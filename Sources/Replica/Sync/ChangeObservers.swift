@@ -7,7 +7,7 @@ public struct ObserverToken: Sendable, Hashable {
 
 /// The change observers of a ``SyncEngine``: each gets every committed change set that touches
 /// its entities, in commit order, on its own queue; none ever blocks the writer.
-final class ChangeObservers: Sendable {
+package final class ChangeObservers: Sendable {
     struct Observer: Sendable {
         let entities: Set<String>?
         let queue: DispatchQueue
@@ -19,6 +19,14 @@ final class ChangeObservers: Sendable {
     nonisolated(unsafe) private var observers: [UInt64: Observer] = [:]
     nonisolated(unsafe) private var nextID: UInt64 = 1
 
+    package init() {}
+
+    /// Registers `callback` for change sets touching `entities` (all when `nil`), on `queue`.
+    package func add(entities: Set<String>?, queue: DispatchQueue,
+                     _ callback: @escaping @Sendable (ChangeSet) -> Void) -> ObserverToken {
+        add(Observer(entities: entities, queue: queue, callback: callback))
+    }
+
     func add(_ observer: Observer) -> ObserverToken {
         lock.lock()
         defer { lock.unlock() }
@@ -28,7 +36,7 @@ final class ChangeObservers: Sendable {
         return ObserverToken(id: id)
     }
 
-    func remove(_ token: ObserverToken) {
+    package func remove(_ token: ObserverToken) {
         lock.lock()
         observers[token.id] = nil
         lock.unlock()
@@ -43,7 +51,7 @@ final class ChangeObservers: Sendable {
     /// Dispatches `changes` to every interested observer. Called on the writer right after
     /// commit, so dispatch order is commit order; each delivery re-checks that its observer is
     /// still registered, so removal takes effect at once, even from inside a callback.
-    func publish(_ changes: ChangeSet) {
+    package func publish(_ changes: ChangeSet) {
         lock.lock()
         let current = observers
         lock.unlock()

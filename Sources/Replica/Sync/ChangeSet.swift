@@ -7,9 +7,9 @@
 /// ```
 public struct PrimaryKeys: Sendable, Hashable, Sequence, CustomStringConvertible {
     /// The integer keys, in order.
-    public internal(set) var integers: [Int64] = []
+    public package(set) var integers: [Int64] = []
     /// The text keys, in order.
-    public internal(set) var strings: [String] = []
+    public package(set) var strings: [String] = []
 
     public init() {}
 
@@ -36,7 +36,7 @@ public struct PrimaryKeys: Sendable, Hashable, Sequence, CustomStringConvertible
         }
     }
 
-    mutating func append(_ key: AttributeValue) {
+    package mutating func append(_ key: AttributeValue) {
         switch key {
         case .integer(let i): integers.append(i)
         case .string(let s): strings.append(s)
@@ -45,7 +45,7 @@ public struct PrimaryKeys: Sendable, Hashable, Sequence, CustomStringConvertible
     }
 
     /// Removes duplicates and the keys in `excluded`, keeping first occurrences in order.
-    mutating func normalize(excluding excluded: PrimaryKeys = PrimaryKeys()) {
+    package mutating func normalize(excluding excluded: PrimaryKeys = PrimaryKeys()) {
         integers = Self.unique(integers, excluding: excluded.integers)
         strings = Self.unique(strings, excluding: excluded.strings)
     }
@@ -55,6 +55,18 @@ public struct PrimaryKeys: Sendable, Hashable, Sequence, CustomStringConvertible
         if excluded.isEmpty, zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) { return keys }
         var seen = Set(excluded)
         return keys.filter { seen.insert($0).inserted }
+    }
+
+    /// Whether some key occurs more than once.
+    package var hasDuplicates: Bool {
+        if integers.count > 1 {
+            if !zip(integers, integers.dropFirst()).allSatisfy({ $0 < $1 }) {
+                var sorted = integers
+                sorted.sort()
+                if zip(sorted, sorted.dropFirst()).contains(where: { $0 == $1 }) { return true }
+            }
+        }
+        return Set(strings).count != strings.count
     }
 
     public var description: String { "[" + values.map(\.description).joined(separator: ", ") + "]" }

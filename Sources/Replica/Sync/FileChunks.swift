@@ -2,14 +2,14 @@ import Foundation
 
 /// A file (or standard input, `-`) read in chunks for ``SyncEngine/importFile(_:into:options:)``
 /// and ``SyncEngine/validateFile(_:into:options:)``; read errors name the file.
-final class FileChunks: Sendable {
+package final class FileChunks: Sendable {
     let path: String
     /// The file's size, unknown for standard input.
-    let size: Int64?
+    package let size: Int64?
     private let handle: FileHandle
     private let chunkSize: Int
 
-    init(path: String, chunkSize: Int) throws {
+    package init(path: String, chunkSize: Int) throws {
         self.path = path
         self.chunkSize = max(1, chunkSize)
         if path == "-" {
@@ -26,7 +26,7 @@ final class FileChunks: Sendable {
 
     /// The next chunk, `nil` at the end: one `read` straight into the chunk's own buffer (a pipe
     /// may give less than `chunkSize`).
-    func next() throws -> [UInt8]? {
+    package func next() throws -> [UInt8]? {
         let descriptor = handle.fileDescriptor
         var failure: Int32 = 0
         let chunk = [UInt8](unsafeUninitializedCapacity: chunkSize) { buffer, count in
@@ -51,7 +51,7 @@ final class FileChunks: Sendable {
     }
 
     /// Closes the file (standard input stays open).
-    func close() {
+    package func close() {
         if path != "-" { try? handle.close() }
     }
 }

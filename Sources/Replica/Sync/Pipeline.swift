@@ -99,7 +99,9 @@ final class BatchQueue<Element>: @unchecked Sendable {
 /// The producer awaits when too many chunks wait (back-pressure without blocking a
 /// cooperative thread); the parsing thread blocks while none is available.
 /// `@unchecked Sendable`: every stored property is read and written under `condition`.
-final class ChunkChannel: @unchecked Sendable {
+package final class ChunkChannel: @unchecked Sendable {
+    package init() {}
+
     private let condition = NSCondition()
     private var chunks: [[UInt8]] = []
     private var finished = false
@@ -130,7 +132,7 @@ final class ChunkChannel: @unchecked Sendable {
 
     /// Starts a task that sends every chunk of `chunks` into this channel, then finishes it
     /// (with the sequence's error, if it throws). Cancel the task when the input is no longer read.
-    func feed<Chunks: AsyncSequence & Sendable>(from chunks: Chunks) -> Task<Void, Never> where Chunks.Element == [UInt8] {
+    package func feed<Chunks: AsyncSequence & Sendable>(from chunks: Chunks) -> Task<Void, Never> where Chunks.Element == [UInt8] {
         Task {
             do {
                 for try await chunk in chunks {
@@ -145,7 +147,7 @@ final class ChunkChannel: @unchecked Sendable {
     }
 
     /// Marks the end of the input, or its failure.
-    func finish(throwing error: (any Error)? = nil) {
+    package func finish(throwing error: (any Error)? = nil) {
         condition.lock()
         if !finished {
             finished = true
@@ -161,7 +163,7 @@ final class ChunkChannel: @unchecked Sendable {
     /// The next chunk, blocking; `nil` at the end.
     ///
     /// - Throws: The error the producer finished with.
-    func receive() throws -> [UInt8]? {
+    package func receive() throws -> [UInt8]? {
         condition.lock()
         while chunks.isEmpty && !finished { condition.wait() }
         if chunks.isEmpty {
@@ -184,7 +186,7 @@ final class ChunkChannel: @unchecked Sendable {
 struct StreamStalled: Error {}
 
 /// What the parsing thread and the consumer of one response share.
-final class ParsedStream: Sendable {
+package final class ParsedStream: Sendable {
     let queue = BatchQueue<ReaderMessage>(capacity: 4)
     /// Consumed batches go back to the parsing thread, which reuses their memory.
     let pool = RowBatchPool(capacity: 8)
@@ -241,7 +243,7 @@ final class ParsedStream: Sendable {
 
     /// ``consume(source:_:)`` on a thread of its own (a blocked Dispatch worker could starve the
     /// pool under load), for a caller that awaits.
-    func drain(_ body: @escaping (RowBatch) throws -> Void) async throws -> ReaderSummary {
+    package func drain(_ body: @escaping (RowBatch) throws -> Void) async throws -> ReaderSummary {
         // `body` runs on one background thread while the caller awaits: never concurrently.
         let consumer = UncheckedBox(body)
         return try await withCheckedThrowingContinuation { continuation in

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How the values found in a response map to entities.
-enum ResponseShape: Sendable {
+package enum ResponseShape: Sendable {
     /// Objects of one entity, at any of these patterns (an envelope and namespaces).
     case entity(Int, patterns: [JSONPathPattern])
     /// MANY: collections keyed by entity or table name, under `envelope`, in RSAPI's
@@ -28,15 +28,26 @@ enum ReaderMessage: Sendable {
 }
 
 /// What the parsing thread learned about the whole response.
-struct ReaderSummary: Sendable {
+package struct ReaderSummary: Sendable {
     var statistics = PlanStatistics()
     /// Where values were found, and whether they were streamed arrays (complete collections).
     var matches: [JSONStreamMatch] = []
     /// The response with streamed arrays emptied (for DATA: the whole response).
-    var skeleton: JSONValue = .null
+    package var skeleton: JSONValue = .null
     /// Entities whose complete collections were seen, for stale-row deletion.
-    var completeCollections: Set<Int> = []
-    var byteCount: Int64 = 0
+    package var completeCollections: Set<Int> = []
+    package var byteCount: Int64 = 0
+}
+
+extension ReaderSummary {
+    /// Objects read (including nested and skipped ones).
+    package var objectCount: Int { statistics.objectCount }
+    /// Objects skipped under ``InvalidObjectPolicy/skip``.
+    package var skipped: [SkippedObject] { statistics.skipped }
+    /// Occurrences of keys and collections that matched nothing.
+    package var ignoredKeyCount: Int { statistics.ignoredKeyCount }
+    /// The ignored keys, with the names of the entities by index.
+    package func ignoredKeys(entityNames: [String]) -> [IgnoredKey] { statistics.ignored.keys(entityNames: entityNames) }
 }
 
 /// Parses a response on its own thread, maps its objects and hands planned rows to the writer

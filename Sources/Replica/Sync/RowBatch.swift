@@ -14,9 +14,9 @@ import Foundation
 /// (glibc frees memory of another thread's arena slowly). It is a value of plain arrays: the
 /// parsing thread builds it in a local variable, without the runtime exclusivity checks a
 /// class's stored properties would cost per cell.
-struct RowBatch: Sendable {
+package struct RowBatch: Sendable {
     /// What a cell holds.
-    enum Kind: UInt8, Sendable {
+    package enum Kind: UInt8, Sendable {
         /// The attribute was absent: the stored value stays untouched.
         case absent
         case null
@@ -30,27 +30,27 @@ struct RowBatch: Sendable {
         case blob
     }
 
-    struct Cell: Sendable {
-        var kind: Kind
-        var length: Int32
-        var payload: Int64
-        static let absent = Cell(kind: .absent, length: 0, payload: 0)
+    package struct Cell: Sendable {
+        package var kind: Kind
+        package var length: Int32
+        package var payload: Int64
+        package static let absent = Cell(kind: .absent, length: 0, payload: 0)
     }
 
-    struct Row: Sendable {
-        var entity: Int
-        var firstCell: Int
-        var cellCount: Int
+    package struct Row: Sendable {
+        package var entity: Int
+        package var firstCell: Int
+        package var cellCount: Int
         /// Bit `i` set when attribute `i` is present (entities of up to 64 attributes).
         var mask: UInt64
-        var isTopLevel: Bool
+        package var isTopLevel: Bool
     }
 
-    private(set) var rows: [Row] = []
-    private(set) var cells: [Cell] = []
+    package private(set) var rows: [Row] = []
+    package private(set) var cells: [Cell] = []
     /// Text and blob bytes: the used part of ``arenaStorage``. Byte 0 is always there (a NUL),
     /// so the arena's base address is never `nil` and empty text has a valid pointer.
-    var arena: ArraySlice<UInt8> { arenaStorage[..<arenaCount] }
+    package var arena: ArraySlice<UInt8> { arenaStorage[..<arenaCount] }
     /// The arena's buffer: initialized (zeros) beyond ``arenaCount``, so that bytes are copied
     /// into it with one `memcpy` each, without `Array`'s generic append.
     private var arenaStorage: [UInt8] = [0]
@@ -196,7 +196,7 @@ struct RowBatch: Sendable {
     // MARK: Reading (writer)
 
     /// Text of a cell (for keys and messages; the hot path binds arena pointers instead).
-    func text(of cell: Cell) -> String {
+    package func text(of cell: Cell) -> String {
         let start = Int(cell.payload)
         return arena.withUnsafeBufferPointer { buffer in
             String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<start + Int(cell.length)]), as: UTF8.self)
@@ -242,7 +242,7 @@ struct RowBatch: Sendable {
     }
 
     /// The primary key of row `index` as the object gave it (`.null` when it had none).
-    func key(ofRow index: Int, keyIndex: Int) -> AttributeValue {
+    package func key(ofRow index: Int, keyIndex: Int) -> AttributeValue {
         if let other = otherKeys[index] { return other }
         let row = rows[index]
         guard keyIndex < row.cellCount else { return .null }

@@ -1,0 +1,62 @@
+import Foundation
+
+/// What every Replica store does, whichever database holds it: sync JSON in, read rows out,
+/// and tell observers exactly what each commit changed.
+///
+/// ``SyncEngine`` is the SQLite store (embedded, the fastest path); `PostgresReplica` in
+/// `ReplicaPostgres` keeps one replica in PostgreSQL for a fleet of services. Both read JSON
+/// through the same parser, routes and property maps, and keep the same semantics: an upsert
+/// writes a row only where its values differ, one sync is one transaction, stale rows are
+/// deleted inside the synced scope only after a complete collection, and each commit's change
+/// set holds the exact keys inserted, updated and deleted.
+///
+/// ```swift
+/// func refresh(_ store: any ReplicaStore) async throws {
+///     let result = try await store.sync(.get, "/users", body: body, options: SyncOptions())
+///     print(result.changes)
+///     let users = try await store.rows(RowQuery("User", sort: [.ascending("name")]))
+/// }
+/// ```
+public protocol ReplicaStore: Sendable {
+    /// The schema in force.
+    var schema: Schema { get }
+    /// Where the store is, for messages: a file path, `:memory:`, or a URL without its password.
+    var location: String { get }
+
+    /// Imports a JSON file (or standard input with path `-`) in bounded memory, in one transaction.
+    ///
+    /// - Throws: ``SyncError`` naming the file; the store is then exactly as before.
+    func importFile(_ path: String, into target: ImportTarget, options: SyncOptions) async throws -> SyncResult
+
+    /// Syncs one response body through the route of `path`, in one transaction.
+    ///
+    /// - Throws: ``SyncError``; the store is then exactly as before.
+    func sync(_ method: HTTPMethod, _ path: String, body: Data, options: SyncOptions) async throws -> SyncResult
+
+    /// The rows a ``RowQuery`` selects (its predicate in SQL over attribute names, `?` placeholders).
+    ///
+    /// - Throws: ``StoreError``.
+    func rows(_ query: RowQuery) async throws -> [EntityRow]
+
+    /// The number of rows of `entity` matching a where-clause.
+    ///
+    /// - Throws: ``StoreError``.
+    func count(_ entity: String, where predicate: String?, arguments: [AttributeValue]) async throws -> Int
+
+    /// The committed change sets touching `entities` (all when `nil`), in commit order; a
+    /// store shared by several processes includes theirs.
+    func changes(for entities: Set<String>?) async -> AsyncStream<ChangeSet>
+}
+
+extension SyncEngine: ReplicaStore {
+    public var schema: Schema { store.schema }
+    public var location: String { store.path ?? ":memory:" }
+
+    public func rows(_ query: RowQuery) async throws -> [EntityRow] {
+        try await store.rows(query)
+    }
+
+    public func count(_ entity: String, where predicate: String?, arguments: [AttributeValue]) async throws -> Int {
+        try store.count(entity, where: predicate, arguments: arguments)
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import GRDB
+
+/// What every store's writer shares: the schema's routes and property maps, resolving what a
+/// sync targets, and parsing a response on its own thread into planned row batches.
+///
+/// The SQLite ``SyncEngine`` writes the batches through GRDB; other stores (PostgreSQL, in
+/// `ReplicaPostgres`) take the same batches, so every store reads JSON the same way.
+package struct SyncFrontEnd: Sendable {
+    package let routes: RouteTable
+    package let mapping: SchemaMapping
+    let planner: RowPlanner
+
+    /// - Throws: ``RouteError`` or ``MappingError`` when the schema's routes or maps cannot be built.
+    package init(schema: Schema, transforms: TransformRegistry = TransformRegistry()) throws {
+        self.routes = try RouteTable(schema: schema)
+        self.mapping = try SchemaMapping(schema: schema, transforms: transforms)
+        self.planner = RowPlanner(mapping: mapping)
+    }
+
+    /// The keys of skipped objects by entity index: they count as seen.
+    package func skippedKeys(_ summary: ReaderSummary) -> [Int: PrimaryKeys] {
+        summary.statistics.skippedKeys(planner: planner)
+    }
+}
+
+/// What a sync resolved to before reading any byte.
+package struct SyncPlan: Sendable {
+    package var shape: ResponseShape
+    package var scope: RouteScope?
+    package var route: Route?
+    /// Entities whose stale rows a complete collection deletes.
+    package var staleEntities: Set<Int>
+    package var targetEntity: Int?
+    package var collectKeys = false
+}
+
+extension SyncFrontEnd {
+    /// What `target` means under `options`, before any byte is read.
+    ///
+    /// - Throws: ``SyncError`` (`.noRoute`, `.unknownEntity`).
+    package func resolve(_ target: ImportTarget, options: SyncOptions) throws -> SyncPlan {
+        var plan = try resolveTarget(target, options: options)
+        plan.collectKeys = options.collectKeys
+        return plan
+    }
+
+    private func resolveTarget(_ target: ImportTarget, options: SyncOptions) throws -> SyncPlan {
+        switch target {
+        case .entity(let name, let values):
+            guard let index = planner.index(of: name) else {
+                throw SyncError(.unknownEntity, "unknown entity '\(name)' (the schema has "
+                                + mapping.maps.map(\.entity.name).joined(separator: ", ") + ")")
+            }
+            let entity = mapping.maps[index].entity
+            var conditions: [RouteScope.Condition] = []
+            for (attribute, value) in values.sorted(by: { $0.key < $1.key }) {
+                guard entity.attribute(named: attribute) != nil else {
+                    throw SyncError(.unknownEntity, "entity '\(entity.name)' has no attribute '\(attribute)' to scope by")
+                }
+                conditions.append(RouteScope.Condition(attribute: attribute, value: value))
+            }
+            let scope = RouteScope(entity: entity.name, conditions: conditions,
+                                   isSingleObject: conditions.contains { $0.attribute == entity.primaryKey })
+            let stale = (options.stalePolicy ?? .keep) == .delete && !scope.isSingleObject
+            return SyncPlan(shape: .entity(index, patterns: [.root]), scope: scope, route: nil,
+                            staleEntities: stale ? [index] : [], targetEntity: index)
+        case .route(let method, let path):
+            let resolution: RouteResolution
+            do {
+                resolution = try routes.resolve(method, path)
+            } catch {
+                throw SyncError(.noRoute, error.message, source: "\(method) \(path)", underlying: error)
+            }
+            let entry = resolution.entry
+            let stale = (options.stalePolicy ?? entry.route.stalePolicy) == .delete
+            switch entry.route.target {
+            case .data:
+                return SyncPlan(shape: .data(envelope: entry.envelope), scope: nil, route: entry.route,
+                                staleEntities: [], targetEntity: nil)
+            case .many:
+                return SyncPlan(shape: .many(envelope: entry.envelope), scope: nil, route: entry.route,
+                                staleEntities: stale ? Set(mapping.maps.indices) : [], targetEntity: nil)
+            case .entity(let name):
+                guard let index = planner.index(of: name) else {
+                    throw SyncError(.unknownEntity, "route \(entry.pattern) targets unknown entity '\(name)'")
+                }
+                let prefix = entry.envelope.map { JSONPathPattern.Component.key($0) }
+                let namespaces = mapping.maps[index].namespaceKeys
+                var patterns: [JSONPathPattern] = []
+                for key in [namespaces.collection, namespaces.object].compactMap({ $0 }) {
+                    let pattern = JSONPathPattern(prefix + [.key(key)])
+                    if !patterns.contains(pattern) { patterns.append(pattern) }
+                }
+                if patterns.isEmpty { patterns = [JSONPathPattern(prefix)] }
+                let deletesStale = stale && !resolution.scope.isSingleObject
+                return SyncPlan(shape: .entity(index, patterns: patterns), scope: resolution.scope, route: entry.route,
+                                staleEntities: deletesStale ? [index] : [], targetEntity: index)
+            }
+        }
+    }
+}
+
+extension SyncFrontEnd {
+    /// Parses one response on its own thread while `consume` takes its batches, and returns
+    /// only once that thread has ended, whatever happened: no parsing thread outlives a call
+    /// (or reads a file handle the caller closes afterwards).
+    ///
+    /// - Throws: ``SyncError`` (`.cancelled` when the task was cancelled, `.database` for a
+    ///   database error), or what the input or `consume` threw.
+    package func parsing<T: Sendable>(_ plan: SyncPlan, source: String, totalBytes: Int64?, options: SyncOptions,
+                              channel: ChunkChannel? = nil, next: @escaping () throws -> [UInt8]?,
+                              consume: @escaping @Sendable (ParsedStream) async throws -> T) async throws -> T {
+        let stream = ParsedStream()
+        let manyRoutes = routes.entries.filter { $0.route.target == .many }.map { "\($0.route.method) \($0.pattern)" }
+        let reader = ResponseReader(planner: planner, shape: plan.shape, scope: plan.scope, options: options, source: source,
+                                    manyRoutes: manyRoutes)
+        let nextChunk = UncheckedBox(next)
+        let ended = ThreadCompletion()
+        let thread = Thread {
+            do {
+                try reader.run(next: nextChunk.value, totalBytes: totalBytes, queue: stream.queue, pool: stream.pool,
+                               cancellation: stream.cancellation)
+            } catch {
+                stream.failure.set(error)
+            }
+            stream.queue.close()
+            ended.signal()
+        }
+        thread.name = "Replica.parser"
+        thread.stackSize = 4 << 20
+        thread.start()
+        let abort: @Sendable () -> Void = {
+            stream.cancellation.cancel()
+            stream.queue.close()
+            channel?.finish(throwing: CancellationError())
+        }
+        do {
+            let result = try await withTaskCancellationHandler {
+                try await consume(stream)
+            } onCancel: {
+                abort()
+            }
+            await ended.wait()
+            return result
+        } catch {
+            abort()
+            await ended.wait()
+            if error is StreamStalled { throw error }
+            if stream.cancellation.isCancelled, !(error is SyncError) || (error as? SyncError)?.code == .cancelled {
+                throw SyncError(.cancelled, "cancelled; nothing was written", source: source)
+            }
+            if let error = error as? SyncError { throw error }
+            if let error = error as? DatabaseError {
+                throw SyncError(.database, Store.describe(error), source: source, underlying: error)
+            }
+            throw error
+        }
+    }
+
+    package static func awaitData(_ stream: ParsedStream, route: Route?) async throws -> SyncResult {
+        let summary = try await stream.drain { _ in }
+        return SyncResult(changes: ChangeSet(), skipped: [], ignoredKeyCount: 0, objectCount: 0,
+                          byteCount: summary.byteCount, data: summary.skeleton, route: route,
+                          metadata: nil, seenKeys: PrimaryKeys(), scope: nil)
+    }
+
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// The connections of one replica: opened on demand, reused while idle, closed at the end.
+///
+/// A connection is lent to one operation at a time (``withConnection(_:)``); a connection whose
+/// operation failed is closed rather than reused, so no half-finished transaction or COPY is
+/// ever handed to the next caller.
+actor PostgresConnections {
+    let url: PostgresURL
+    let logger: Logger
+    private var idle: [PostgresConnection] = []
+    private var closed = false
+    private var nextID = 0
+    /// Connections kept while idle.
+    private let idleLimit = 4
+
+    init(url: PostgresURL, logger: Logger) {
+        self.url = url
+        self.logger = logger
+    }
+
+    var configuration: PostgresConnection.Configuration {
+        var configuration = PostgresConnection.Configuration(host: url.host, port: url.port, username: url.username,
+                                                             password: url.password, database: url.database, tls: .disable)
+        configuration.options.connectTimeout = .seconds(10)
+        return configuration
+    }
+
+    /// A new connection, not pooled (a listener keeps its own).
+    ///
+    /// - Throws: ``PostgresStoreError`` (`connectionRefused`, `authenticationFailed`, `unknownDatabase`).
+    func connect() async throws -> PostgresConnection {
+        if closed { throw PostgresStoreError(.server, "the replica is closed", url: url.description) }
+        nextID += 1
+        do {
+            return try await PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(),
+                                                        configuration: configuration, id: nextID, logger: logger)
+        } catch {
+            throw PostgresStoreError.from(error, url: url)
+        }
+    }
+
+    private func take() async throws -> PostgresConnection {
+        while let connection = idle.popLast() {
+            if !connection.isClosed { return connection }
+        }
+        return try await connect()
+    }
+
+    private func giveBack(_ connection: PostgresConnection) async {
+        if closed || idle.count >= idleLimit || connection.isClosed {
+            try? await connection.close()
+        } else {
+            idle.append(connection)
+        }
+    }
+
+    private func discard(_ connection: PostgresConnection) async {
+        try? await connection.close()
+    }
+
+    /// Runs `body` with a connection of its own.
+    ///
+    /// - Throws: What `body` throws, or a connection error.
+    func withConnection<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let connection = try await take()
+        do {
+            let result = try await body(connection)
+            await giveBack(connection)
+            return result
+        } catch {
+            await discard(connection)
+            throw error
+        }
+    }
+
+    /// Closes every idle connection; connections lent out close when given back.
+    func close() async {
+        closed = true
+        let connections = idle
+        idle = []
+        for connection in connections { try? await connection.close() }
+    }
+}

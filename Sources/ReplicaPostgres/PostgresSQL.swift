@@ -1,0 +1,83 @@
+import Foundation
+import NIOCore
+import PostgresNIO
+import Replica
+
+/// Turning Replica's SQL (SQLite's `?` placeholders, attribute values) into PostgreSQL's.
+enum PostgresSQL {
+    /// `sql` with each `?` outside string literals, quoted identifiers and comments numbered
+    /// `$first`, `$first+1`, …, and the count of placeholders found.
+    ///
+    /// ```swift
+    /// PostgresSQL.numbered("name = ? AND note <> '?'", from: 1)   // ("name = $1 AND note <> '?'", 1)
+    /// ```
+    static func numbered(_ sql: String, from first: Int = 1) -> (sql: String, count: Int) {
+        var result = ""
+        result.reserveCapacity(sql.utf8.count + 8)
+        var number = first
+        var quote: Character? = nil
+        var lineComment = false
+        var previous: Character? = nil
+        for character in sql {
+            if lineComment {
+                result.append(character)
+                if character == "\n" { lineComment = false }
+            } else if let open = quote {
+                result.append(character)
+                if character == open { quote = nil }
+            } else if character == "'" || character == "\"" {
+                quote = character
+                result.append(character)
+            } else if character == "-" && previous == "-" {
+                lineComment = true
+                result.append(character)
+            } else if character == "?" {
+                result += "$\(number)"
+                number += 1
+            } else {
+                result.append(character)
+            }
+            previous = character
+        }
+        return (result, number - first)
+    }
+
+    /// Appends `value` as PostgreSQL stores it for the column types Replica creates:
+    /// booleans as 0 or 1, dates as Unix seconds, JSON as its text (as SQLite stores them).
+    static func bind(_ value: AttributeValue, into bindings: inout PostgresBindings) {
+        switch value {
+        case .null: bindings.appendNull()
+        case .integer(let i): bindings.append(i)
+        case .double(let d): bindings.append(d)
+        case .bool(let b): bindings.append(Int64(b ? 1 : 0))
+        case .date(let date): bindings.append(date.timeIntervalSince1970)
+        case .string(let s): bindings.append(s)
+        case .json(let json): bindings.append(json.serialized())
+        case .data(let bytes): bindings.append(ByteBuffer(bytes: bytes))
+        }
+    }
+
+    /// A query of `sql` (with `?` placeholders) and its arguments.
+    static func query(_ sql: String, _ arguments: [AttributeValue] = []) -> PostgresQuery {
+        let numbered = numbered(sql)
+        var bindings = PostgresBindings(capacity: arguments.count)
+        for argument in arguments { bind(argument, into: &bindings) }
+        return PostgresQuery(unsafeSQL: numbered.sql, binds: bindings)
+    }
+
+    /// Reads a cell as an attribute of `type`, as the SQLite store reads its columns.
+    static func value(_ cell: PostgresCell, type: AttributeType) throws -> AttributeValue {
+        guard cell.bytes != nil else { return .null }
+        let stored: AttributeValue
+        switch cell.dataType {
+        case .int8, .int4, .int2: stored = .integer(try cell.decode(Int64.self))
+        case .float8, .float4: stored = .double(try cell.decode(Double.self))
+        case .bool: stored = .integer(try cell.decode(Bool.self) ? 1 : 0)
+        case .bytea:
+            var buffer = try cell.decode(ByteBuffer.self)
+            stored = .data(buffer.readBytes(length: buffer.readableBytes) ?? [])
+        default: stored = .string(try cell.decode(String.self))
+        }
+        return AttributeValue(stored: stored, type: type)
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import Replica
+
+/// One sync's transaction on one connection: stage tables filled by `COPY`, one merge statement
+/// per entity (and per set of attributes present), stale-row deletion, and the announcement.
+///
+/// Staging takes no lock on the replica's tables (the stage tables are the connection's own),
+/// so a slow producer holds up no other writer; the merge takes one advisory lock per table,
+/// so two processes syncing one collection never interleave half-syncs.
+final class PostgresWriteSession {
+    let connection: PostgresConnection
+    let maps: [PropertyMap]
+    let logger: Logger
+    let url: PostgresURL
+    /// What was staged, by entity (set once staging ends).
+    private(set) var staged: [CopyEncoder.EntityState] = []
+    private var stageTables: Set<Int> = []
+
+    init(connection: PostgresConnection, maps: [PropertyMap], logger: Logger, url: PostgresURL) {
+        self.connection = connection
+        self.maps = maps
+        self.logger = logger
+        self.url = url
+    }
+
+    static func stageTable(_ entity: Int) -> String { "replica_stage_\(entity)" }
+
+    func execute(_ sql: String, _ arguments: [AttributeValue] = []) async throws {
+        _ = try await connection.query(PostgresSQL.query(sql, arguments), logger: logger).collect()
+    }
+
+    // MARK: Staging
+
+    /// Streams every batch of `stream` into the stage tables; returns the parser's summary.
+    func stage(_ stream: ParsedStream) async throws -> ReaderSummary {
+        let encoder = UncheckedBox(CopyEncoder(maps: maps))
+        let pipe = CopyPipe(capacity: 4)
+        // The encoder is used by the draining thread until `drain` returns, then by this task.
+        let producer = Task { () throws -> ReaderSummary in
+            do {
+                let summary = try await stream.drain { batch in
+                    try encoder.value.append(batch)
+                    while let entity = encoder.value.fullest(minimum: CopyEncoder.flushSize) {
+                        let bytes = encoder.value.take(entity)
+                        guard pipe.push(CopyPipe.Chunk(entity: entity, bytes: bytes)) else { throw CancellationError() }
+                    }
+                }
+                for entity in encoder.value.entities.indices where !encoder.value.entities[entity].buffer.isEmpty {
+                    pipe.push(CopyPipe.Chunk(entity: entity, bytes: encoder.value.take(entity)), bounded: false)
+                }
+                pipe.finish()
+                return summary
+            } catch {
+                pipe.finish(throwing: error)
+                throw error
+            }
+        }
+        do {
+            try await sendCopies(pipe)
+        } catch {
+            pipe.finish(throwing: CancellationError())
+            // The producer's own error (malformed JSON at byte N) says more than a broken COPY.
+            if case .failure(let produced) = await producer.result, !(produced is CancellationError) { throw produced }
+            throw error
+        }
+        let summary = try await producer.value
+        staged = encoder.value.entities
+        return summary
+    }
+
+    /// Sends the pipe's chunks: one `COPY` per run of chunks of one entity.
+    private func sendCopies(_ pipe: CopyPipe) async throws {
+        var pending = try await pipe.next()
+        while let first = pending {
+            pending = nil
+            try await createStageTable(first.entity)
+            var handoff: CopyPipe.Chunk? = nil
+            try await connection.copyFrom(table: Self.stageTable(first.entity), logger: logger) { writer in
+                try await writer.write(ByteBuffer(bytes: first.bytes))
+                while let next = try await pipe.next() {
+                    if next.entity != first.entity {
+                        handoff = next
+                        return
+                    }
+                    try await writer.write(ByteBuffer(bytes: next.bytes))
+                }
+            }
+            pending = handoff
+        }
+    }
+
+    private func createStageTable(_ entity: Int) async throws {
+        guard !stageTables.contains(entity) else { return }
+        let columns = maps[entity].entity.attributes.map { "\($0.name.quotedIdentifier) \(SQLDialect.postgres.columnType($0.type))" }
+        try await execute("CREATE TEMPORARY TABLE \(Self.stageTable(entity)) (replica_ord bigint, replica_mask bigint, "
+                          + "replica_top boolean, \(columns.joined(separator: ", "))) ON COMMIT DROP")
+        stageTables.insert(entity)
+    }
+
+    // MARK: Merging
+
+    /// Upserts the staged rows, deletes stale rows and announces the change set.
+    func merge(plan: SyncPlan, summary: ReaderSummary, skippedKeys: [Int: PrimaryKeys], origin: String,
+               source: String) async throws -> SyncResult {
+        let deleting = summary.completeCollections.intersection(plan.staleEntities).sorted()
+        let written = stageTables.sorted()
+        // One lock per table, taken in one order by every process: no deadlock between writers.
+        let locked = Set(written + deleting).map { maps[$0].entity.tableName }.sorted()
+        for table in locked {
+            try await execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", [.string("replica:" + table)])
+        }
+        var changes: [String: EntityChanges] = [:]
+        for entity in written {
+            let change = try await upsert(entity)
+            if !change.isEmpty { changes[maps[entity].entity.name] = change }
+        }
+        for entity in deleting {
+            let deleted = try await deleteStale(entity, scope: entity == plan.targetEntity ? plan.scope : nil,
+                                                keeping: skippedKeys[entity] ?? PrimaryKeys())
+            if !deleted.isEmpty { changes[maps[entity].entity.name, default: EntityChanges()].deleted = deleted }
+        }
+        var sequence: UInt64 = 0
+        if !changes.isEmpty {
+            sequence = try await ChangeAnnouncement.announce(changes, origin: origin, on: self)
+        }
+        let changeSet = ChangeSet(sequence: sequence, entities: changes)
+        var seen = PrimaryKeys()
+        if let target = plan.targetEntity, target < staged.count {
+            seen = staged[target].topKeys
+            if let kept = skippedKeys[target] { seen.formUnion(kept) }
+        }
+        return SyncResult(changes: changeSet, skipped: summary.skipped,
+                          ignoredKeyCount: summary.ignoredKeyCount, objectCount: summary.objectCount,
+                          byteCount: summary.byteCount, data: nil, route: plan.route, metadata: summary.skeleton,
+                          seenKeys: seen, scope: plan.scope)
+    }
+
+    /// One merge statement per set of attributes present (usually one: every row is whole).
+    private func upsert(_ entity: Int) async throws -> EntityChanges {
+        let map = maps[entity]
+        let attributes = map.entity.attributes
+        let state = staged[entity]
+        let table = map.entity.tableName.quotedIdentifier
+        let key = map.entity.primaryKey.quotedIdentifier
+        let keyType = map.entity.primaryKeyAttribute.type
+        let duplicates = state.keys.hasDuplicates
+        var change = EntityChanges()
+        for mask in state.masks.sorted() {
+            let present = attributes.indices.filter { $0 >= 64 || mask & (1 << UInt64($0)) != 0 }
+            let columns = present.map { attributes[$0].name.quotedIdentifier }
+            let columnList = columns.joined(separator: ", ")
+            var select = "SELECT \(duplicates ? "DISTINCT ON (s.\(key)) " : "")\(present.map { "s." + attributes[$0].name.quotedIdentifier }.joined(separator: ", ")) "
+                + "FROM \(Self.stageTable(entity)) s"
+            if state.masks.count > 1 { select += " WHERE s.replica_mask = \(Int64(bitPattern: mask))" }
+            if duplicates { select += " ORDER BY s.\(key), s.replica_ord DESC" }
+            let updated = present.filter { attributes[$0].name != map.entity.primaryKey }
+            var sql = "INSERT INTO \(table) AS t (\(columnList)) \(select) ON CONFLICT (\(key)) "
+            if updated.isEmpty {
+                sql += "DO NOTHING"
+            } else {
+                // Numbers first: PostgreSQL stops at the first difference, and they are the cheapest to compare.
+                let ordered = updated.sorted { Self.comparisonCost(attributes[$0].type) < Self.comparisonCost(attributes[$1].type) }
+                sql += "DO UPDATE SET " + updated.map { "\(attributes[$0].name.quotedIdentifier) = excluded.\(attributes[$0].name.quotedIdentifier)" }
+                    .joined(separator: ", ")
+                sql += " WHERE " + ordered.map { "t.\(attributes[$0].name.quotedIdentifier) IS DISTINCT FROM excluded.\(attributes[$0].name.quotedIdentifier)" }
+                    .joined(separator: " OR ")
+            }
+            sql += " RETURNING t.\(key), (t.xmax = 0)"
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+            if keyType == .integer {
+                for try await (k, inserted) in rows.decode((Int64, Bool).self) {
+                    if inserted { change.inserted.integers.append(k) } else { change.updated.integers.append(k) }
+                }
+            } else {
+                for try await row in rows {
+                    var cells = row.makeIterator()
+                    guard let keyCell = cells.next(), let flag = cells.next() else { continue }
+                    let value = try PostgresSQL.value(keyCell, type: keyType)
+                    if try flag.decode(Bool.self) { change.inserted.append(value) } else { change.updated.append(value) }
+                }
+            }
+        }
+        // RETURNING has no order: keys are reported sorted, so a change set reads the same each time.
+        change.inserted.sortKeys()
+        change.updated.sortKeys()
+        change.inserted.normalize()
+        change.updated.normalize(excluding: change.inserted)
+        return change
+    }
+
+    static func comparisonCost(_ type: AttributeType) -> Int {
+        switch type {
+        case .integer, .bool, .double, .date: return 0
+        case .string: return 1
+        case .data, .json: return 2
+        }
+    }
+
+    /// Deletes the rows of `entity` inside `scope` that no top-level object of the sync listed
+    /// and that are not among `keeping` (skipped objects' keys); returns their keys.
+    private func deleteStale(_ entity: Int, scope: RouteScope?, keeping: PrimaryKeys) async throws -> PrimaryKeys {
+        let map = maps[entity]
+        let table = map.entity.tableName.quotedIdentifier
+        let key = map.entity.primaryKey.quotedIdentifier
+        let keyType = map.entity.primaryKeyAttribute.type
+        var conditions: [String] = []
+        var arguments: [AttributeValue] = []
+        if let scope, !scope.conditions.isEmpty {
+            let clause = scope.whereClause
+            conditions.append(clause.sql)
+            arguments = clause.arguments
+        }
+        if stageTables.contains(entity) {
+            conditions.append("NOT EXISTS (SELECT 1 FROM \(Self.stageTable(entity)) s WHERE s.replica_top AND s.\(key) = t.\(key))")
+        }
+        if !keeping.isEmpty {
+            try await execute("CREATE TEMPORARY TABLE replica_keep_\(entity) (k \(SQLDialect.postgres.columnType(keyType))) ON COMMIT DROP")
+            let bytes = CopyEncoder.lines(keeping)
+            try await connection.copyFrom(table: "replica_keep_\(entity)", logger: logger) { writer in
+                try await writer.write(ByteBuffer(bytes: bytes))
+            }
+            conditions.append("NOT EXISTS (SELECT 1 FROM replica_keep_\(entity) x WHERE x.k = t.\(key))")
+        }
+        let condition = conditions.isEmpty ? "TRUE" : conditions.joined(separator: " AND ")
+        let query = PostgresSQL.query("DELETE FROM \(table) AS t WHERE \(condition) RETURNING t.\(key)", arguments)
+        var deleted = PrimaryKeys()
+        for try await row in try await connection.query(query, logger: logger) {
+            guard let cell = row.first else { continue }
+            deleted.append(try PostgresSQL.value(cell, type: keyType))
+        }
+        deleted.sortKeys()
+        deleted.normalize()
+        return deleted
+    }
+}
