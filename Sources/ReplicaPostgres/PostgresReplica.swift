@@ -110,7 +110,9 @@ public final class PostgresReplica: Sendable {
         let entity = try requireEntity(query.entity)
         let columns = entity.attributes.map(\.name.quotedIdentifier).joined(separator: ", ")
         var sql = "SELECT \(columns) FROM \(entity.tableName.quotedIdentifier)"
-        if let predicate = query.predicate, !predicate.isEmpty { sql += " WHERE \(predicate)" }
+        if let predicate = query.predicate, !predicate.isEmpty {
+            sql += " WHERE " + PostgresSQL.quotingAttributes(predicate, names: entity.attributes.map(\.name))
+        }
         sql += " ORDER BY " + (try orderBy(query.sort, for: entity))
         if let limit = query.limit { sql += " LIMIT \(max(0, limit))" }
         if let offset = query.offset { sql += " OFFSET \(max(0, offset))" }
@@ -127,7 +129,9 @@ public final class PostgresReplica: Sendable {
     public func count(_ entity: String, where predicate: String? = nil, arguments: [AttributeValue] = []) async throws -> Int {
         let entity = try requireEntity(entity)
         var sql = "SELECT count(*) FROM \(entity.tableName.quotedIdentifier)"
-        if let predicate, !predicate.isEmpty { sql += " WHERE \(predicate)" }
+        if let predicate, !predicate.isEmpty {
+            sql += " WHERE " + PostgresSQL.quotingAttributes(predicate, names: entity.attributes.map(\.name))
+        }
         let query = PostgresSQL.query(sql, arguments)
         let url = self.url
         do {
@@ -196,4 +200,9 @@ public final class PostgresReplica: Sendable {
 
 extension PostgresReplica: ReplicaStore {
     public var location: String { url.description }
+}
+
+extension PostgresReplica {
+    /// The property maps of every entity.
+    public var mapping: SchemaMapping { frontEnd.mapping }
 }

@@ -42,6 +42,51 @@ enum PostgresSQL {
         return (result, number - first)
     }
 
+    /// `predicate` with every bare word that names an attribute (in any case) quoted as that
+    /// attribute: SQLite reads identifiers without regard to case, PostgreSQL folds bare ones to
+    /// lower case, so a where-clause written for one store reads the same columns on the other.
+    ///
+    /// ```swift
+    /// PostgresSQL.quotingAttributes("numberofkids > ? AND name = 'x'", names: ["name", "numberOfKids"])
+    /// // "\"numberOfKids\" > ? AND \"name\" = 'x'"
+    /// ```
+    static func quotingAttributes(_ predicate: String, names: [String]) -> String {
+        var byLowercase: [String: String] = [:]
+        for name in names { byLowercase[name.lowercased()] = name }
+        let characters = Array(predicate)
+        var result = ""
+        var index = 0
+        func isWordStart(_ c: Character) -> Bool { c == "_" || c.isLetter }
+        func isWord(_ c: Character) -> Bool { c == "_" || c.isLetter || c.isNumber || c == "$" }
+        while index < characters.count {
+            let character = characters[index]
+            if character == "'" || character == "\"" {
+                // A literal or a quoted identifier, copied as it is ('' and "" escape themselves).
+                var end = index + 1
+                while end < characters.count && characters[end] != character { end += 1 }
+                result += String(characters[index...min(end, characters.count - 1)])
+                index = end + 1
+            } else if isWordStart(character) && (index == 0 || !isWord(characters[index - 1]) && characters[index - 1] != ".") {
+                var end = index
+                while end < characters.count && isWord(characters[end]) { end += 1 }
+                let word = String(characters[index..<end])
+                var next = end
+                while next < characters.count && characters[next] == " " { next += 1 }
+                let isCall = next < characters.count && characters[next] == "("
+                if !isCall, let name = byLowercase[word.lowercased()] {
+                    result += name.quotedIdentifier
+                } else {
+                    result += word
+                }
+                index = end
+            } else {
+                result.append(character)
+                index += 1
+            }
+        }
+        return result
+    }
+
     /// Appends `value` as PostgreSQL stores it for the column types Replica creates:
     /// booleans as 0 or 1, dates as Unix seconds, JSON as its text (as SQLite stores them).
     static func bind(_ value: AttributeValue, into bindings: inout PostgresBindings) {
@@ -79,5 +124,13 @@ enum PostgresSQL {
         default: stored = .string(try cell.decode(String.self))
         }
         return AttributeValue(stored: stored, type: type)
+    }
+}
+
+/// The SQL rewriting of ``PostgresSQL``, for tests.
+package enum PostgresSQLProbe {
+    package static func numbered(_ sql: String) -> String { PostgresSQL.numbered(sql).sql }
+    package static func quoting(_ predicate: String, _ names: [String]) -> String {
+        PostgresSQL.quotingAttributes(predicate, names: names)
     }
 }

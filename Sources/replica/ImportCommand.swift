@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Replica
+import ReplicaPostgres
 
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,10 +13,12 @@ struct ImportCommand: AsyncParsableCommand {
             file is read as that path's response (envelope, namespace, DATA, MANY); --var fills the route's \
             :variables. Any error leaves the database unchanged.
             Example: replica import --db blog.sqlite --schema Schemas/blog.json --entity Post --var userID=3 posts.json
+            With --db postgres://USER@HOST:PORT/DATABASE the rows go into a PostgreSQL replica that a fleet of \
+            services shares (COPY into a temporary table, then one merge).
             """
     )
 
-    @Option(help: "The SQLite database file (created when missing; needs --schema then).")
+    @Option(help: "The SQLite database file (created when missing; needs --schema then), or a PostgreSQL database: postgres://USER@HOST:PORT/DATABASE.")
     var db: String
 
     @Option(help: "The schema file; without it the schema recorded in the database is used.")
@@ -53,9 +56,25 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if PostgresURL.isPostgres(db) && !dryRun {
+            let opened = try await OpenedStore.open(db: db, schema: schema)
+            do {
+                try await importing(into: opened.store, mapping: opened.mapping)
+            } catch {
+                await opened.close()
+                throw error
+            }
+            await opened.close()
+            return
+        }
         let store = try dryRun ? openStoreForDryRun() : openStore()
-        let engine = try SyncEngine(store: store)
-        let target = try importTarget(store: store, engine: engine)
+        try await importing(into: try SyncEngine(store: store), mapping: nil)
+    }
+
+    /// Imports (or, with --dry-run, validates) the file into `target`.
+    func importing(into target: any ReplicaStore, mapping: SchemaMapping?) async throws {
+        let engine = target as? SyncEngine
+        let importTarget = try importTarget(schema: target.schema, location: target.location)
         let bar = ProgressBar(enabled: Terminal.width(of: STDERR_FILENO) != nil)
         var options = SyncOptions(stalePolicy: stale, onInvalid: onInvalid)
         options.strictKeys = strict
@@ -64,9 +83,11 @@ struct ImportCommand: AsyncParsableCommand {
         let started = ContinuousClock.now
         let result: SyncResult
         do {
-            result = dryRun
-                ? try await engine.validateFile(file, into: target, options: options)
-                : try await engine.importFile(file, into: target, options: options)
+            if dryRun, let engine {
+                result = try await engine.validateFile(file, into: importTarget, options: options)
+            } else {
+                result = try await target.importFile(file, into: importTarget, options: options)
+            }
         } catch {
             bar.clear()
             throw CLIError(String(describing: error))
@@ -76,8 +97,10 @@ struct ImportCommand: AsyncParsableCommand {
         // Unbuffered, so that the summary comes before the warnings on standard error in a pipe or file too.
         let summary = dryRun ? Self.dryRunSummary(result, elapsed: elapsed) : Self.summary(result, elapsed: elapsed)
         Output.write(summary + "\n", to: .standardOutput)
-        for line in KeyWarnings.lines(result, mapping: engine.mapping, source: file == "-" ? "standard input" : file) {
-            printWarning(line)
+        if let mapping = mapping ?? engine?.mapping {
+            for line in KeyWarnings.lines(result, mapping: mapping, source: file == "-" ? "standard input" : file) {
+                printWarning(line)
+            }
         }
         for skipped in result.skipped.prefix(10) { printWarning("skipped \(skipped)") }
         if result.skipped.count > 10 { printWarning("skipped \(result.skipped.count - 10) more objects") }
@@ -89,7 +112,12 @@ struct ImportCommand: AsyncParsableCommand {
 
     /// For --dry-run: the schema file in memory (nothing created on disk), or the database's recorded schema.
     func openStoreForDryRun() throws -> Store {
-        guard let schema else { return try openStore() }
+        guard let schema else {
+            if PostgresURL.isPostgres(db) {
+                throw CLIError("--dry-run with --db postgres://… needs --schema (the dry run opens no database)")
+            }
+            return try openStore()
+        }
         do {
             return try Store.inMemory(schema: try Schema(contentsOf: URL(fileURLWithPath: schema)))
         } catch let error as SchemaError {
@@ -114,7 +142,7 @@ struct ImportCommand: AsyncParsableCommand {
         }
     }
 
-    func importTarget(store: Store, engine: SyncEngine) throws -> ImportTarget {
+    func importTarget(schema: Schema, location: String) throws -> ImportTarget {
         var values: [String: String] = [:]
         for variable in variables {
             let parts = variable.split(separator: "=", maxSplits: 1)
@@ -129,11 +157,9 @@ struct ImportCommand: AsyncParsableCommand {
             }
         }
         let name = entity ?? ""
-        let resolved: Entity
-        do {
-            resolved = try store.requireEntity(name)
-        } catch {
-            throw CLIError(String(describing: error))
+        guard let resolved = schema.entity(named: name) else {
+            let known = schema.entities.map(\.name).joined(separator: ", ")
+            throw CLIError("\(location): unknown entity '\(name)' (the schema has: \(known))")
         }
         var scope: [String: AttributeValue] = [:]
         for (attributeName, text) in values {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Replica
+import ReplicaPostgres
 
 struct QueryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -27,11 +28,31 @@ struct QueryCommand: AsyncParsableCommand {
     var format: Format = .table
 
     func run() async throws {
-        let store = try query.openStore()
+        let store: any ReplicaStore
+        var close: () async -> Void = {}
+        if PostgresURL.isPostgres(query.db) {
+            let opened = try await OpenedStore.open(db: query.db, schema: nil)
+            (store, close) = (opened.store, opened.close)
+        } else {
+            store = try SyncEngine(store: query.openStore())
+        }
         do {
-            let rows = try store.rows(query.entity, where: query.predicate, arguments: query.boundArguments,
-                                      sort: try query.sortKeys(), limit: query.limit)
-            let resolved = try store.requireEntity(query.entity)
+            try await printRows(of: store)
+        } catch {
+            await close()
+            throw error
+        }
+        await close()
+    }
+
+    func printRows(of store: any ReplicaStore) async throws {
+        do {
+            let rows = try await store.rows(RowQuery(query.entity, where: query.predicate, arguments: query.boundArguments,
+                                                     sort: try query.sortKeys(), limit: query.limit))
+            guard let resolved = store.schema.entity(named: query.entity) else {
+                let known = store.schema.entities.map(\.name).joined(separator: ", ")
+                throw StoreError(.unknownEntity, "unknown entity '\(query.entity)' (the schema has: \(known))", path: store.location)
+            }
             switch format {
             case .table:
                 let table = TextTable(columns: resolved.attributes.map(\.name),

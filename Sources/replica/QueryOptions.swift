@@ -4,7 +4,7 @@ import Replica
 
 /// The options that select rows, shared by `replica query` and `replica watch`.
 struct QueryOptions: ParsableArguments {
-    @Option(help: "The SQLite database file.")
+    @Option(help: "The SQLite database file, or a PostgreSQL database: postgres://USER@HOST:PORT/DATABASE.")
     var db: String
 
     @Argument(help: "The entity (or table) name.")

@@ -123,3 +123,20 @@ struct PostgresReplicaTests {
         }
     }
 }
+
+@Suite("PostgreSQL SQL text")
+struct PostgresSQLTests {
+    @Test("placeholders are numbered outside literals, quoted identifiers and comments")
+    func placeholders() {
+        #expect(PostgresSQLProbe.numbered("a = ? AND b <> '?' AND \"c?\" = ? -- ?\n OR d = ?")
+                == "a = $1 AND b <> '?' AND \"c?\" = $2 -- ?\n OR d = $3")
+    }
+
+    @Test("bare attribute names in a where-clause read their columns whatever their case, as on SQLite")
+    func attributeNames() {
+        let names = ["id", "name", "numberOfKids"]
+        #expect(PostgresSQLProbe.quoting("numberofkids > ? AND NAME = 'numberOfKids' AND lower(name) = ?", names)
+                == "\"numberOfKids\" > ? AND \"name\" = 'numberOfKids' AND lower(\"name\") = ?")
+        #expect(PostgresSQLProbe.quoting("\"numberOfKids\" IS NULL OR t.id = 1", names) == "\"numberOfKids\" IS NULL OR t.id = 1")
+    }
+}

@@ -36,6 +36,10 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if query.db.lowercased().hasPrefix("postgres://") || query.db.lowercased().hasPrefix("postgresql://") {
+            throw CLIError("replica watch: live result sets on PostgreSQL are not built yet (replica query --db reads "
+                           + "a PostgreSQL replica; replica watch needs an SQLite file)")
+        }
         let store = try query.openStore()
         let results: LiveResultSet
         let engine: SyncEngine
