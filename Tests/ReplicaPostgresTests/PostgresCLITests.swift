@@ -1,0 +1,73 @@
+import Foundation
+import Replica
+import ReplicaPostgres
+import Testing
+
+/// The built `replica` executable against a PostgreSQL replica, in processes of their own.
+@Suite("replica --db postgres://")
+struct PostgresCLITests {
+    static let replica: String = {
+        var candidates: [URL] = []
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            candidates.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        candidates.append(TestStore.packageRoot.appendingPathComponent(".build/debug"))
+        let directory = candidates.first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("replica").path) }
+            ?? TestStore.packageRoot.appendingPathComponent(".build/debug")
+        return directory.appendingPathComponent("replica").path
+    }()
+
+    /// Runs `replica` on a thread of its own; its output and whether it exited with 0.
+    static func run(_ arguments: [String]) async -> (ok: Bool, output: String) {
+        await withCheckedContinuation { continuation in
+            Thread {
+                do {
+                    continuation.resume(returning: (true, try PostgresCluster.run(replica, arguments)))
+                } catch {
+                    // What the tool printed, without the command line the error starts with.
+                    let text = "\(error)"
+                    let printed = text.range(of: " failed: ").map { String(text[$0.upperBound...]) } ?? text
+                    continuation.resume(returning: (false, printed))
+                }
+            }.start()
+        }
+    }
+
+    @Test("replica import in another process is seen by this one's observer within a second; replica query reads it")
+    func importAndQuery() async throws {
+        let url = try PostgresCluster.start().makeDatabase()
+        let schemaPath = TestStore.packageRoot.appendingPathComponent("Schemas/people.json").path
+        let watcher = try await PostgresReplica.open(url: url, schema: try TestStore.schema())
+        defer { Task { await watcher.close() } }
+        var changes = await watcher.changes(for: ["Person"]).makeAsyncIterator()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("people-\(UUID().uuidString).json")
+        try peopleJSON([(1, "Ann", 2), (2, "Bob", 0), (3, "Cy", 5)]).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let password = url.replacingOccurrences(of: "postgres@", with: "postgres:hunter2@")
+
+        let imported = await Self.run(["import", "--db", password, "--schema", schemaPath, "--entity", "Person", file.path])
+        let finished = ContinuousClock.now
+        #expect(imported.ok, "\(imported.output)")
+        #expect(imported.output.hasPrefix("inserted 3, updated 0, deleted 0, skipped 0 (3 objects, "))
+        let seen = try #require(await changes.next())
+        #expect(ContinuousClock.now - finished < .seconds(1))
+        #expect(seen["Person"]?.inserted.integers == [1, 2, 3])
+
+        let again = await Self.run(["import", "--db", url, "--entity", "Person", file.path])
+        #expect(again.output.hasPrefix("inserted 0, updated 0, deleted 0, skipped 0 (3 objects, "))
+
+        let query = await Self.run(["query", "--db", url, "Person", "--where", "numberOfKids > ?", "--arg", "1",
+                                    "--sort", "-name", "--format", "ndjson"])
+        #expect(query.output == """
+            {"id":3,"name":"Cy","numberOfKids":5,"kilometersWalked":null,"avatar":null}
+            {"id":1,"name":"Ann","numberOfKids":2,"kilometersWalked":null,"avatar":null}
+
+            """)
+
+        let refused = await Self.run(["query", "--db", "postgres://app:hunter2@127.0.0.1:\(try PostgresCluster.freePort())/x", "Person"])
+        #expect(!refused.ok)
+        #expect(refused.output.contains("Error: postgres://app@127.0.0.1:"))
+        #expect(refused.output.contains("connection refused"))
+        #expect(!refused.output.contains("hunter2"))
+    }
+}
