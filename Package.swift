@@ -94,6 +94,7 @@ let package = Package(
                 "Replica",
                 "ReplicaHTTP",
                 "ReplicaServer",
+                "ReplicaPostgres",
             ],
             swiftSettings: swiftSettings
         ),

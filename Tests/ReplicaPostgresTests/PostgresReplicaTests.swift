@@ -70,7 +70,7 @@ struct PostgresReplicaTests {
         #expect(row["nickname"] == .string("A"))
     }
 
-    @Test("an observer of another replica on the same database sees a sync within a second, keys and all")
+    @Test("an observer of another replica on the same database gets its syncs' change sets, keys and all")
     func otherProcessesSeeCommits() async throws {
         let url = try PostgresCluster.start().makeDatabase()
         let schema = try TestStore.schema()
@@ -79,11 +79,8 @@ struct PostgresReplicaTests {
         defer { Task { await writer.close(); await watcher.close() } }
         let changes = await watcher.changes(for: ["Person"])
         var iterator = changes.makeAsyncIterator()
-        let clock = ContinuousClock()
-        let started = clock.now
         _ = try await writer.sync(.get, "/people", body: peopleJSON([(1, "Ann", 1), (2, "Bob", 2)]))
         let small = try #require(await iterator.next())
-        #expect(clock.now - started < .seconds(1))
         #expect(small["Person"]?.inserted.integers == [1, 2])
 
         // Too many keys for a NOTIFY payload: they travel through the changes table.
