@@ -57,33 +57,33 @@ final class CopyEncoder {
     }
 
     private func append(row index: Int, of batch: RowBatch, ordinal: Int64, to state: inout EntityState) throws {
-            let row = batch.rows[index]
-            var mask: UInt64 = 0
-            for attribute in 0..<min(64, state.types.count, row.cellCount)
-            where batch.cells[row.firstCell + attribute].kind != .absent {
-                mask |= 1 << UInt64(attribute)
-            }
-            let key = batch.key(ofRow: index, keyIndex: state.keyIndex)
-            state.keys.append(key)
-            if row.isTopLevel { state.topKeys.append(key) }
-            appendNumber(ordinal, to: &state.buffer)
+        let row = batch.rows[index]
+        var mask: UInt64 = 0
+        for attribute in 0..<min(64, state.types.count, row.cellCount)
+        where batch.cells[row.firstCell + attribute].kind != .absent {
+            mask |= 1 << UInt64(attribute)
+        }
+        let key = batch.key(ofRow: index, keyIndex: state.keyIndex)
+        state.keys.append(key)
+        if row.isTopLevel { state.topKeys.append(key) }
+        appendNumber(ordinal, to: &state.buffer)
+        state.buffer.append(0x09)
+        appendNumber(Int64(bitPattern: mask), to: &state.buffer)
+        state.buffer.append(0x09)
+        state.buffer.append(row.isTopLevel ? UInt8(ascii: "t") : UInt8(ascii: "f"))
+        for attribute in 0..<state.types.count {
             state.buffer.append(0x09)
-            appendNumber(Int64(bitPattern: mask), to: &state.buffer)
-            state.buffer.append(0x09)
-            state.buffer.append(row.isTopLevel ? UInt8(ascii: "t") : UInt8(ascii: "f"))
-            for attribute in 0..<state.types.count {
-                state.buffer.append(0x09)
-                let cell = attribute < row.cellCount ? batch.cells[row.firstCell + attribute] : RowBatch.Cell.absent
-                do {
-                    try encode(cell, of: batch, type: state.types[attribute], into: &state.buffer)
-                } catch let message as ValueMessage {
-                    throw PostgresStoreError(.server, "\(state.entityName) \(key): attribute '\(state.names[attribute])': "
-                                             + message.text, url: "")
-                }
+            let cell = attribute < row.cellCount ? batch.cells[row.firstCell + attribute] : RowBatch.Cell.absent
+            do {
+                try encode(cell, of: batch, type: state.types[attribute], into: &state.buffer)
+            } catch let message as ValueMessage {
+                throw PostgresStoreError(.server, "\(state.entityName) \(key): attribute '\(state.names[attribute])': "
+                                         + message.text, url: "")
             }
-            state.buffer.append(0x0A)
-            state.masks.insert(mask)
-            state.rowCount += 1
+        }
+        state.buffer.append(0x0A)
+        state.masks.insert(mask)
+        state.rowCount += 1
     }
 
     /// Takes the buffer of `entity` (emptied, keeping its capacity for the next rows).

@@ -50,7 +50,10 @@ public struct PostgresStoreError: Error, Sendable, Hashable, CustomStringConvert
         let prefix = what.map { "\($0): " } ?? ""
         let location = url.description
         guard let error = error as? PSQLError else {
-            if let error = error as? PostgresStoreError { return error }
+            if var error = error as? PostgresStoreError {
+                if error.url.isEmpty { error.url = location }
+                return error
+            }
             let text = String(describing: error)
             if text.contains("refused") || text.contains("ECONNREFUSED") {
                 return PostgresStoreError(.connectionRefused, prefix + "connection refused (is the server running and "
