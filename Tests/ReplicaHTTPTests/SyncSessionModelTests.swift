@@ -93,6 +93,7 @@ struct SyncSessionModelTests {
             let pages = max(1, (truth.count + Self.pageSize - 1) / Self.pageSize)
             let maxPages = random.below(6) == 0 ? 1 + random.below(max(1, pages)) : 1000
             var faults: [MockFault] = []
+            var stallsPastTimeout = false
             if random.below(4) == 0 {
                 let page = String(1 + random.below(pages))
                 let kind: MockFault.Kind
@@ -102,15 +103,19 @@ struct SyncSessionModelTests {
                 case 2: kind = .truncateBody(afterBytes: 1 + random.below(60))
                 case 3: kind = .malformedBody
                 case 4: kind = .stallBody(afterBytes: random.below(40), duration: .milliseconds(30))
-                default: kind = random.below(3) == 0 ? .stallBody(afterBytes: 10, duration: .milliseconds(2500)) : .status(503)
+                default:
+                    stallsPastTimeout = random.below(3) == 0
+                    kind = stallsPastTimeout ? .stallBody(afterBytes: 10, duration: .milliseconds(2500)) : .status(503)
                 }
                 faults.append(MockFault(kind, method: "GET", path: "/people", query: ["_page": page]))
             }
             server.setConditions(MockConditions(faults: faults))
             var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
             configuration.maxPages = maxPages
-            // Well above a loaded 2-core machine's slowest answer, well below the 2.5 s stall fault.
-            configuration.timeout = .milliseconds(2000)
+            // A step whose fault stalls a page for 2.5 s times out after 1 s; every other step waits
+            // as long as a loaded machine (the whole suite runs in parallel in CI) may need, so a
+            // slow answer is never mistaken for a failure the step did not inject.
+            configuration.timeout = stallsPastTimeout ? .milliseconds(1000) : .seconds(30)
             let client = ReplicaClient(engine: engine, configuration: configuration)
 
             let before = try Self.stored(store)
