@@ -23,7 +23,7 @@ actor PostgresConnections {
         self.logger = logger
     }
 
-    var configuration: PostgresConnection.Configuration {
+    nonisolated var configuration: PostgresConnection.Configuration {
         var configuration = PostgresConnection.Configuration(host: url.host, port: url.port, username: url.username,
                                                              password: url.password, database: url.database, tls: .disable)
         configuration.options.connectTimeout = .seconds(10)

@@ -30,6 +30,8 @@ public final class PostgresReplica: Sendable {
     let connections: PostgresConnections
     let observers = ChangeObservers()
     let listener: ChangeListener
+    /// The reads of live result sets, on a connection of their own.
+    let liveSource: PostgresLiveSource
     /// Tells this replica's own announcements from other processes'.
     let origin = UUID().uuidString
     let logger: Logger
@@ -41,6 +43,7 @@ public final class PostgresReplica: Sendable {
         self.connections = connections
         self.logger = logger
         self.listener = ChangeListener(connections: connections, url: url, logger: logger)
+        self.liveSource = PostgresLiveSource(url: url, schema: schema, configuration: connections.configuration, logger: logger)
     }
 
     /// Opens (creating tables if needed) the replica in the database at `url`.
@@ -81,9 +84,11 @@ public final class PostgresReplica: Sendable {
         }
     }
 
-    /// Closes the replica's connections (and its listener).
+    /// Closes the replica's connections (its listener's and its live result sets' too: they stop
+    /// updating, and reading rows of their large snapshots fails).
     public func close() async {
         await listener.stop()
+        await liveSource.close()
         await connections.close()
     }
 
@@ -111,7 +116,7 @@ public final class PostgresReplica: Sendable {
         let columns = entity.attributes.map(\.name.quotedIdentifier).joined(separator: ", ")
         var sql = "SELECT \(columns) FROM \(entity.tableName.quotedIdentifier)"
         if let predicate = query.predicate, !predicate.isEmpty {
-            sql += " WHERE " + PostgresSQL.quotingAttributes(predicate, names: entity.attributes.map(\.name))
+            sql += " WHERE " + PostgresSQL.condition(predicate, names: entity.attributes.map(\.name))
         }
         sql += " ORDER BY " + (try orderBy(query.sort, for: entity))
         if let limit = query.limit { sql += " LIMIT \(max(0, limit))" }
@@ -130,7 +135,7 @@ public final class PostgresReplica: Sendable {
         let entity = try requireEntity(entity)
         var sql = "SELECT count(*) FROM \(entity.tableName.quotedIdentifier)"
         if let predicate, !predicate.isEmpty {
-            sql += " WHERE " + PostgresSQL.quotingAttributes(predicate, names: entity.attributes.map(\.name))
+            sql += " WHERE " + PostgresSQL.condition(predicate, names: entity.attributes.map(\.name))
         }
         let query = PostgresSQL.query(sql, arguments)
         let url = self.url
@@ -158,12 +163,7 @@ public final class PostgresReplica: Sendable {
             return try await connections.withConnection { connection in
                 var rows: [EntityRow] = []
                 for try await row in try await connection.query(query, logger: self.logger) {
-                    var values: [AttributeValue] = []
-                    values.reserveCapacity(types.count)
-                    for (index, cell) in row.enumerated() {
-                        values.append(try PostgresSQL.value(cell, type: types[index]))
-                    }
-                    rows.append(EntityRow(entity: entity.name, names: names, values: values, primaryKeyIndex: keyIndex))
+                    rows.append(try PostgresSQL.entityRow(row, of: entity, names: names, types: types, keyIndex: keyIndex))
                 }
                 return rows
             }
@@ -175,26 +175,9 @@ public final class PostgresReplica: Sendable {
         }
     }
 
-    /// `ORDER BY` terms for `sort` as SQLite orders: text by its bytes (`COLLATE "C"`), `NULL`
-    /// first when ascending, the primary key last.
+    /// `ORDER BY` terms for `sort` as SQLite orders (``PostgresSQL/orderBy(_:for:location:)``).
     func orderBy(_ sort: [SortKey], for entity: Entity) throws -> String {
-        var terms: [String] = []
-        func term(_ attribute: Attribute, ascending: Bool) -> String {
-            let collate = attribute.type == .string || attribute.type == .json ? " COLLATE \"C\"" : ""
-            return "\(attribute.name.quotedIdentifier)\(collate) \(ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST")"
-        }
-        for key in sort {
-            guard let attribute = entity.attribute(named: key.attribute) else {
-                let known = entity.attributes.map(\.name).joined(separator: ", ")
-                throw StoreError(.unknownAttribute, "cannot sort by '\(key.attribute)': entity '\(entity.name)' has \(known)",
-                                 path: url.description)
-            }
-            terms.append(term(attribute, ascending: key.ascending))
-        }
-        if !sort.contains(where: { $0.attribute == entity.primaryKey }) {
-            terms.append(term(entity.primaryKeyAttribute, ascending: true))
-        }
-        return terms.joined(separator: ", ")
+        try PostgresSQL.orderBy(sort, for: entity, location: url.description)
     }
 }
 

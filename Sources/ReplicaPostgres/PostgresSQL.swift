@@ -87,6 +87,66 @@ enum PostgresSQL {
         return result
     }
 
+    /// A where-clause written for SQLite, as PostgreSQL reads it: attribute names quoted
+    /// (``quotingAttributes(_:names:)``) and the conditions SQLite writes as numbers, `1` (every
+    /// row, ``Replica/RowPredicate/all``) and `0` (no row, an empty ``Replica/RowPredicate/in(_:_:)``),
+    /// as `TRUE` and `FALSE`, whole or as an operand of `AND`, `OR` and `NOT`.
+    ///
+    /// ```swift
+    /// PostgresSQL.condition("((0) AND (numberofkids > ?))", names: ["numberOfKids"])
+    /// // "((FALSE) AND (\"numberOfKids\" > ?))"
+    /// ```
+    static func condition(_ predicate: String, names: [String]) -> String {
+        let quoted = quotingAttributes(predicate, names: names)
+        switch quoted.trimmingCharacters(in: .whitespaces) {
+        case "1": return "TRUE"
+        case "0": return "FALSE"
+        default: break
+        }
+        var result = quoted
+        for (number, literal) in [("0", "FALSE"), ("1", "TRUE")] {
+            for before in ["(", "AND ", "OR ", "NOT "] {
+                result = result.replacingOccurrences(of: "\(before)(\(number))", with: "\(before)(\(literal))")
+            }
+        }
+        return result
+    }
+
+    /// `ORDER BY` terms for `sort` in the order SQLite gives (and live result sets merge in):
+    /// text by its bytes (`COLLATE "C"`), `NULL` first when ascending, the primary key last.
+    ///
+    /// - Throws: ``Replica/StoreError`` (`unknownAttribute`) naming `location`.
+    static func orderBy(_ sort: [SortKey], for entity: Entity, location: String) throws -> String {
+        var terms: [String] = []
+        func term(_ attribute: Attribute, ascending: Bool) -> String {
+            let collate = attribute.type == .string || attribute.type == .json ? " COLLATE \"C\"" : ""
+            return "\(attribute.name.quotedIdentifier)\(collate) \(ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST")"
+        }
+        for key in sort {
+            guard let attribute = entity.attribute(named: key.attribute) else {
+                let known = entity.attributes.map(\.name).joined(separator: ", ")
+                throw StoreError(.unknownAttribute, "cannot sort by '\(key.attribute)': entity '\(entity.name)' has \(known)",
+                                 path: location)
+            }
+            terms.append(term(attribute, ascending: key.ascending))
+        }
+        if !sort.contains(where: { $0.attribute == entity.primaryKey }) {
+            terms.append(term(entity.primaryKeyAttribute, ascending: true))
+        }
+        return terms.joined(separator: ", ")
+    }
+
+    /// Decodes a row of `entity`'s columns, selected in attribute order.
+    static func entityRow(_ row: PostgresRow, of entity: Entity, names: [String], types: [AttributeType],
+                          keyIndex: Int) throws -> EntityRow {
+        var values: [AttributeValue] = []
+        values.reserveCapacity(types.count)
+        for (index, cell) in row.enumerated() {
+            values.append(try value(cell, type: types[index]))
+        }
+        return EntityRow(entity: entity.name, names: names, values: values, primaryKeyIndex: keyIndex)
+    }
+
     /// Appends `value` as PostgreSQL stores it for the column types Replica creates:
     /// booleans as 0 or 1, dates as Unix seconds, JSON as its text (as SQLite stores them).
     static func bind(_ value: AttributeValue, into bindings: inout PostgresBindings) {
@@ -132,5 +192,8 @@ package enum PostgresSQLProbe {
     package static func numbered(_ sql: String) -> String { PostgresSQL.numbered(sql).sql }
     package static func quoting(_ predicate: String, _ names: [String]) -> String {
         PostgresSQL.quotingAttributes(predicate, names: names)
+    }
+    package static func condition(_ predicate: String, _ names: [String]) -> String {
+        PostgresSQL.condition(predicate, names: names)
     }
 }

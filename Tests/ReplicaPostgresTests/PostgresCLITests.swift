@@ -69,3 +69,46 @@ struct PostgresCLITests {
         #expect(!refused.output.contains("hunter2"))
     }
 }
+
+extension PostgresCLITests {
+    /// Waits until `file` holds at least `lines` lines (up to 30 s); its text.
+    static func lines(of file: String, atLeast lines: Int) async throws -> String {
+        for _ in 0..<600 {
+            let text = (FileManager.default.contents(atPath: file)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            if text.filter({ $0 == "\n" }).count >= lines { return text }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return (FileManager.default.contents(atPath: file)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+
+    @Test("replica watch on PostgreSQL prints the diff of an import made by another process")
+    func watchSeesImport() async throws {
+        let url = try PostgresCluster.start().makeDatabase()
+        let schemaPath = TestStore.packageRoot.appendingPathComponent("Schemas/people.json").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-watch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let empty = directory.appendingPathComponent("empty.json")
+        try Data("[]".utf8).write(to: empty)
+        let created = await Self.run(["import", "--db", url, "--schema", schemaPath, "--entity", "Person", empty.path])
+        #expect(created.ok, "\(created.output)")
+        let output = directory.appendingPathComponent("watch.out").path
+        let file = directory.appendingPathComponent("people.json")
+        try peopleJSON([(1, "Ann", 2), (2, "Bob", 0), (3, "Cy", 5)]).write(to: file)
+
+        let watch = try PostgresCluster.spawn([Self.replica, "watch", "--db", url, "Person", "--where", "numberOfKids > 0",
+                                               "--sort", "name", "--duration", "60"], outputFile: output)
+        defer {
+            kill(watch, SIGTERM)
+            PostgresCluster.wait(watch)
+        }
+        // The first line is printed once the view listens and has read its first snapshot.
+        let first = try await Self.lines(of: output, atLeast: 1)
+        #expect(first == #"{"event":"snapshot","count":0,"keys":[]}"# + "\n")
+        let imported = await Self.run(["import", "--db", url, "--entity", "Person", file.path])
+        #expect(imported.ok, "\(imported.output)")
+        let text = try await Self.lines(of: output, atLeast: 2)
+        #expect(text == #"{"event":"snapshot","count":0,"keys":[]}"# + "\n"
+                + #"{"event":"diff","count":2,"inserted":[1,3],"updated":[],"moved":[],"deleted":[]}"# + "\n")
+    }
+}

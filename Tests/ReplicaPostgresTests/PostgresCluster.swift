@@ -134,25 +134,39 @@ final class PostgresCluster: Sendable {
         let command = asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--", executable] + arguments : [executable] + arguments
         let output = outputFile ?? FileManager.default.temporaryDirectory.appendingPathComponent("replica-cmd-\(UUID().uuidString)").path
         defer { if outputFile == nil { try? FileManager.default.removeItem(atPath: output) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var pid: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
-        guard spawned == 0 else { throw ClusterError(message: "cannot run \(command[0]): error \(spawned)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let pid = try spawn(command, outputFile: output)
+        let status = wait(pid)
         let text = (FileManager.default.contents(atPath: output)).flatMap { String(data: $0, encoding: .utf8) } ?? ""
         // Exited normally with status 0.
         guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else {
             throw ClusterError(message: "\(command.joined(separator: " ")) failed: \(text)")
         }
         return text
+    }
+
+    /// Starts `command` (its first element the executable's path), standard output and error
+    /// going to `outputFile`; its pid, for ``wait(_:)``.
+    static func spawn(_ command: [String], outputFile: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputFile, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
+        guard spawned == 0 else { throw ClusterError(message: "cannot run \(command[0]): error \(spawned)") }
+        return pid
+    }
+
+    /// Waits for a spawned process to end; its wait status.
+    @discardableResult
+    static func wait(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return status
     }
 
     /// `@unchecked Sendable`: `value` is read and written under `lock` only.

@@ -136,4 +136,14 @@ struct PostgresSQLTests {
                 == "\"numberOfKids\" > ? AND \"name\" = 'numberOfKids' AND lower(\"name\") = ?")
         #expect(PostgresSQLProbe.quoting("\"numberOfKids\" IS NULL OR t.id = 1", names) == "\"numberOfKids\" IS NULL OR t.id = 1")
     }
+
+    @Test("SQLite's numeric conditions (every row, no row) read as PostgreSQL's booleans; values stay numbers")
+    func numericConditions() {
+        let names = ["id", "numberOfKids"]
+        let empty = RowPredicate.in("id", []) && .greater("numberOfKids", .integer(1))
+        #expect(PostgresSQLProbe.condition(empty.sql, names) == #"((FALSE) AND ("numberOfKids" > ?))"#)
+        #expect(PostgresSQLProbe.condition((!RowPredicate.in("id", [])).sql, names) == "(NOT (FALSE))")
+        #expect(PostgresSQLProbe.condition(" 1 ", names) == "TRUE")
+        #expect(PostgresSQLProbe.condition("id IN (1) OR numberOfKids = 0", names) == #""id" IN (1) OR "numberOfKids" = 0"#)
+    }
 }

@@ -8,7 +8,7 @@
 ///    ``LiveResultCore/incrementalKeyLimit(for:)`` allows.
 /// 2. Otherwise each key's last change in the batch decides: deleted keys are dropped without a
 ///    query; inserted and updated keys are fetched with `WHERE pk IN (...) AND (predicate)` (in
-///    chunks of ``QueryPlan/chunkSize``) and placed among the sorted rows. Without a limit, the
+///    chunks of 500) and placed among the sorted rows. Without a limit, the
 ///    snapshot and its diff are derived from the changed keys alone
 ///    (``QueryPlan/incrementalUpdate(of:changedKeys:fetched:)``); otherwise the rows are merged
 ///    and the diff is computed from both snapshots.
@@ -61,7 +61,7 @@ extension LiveResultCore {
         if fetchKeys.isEmpty {
             statistics.queryFreeBatches += 1
         } else {
-            fetched = try plan.fetch(keys: fetchKeys, from: store)
+            fetched = try plan.fetch(keys: fetchKeys, from: source)
             statistics.keyFetches += 1
         }
         // Then the cache of large snapshots: fresh values for rows still shown, others dropped
@@ -90,7 +90,7 @@ extension LiveResultCore {
     /// Re-runs the whole query.
     func requery() throws -> ResultSnapshot {
         statistics.requeries += 1
-        let snapshot = try plan.load(store)
+        let snapshot = try plan.load(source)
         needsRequery = false
         return snapshot
     }

@@ -6,7 +6,7 @@ import Foundation
 /// `@unchecked Sendable`: every mutable property is read and written only on `queue`, a serial
 /// queue (the engine delivers change sets on it; every public entry point hops onto it).
 final class LiveResultCore: @unchecked Sendable {
-    let store: Store
+    let source: any LiveRowSource
     let queue: DispatchQueue
     /// Set once by the owner right after creation, read by delegate deliveries.
     weak var owner: LiveResultSet?
@@ -33,8 +33,8 @@ final class LiveResultCore: @unchecked Sendable {
     var statistics = LiveResultStatistics()
     var lastError: (any Error)?
 
-    init(store: Store, plan: QueryPlan, queue: DispatchQueue) {
-        self.store = store
+    init(source: any LiveRowSource, plan: QueryPlan, queue: DispatchQueue) {
+        self.source = source
         self.plan = plan
         self.queue = queue
         self.current = plan.emptySnapshot()
@@ -43,7 +43,7 @@ final class LiveResultCore: @unchecked Sendable {
     /// Loads the first snapshot (on `queue`).
     func load() throws {
         statistics.requeries += 1
-        let base = try plan.load(store)
+        let base = try plan.load(source)
         if plan.query.window != nil {
             full = base
             current = try windowed(base)
@@ -79,7 +79,7 @@ final class LiveResultCore: @unchecked Sendable {
         if !full.isSectioned && parts.isEmpty { parts = [ResultSnapshot.Part(key: .null, entries: [])] }
         var table: [ExactKey: EntityRow] = [:]
         if !keys.isEmpty {
-            for row in try plan.fetch(keys: keys, from: store) { table[ExactKey(row.primaryKey)] = row }
+            for row in try plan.fetch(keys: keys, from: source) { table[ExactKey(row.primaryKey)] = row }
         }
         return ResultSnapshot(parts: parts, sectionOffset: plan.query.sectionOffset, isSectioned: full.isSectioned,
                               layout: plan.layout, isSorted: false, values: .resident(table),
@@ -134,8 +134,8 @@ final class LiveResultCore: @unchecked Sendable {
     /// Replaces the query and reports the diff from the old results to the new.
     func refresh(_ query: LiveQuery) throws -> ResultDiff {
         guard !closedFlag.isSet else { throw LiveResultError(.closed, "the live result set was closed") }
-        let newPlan = try QueryPlan(query: query, store: store)
-        let base = try newPlan.load(store)
+        let newPlan = try QueryPlan(query: query, source: source)
+        let base = try newPlan.load(source)
         statistics.requeries += 1
         let oldPlan = plan
         plan = newPlan

@@ -19,10 +19,13 @@ import Foundation
 /// try await engine.sync(.get, "/users/3/posts", body: data)
 /// ```
 public final class LiveResultSet: Sendable {
-    /// The engine whose commits are watched.
-    public let engine: SyncEngine
+    /// The store whose commits are watched: a ``SyncEngine``, or a replica of another module
+    /// (`PostgresReplica`).
+    public let store: any ReplicaStore
     let core: LiveResultCore
     let token: ObserverToken
+    /// Unregisters `token` from the store's observers.
+    let unregister: @Sendable (ObserverToken) -> Void
 
     /// Opens a live result set and loads its first snapshot.
     ///
@@ -36,11 +39,12 @@ public final class LiveResultSet: Sendable {
     /// - Throws: ``StoreError`` for an unknown entity or attribute or SQL that SQLite refuses;
     ///   ``LiveResultError/Code/invalidQuery`` for an unknown section key.
     public init(engine: SyncEngine, query: LiveQuery) throws {
-        let plan = try QueryPlan(query: query, store: engine.store)
-        let core = LiveResultCore(store: engine.store, plan: plan,
+        let plan = try QueryPlan(query: query, source: engine.store)
+        let core = LiveResultCore(source: engine.store, plan: plan,
                                   queue: DispatchQueue(label: "Replica.LiveResultSet.\(query.entity)"))
-        self.engine = engine
+        self.store = engine
         self.core = core
+        self.unregister = { engine.removeObserver($0) }
         // Registering before the first read, on the core's queue: a commit racing with the read is
         // delivered after it and re-read (evaluating a change set twice is harmless).
         self.token = try core.queue.sync {
@@ -55,6 +59,34 @@ public final class LiveResultSet: Sendable {
             }
             return token
         }
+        core.queue.sync { core.owner = self }
+    }
+
+    /// Opens a live result set over a store of another module: `register` adds an observer of
+    /// the store's commits (delivering on the queue it is given) and returns once commits made
+    /// after it are delivered; the first snapshot is read after that, on the set's queue.
+    ///
+    /// - Throws: What the first read throws; the observer is then removed.
+    package init(store: any ReplicaStore, source: any LiveRowSource, query: LiveQuery,
+                 register: (DispatchQueue, _ receive: @escaping @Sendable (ChangeSet) -> Void) async -> ObserverToken,
+                 unregister: @escaping @Sendable (ObserverToken) -> Void) async throws {
+        let plan = try QueryPlan(query: query, source: source)
+        let core = LiveResultCore(source: source, plan: plan,
+                                  queue: DispatchQueue(label: "Replica.LiveResultSet.\(query.entity)"))
+        let token = await register(core.queue) { [weak core] changes in core?.receive(changes) }
+        do {
+            // On the queue: change sets delivered meanwhile are evaluated after the first snapshot.
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                core.queue.async { continuation.resume(with: Result { try core.load() }) }
+            }
+        } catch {
+            unregister(token)
+            throw error
+        }
+        self.store = store
+        self.core = core
+        self.token = token
+        self.unregister = unregister
         core.queue.sync { core.owner = self }
     }
 
@@ -222,7 +254,7 @@ public final class LiveResultSet: Sendable {
     /// ```
     public func close() {
         guard core.closedFlag.set() else { return }
-        engine.removeObserver(token)
+        unregister(token)
         let core = self.core
         core.queue.async { core.shutdown() }
     }

@@ -4,12 +4,12 @@ import GRDB
 /// What a snapshot keeps of one row: its primary key and the values of its query's sort
 /// attributes (the section key is the first of them), enough to place, find and order it.
 /// The first sort value lives inline (56 bytes in all); a longer sort keeps the rest in an array.
-struct SnapshotEntry: Sendable {
-    var key: AttributeValue
+package struct SnapshotEntry: Sendable {
+    package var key: AttributeValue
     var first: AttributeValue = .null
     var more: [AttributeValue] = []
 
-    init(key: AttributeValue) { self.key = key }
+    package init(key: AttributeValue) { self.key = key }
 
     /// The sort value in `slot` (the position in ``SnapshotLayout/sortAttributes``).
     subscript(slot: Int) -> AttributeValue {
@@ -22,7 +22,7 @@ struct SnapshotEntry: Sendable {
     }
 
     /// Sets the sort value of the next slot (slots are filled in order).
-    mutating func append(_ value: AttributeValue, slot: Int) {
+    package mutating func append(_ value: AttributeValue, slot: Int) {
         if slot == 0 { first = value } else { more.append(value) }
     }
 
@@ -140,7 +140,7 @@ enum SnapshotRows: Sendable {
 ///
 /// `@unchecked Sendable`: the mutable state is guarded by `lock`.
 final class RowCache: @unchecked Sendable {
-    let store: Store
+    let source: any LiveRowSource
     let entity: Entity
     let batchSize: Int
     let capacity: Int
@@ -152,8 +152,8 @@ final class RowCache: @unchecked Sendable {
     /// Batches read from the store (for tests and tuning).
     private(set) var fetches = 0
 
-    init(store: Store, entity: Entity, batchSize: Int, capacity: Int) {
-        self.store = store
+    init(source: any LiveRowSource, entity: Entity, batchSize: Int, capacity: Int) {
+        self.source = source
         self.entity = entity
         self.batchSize = max(1, batchSize)
         self.capacity = max(self.batchSize, capacity)
@@ -188,20 +188,7 @@ final class RowCache: @unchecked Sendable {
     func load(_ keys: [AttributeValue], layout: SnapshotLayout, entries: [SnapshotEntry]? = nil) throws {
         let missing = lock.withLock { keys.filter { rows[ExactKey($0)] == nil } }
         guard !missing.isEmpty else { return }
-        let table = entity.tableName.quotedIdentifier
-        let columns = entity.attributes.map(\.name.quotedIdentifier).joined(separator: ", ")
-        let keyColumn = entity.primaryKey.quotedIdentifier
-        var found: [EntityRow] = []
-        try store.read { db in
-            var start = 0
-            while start < missing.count {
-                let chunk = Array(missing[start ..< min(missing.count, start + QueryPlan.chunkSize)])
-                start += chunk.count
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                found += try Store.fetchRows(db, entity: entity, sql: "SELECT \(columns) FROM \(table) WHERE \(keyColumn) IN (\(marks))",
-                                             arguments: chunk)
-            }
-        }
+        let found = try source.liveRows(of: entity, keys: missing, predicate: .all)
         lock.withLock {
             fetches += 1
             for row in found { insert(row) }

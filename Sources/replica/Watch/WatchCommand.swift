@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Replica
+import ReplicaPostgres
 
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,6 +16,8 @@ struct WatchCommand: AsyncParsableCommand {
             q or Ctrl-C quits and restores the terminal. When standard output is not a terminal, each diff is printed \
             as one JSON line (the first line describes the initial result; a commit changing more than 10,000 rows \
             is one {"event":"reset","count":N} line).
+            With --db postgres://USER@HOST:PORT/DATABASE the view follows a PostgreSQL replica: every process syncing \
+            into that database announces its commits (NOTIFY), and the view updates as they commit.
             Example: replica watch --db blog.sqlite Post --where 'userID = ?' --arg 3 --sort -createdAt --section published
             """
     )
@@ -24,7 +27,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: "The attribute whose values make the sections.")
     var section: String?
 
-    @Option(help: "Milliseconds between checks for writes by other processes.")
+    @Option(help: "Milliseconds between checks for writes by other processes (SQLite; PostgreSQL announces them).")
     var poll: Int = 200
 
     @Option(help: "Stop after this many seconds (for scripts).")
@@ -36,38 +39,76 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if query.db.lowercased().hasPrefix("postgres://") || query.db.lowercased().hasPrefix("postgresql://") {
-            throw CLIError("replica watch: live result sets on PostgreSQL are not built yet (replica query --db reads "
-                           + "a PostgreSQL replica; replica watch needs an SQLite file)")
+        let watched = PostgresURL.isPostgres(query.db) ? try await watchPostgres() : try watchSQLite()
+        defer { watched.stop() }
+        let updates = watched.results.updates()
+        let deadline = duration.map { ContinuousClock.now + .checkedSeconds($0) }
+        if Terminal.width(of: STDOUT_FILENO) != nil {
+            try await WatchTerminalView(title: title(), columns: watched.columns).run(updates: updates, deadline: deadline)
+        } else {
+            try await WatchJSONLines().run(updates: updates, deadline: deadline)
         }
-        let store = try query.openStore()
+        await watched.close()
+    }
+
+    /// A live result set and what ends it.
+    struct Watched {
         let results: LiveResultSet
-        let engine: SyncEngine
-        let monitor: ExternalChangeMonitor
+        let columns: [String]
+        /// Stops the updates (also when the view throws).
+        let stop: () -> Void
+        /// Closes the store once the view has ended.
+        let close: () async -> Void
+    }
+
+    /// The query on `--db`'s entity, as a live query.
+    func liveQuery(_ entity: Entity) throws -> LiveQuery {
+        LiveQuery(entity.name, where: query.predicate ?? "1", arguments: query.boundArguments, sort: try query.sortKeys(),
+                  sectionKey: section, limit: query.limit)
+    }
+
+    /// On an SQLite file: other processes' commits are noticed by polling every `--poll` milliseconds.
+    func watchSQLite() throws -> Watched {
+        let store = try query.openStore()
         do {
-            engine = try SyncEngine(store: store)
+            let engine = try SyncEngine(store: store)
             // Before the first snapshot: another process's commit after it is then reported, not lost.
-            monitor = engine.detectExternalChanges(every: .milliseconds(poll))
-            let live = LiveQuery(try store.requireEntity(query.entity).name, where: query.predicate ?? "1",
-                                 arguments: query.boundArguments, sort: try query.sortKeys(), sectionKey: section,
-                                 limit: query.limit)
-            results = try LiveResultSet(engine: engine, query: live)
+            let monitor = engine.detectExternalChanges(every: .milliseconds(poll))
+            let entity = try store.requireEntity(query.entity)
+            let results: LiveResultSet
+            do {
+                results = try LiveResultSet(engine: engine, query: liveQuery(entity))
+            } catch {
+                monitor.stop()
+                throw error
+            }
+            return Watched(results: results, columns: entity.attributes.map(\.name),
+                           stop: { monitor.stop(); results.close() }, close: {})
         } catch let error as StoreError {
             throw CLIError(error.description)
         } catch let error as SyncError {
             throw CLIError(error.description)
+        } catch let error as LiveResultError {
+            throw CLIError(error.description)
         }
-        defer {
-            monitor.stop()
-            results.close()
-        }
-        let updates = results.updates()
-        let deadline = duration.map { ContinuousClock.now + .checkedSeconds($0) }
-        if Terminal.width(of: STDOUT_FILENO) != nil {
-            try await WatchTerminalView(title: title(), columns: try store.requireEntity(query.entity).attributes.map(\.name))
-                .run(updates: updates, deadline: deadline)
-        } else {
-            try await WatchJSONLines().run(updates: updates, deadline: deadline)
+    }
+
+    /// On PostgreSQL: other processes' commits arrive by `LISTEN`, as they commit.
+    func watchPostgres() async throws -> Watched {
+        let opened = try await OpenedStore.open(db: query.db, schema: nil)
+        do {
+            guard let replica = opened.store as? PostgresReplica else { throw CLIError("\(query.db): not a PostgreSQL replica") }
+            let entity = try replica.requireEntity(query.entity)
+            let results = try await LiveResultSet(replica: replica, query: liveQuery(entity))
+            return Watched(results: results, columns: entity.attributes.map(\.name), stop: { results.close() },
+                           close: opened.close)
+        } catch {
+            await opened.close()
+            switch error {
+            case let error as StoreError: throw CLIError(error.description)
+            case let error as LiveResultError: throw CLIError(error.description)
+            default: throw error
+            }
         }
     }
 

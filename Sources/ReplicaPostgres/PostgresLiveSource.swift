@@ -1,0 +1,164 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Replica
+
+/// The reads of a PostgreSQL replica's live result sets.
+///
+/// A live result set reads synchronously, on its own queue (or on the thread reading a large
+/// snapshot's rows), so these reads wait on postgres-nio's event-loop futures, never on Swift
+/// concurrency's threads: they cannot starve the cooperative pool that delivers the change sets
+/// they answer. One connection of its own, opened on first use and again after it broke, one
+/// read at a time; a load runs in one `REPEATABLE READ` transaction, so its count and its rows
+/// agree.
+///
+/// `@unchecked Sendable`: the connection is guarded by `lock`.
+final class PostgresLiveSource: LiveRowSource, @unchecked Sendable {
+    let url: PostgresURL
+    let schema: Schema
+    let configuration: PostgresConnection.Configuration
+    let logger: Logger
+    private let lock = NSLock()
+    private var connection: PostgresConnection?
+    private var closed = false
+
+    init(url: PostgresURL, schema: Schema, configuration: PostgresConnection.Configuration, logger: Logger) {
+        self.url = url
+        self.schema = schema
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    func requireEntity(_ name: String) throws -> Entity {
+        guard let entity = schema.entity(named: name) else {
+            let known = schema.entities.map(\.name).joined(separator: ", ")
+            throw StoreError(.unknownEntity, "unknown entity '\(name)' (the schema has: \(known))", path: url.description)
+        }
+        return entity
+    }
+
+    func loadLive(_ request: LiveLoadRequest) throws -> LiveLoad {
+        let entity = request.entity
+        let table = entity.tableName.quotedIdentifier
+        let names = entity.attributes.map(\.name)
+        let types = entity.attributes.map(\.type)
+        let keyIndex = names.firstIndex(of: entity.primaryKey) ?? 0
+        let whereClause = request.predicate.isAll ? ""
+            : " WHERE " + PostgresSQL.condition(request.predicate.sql, names: names)
+        let arguments = request.predicate.arguments
+        let orderBy = try PostgresSQL.orderBy(request.sort, for: entity, location: url.description)
+        let limit = request.limit.map { " LIMIT \(max(0, $0))" } ?? ""
+        let resident = request.residentLimit
+        return try reading(entity) { connection in
+            _ = try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger).wait()
+            do {
+                let probe = PostgresSQL.query("SELECT count(*) FROM (SELECT 1 FROM \(table)\(whereClause) LIMIT \(resident + 1)) AS probe",
+                                              arguments)
+                var matching = 0
+                for row in try connection.query(probe, logger: logger).wait().rows {
+                    matching = Int(try row.decode(Int64.self))
+                }
+                let load: LiveLoad
+                if matching <= resident || (request.limit ?? Int.max) <= resident {
+                    let columns = names.map(\.quotedIdentifier).joined(separator: ", ")
+                    let sql = "SELECT \(columns) FROM \(table)\(whereClause) ORDER BY \(orderBy)\(limit)"
+                    let rows = Collected<EntityRow>()
+                    _ = try connection.query(PostgresSQL.query(sql, arguments), logger: logger) { row in
+                        rows.items.append(try PostgresSQL.entityRow(row, of: entity, names: names, types: types,
+                                                                    keyIndex: keyIndex))
+                    }.wait()
+                    load = .rows(rows.items)
+                } else {
+                    let columns = ([keyIndex] + request.sortAttributes).map { names[$0].quotedIdentifier }
+                    let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(table)\(whereClause) ORDER BY \(orderBy)\(limit)"
+                    let keyType = types[keyIndex]
+                    let sortTypes = request.sortAttributes.map { types[$0] }
+                    // Streamed as the rows arrive: a million rows cost their entries, not their messages.
+                    let entries = Collected<SnapshotEntry>()
+                    _ = try connection.query(PostgresSQL.query(sql, arguments), logger: logger) { row in
+                        var cells = row.makeIterator()
+                        guard let keyCell = cells.next() else { return }
+                        var entry = SnapshotEntry(key: try PostgresSQL.value(keyCell, type: keyType))
+                        for (slot, type) in sortTypes.enumerated() {
+                            guard let cell = cells.next() else { break }
+                            entry.append(try PostgresSQL.value(cell, type: type), slot: slot)
+                        }
+                        entries.items.append(entry)
+                    }.wait()
+                    load = .entries(entries.items)
+                }
+                _ = try connection.query("COMMIT", logger: logger).wait()
+                return load
+            } catch {
+                _ = try? connection.query("ROLLBACK", logger: logger).wait()
+                throw error
+            }
+        }
+    }
+
+    func liveRows(of entity: Entity, keys: [AttributeValue], predicate: RowPredicate) throws -> [EntityRow] {
+        guard !keys.isEmpty else { return [] }
+        let names = entity.attributes.map(\.name)
+        let types = entity.attributes.map(\.type)
+        let keyIndex = names.firstIndex(of: entity.primaryKey) ?? 0
+        let columns = names.map(\.quotedIdentifier).joined(separator: ", ")
+        let condition = predicate.isAll ? "" : " AND (" + PostgresSQL.condition(predicate.sql, names: names) + ")"
+        let rows = Collected<EntityRow>()
+        try reading(entity) { connection in
+            var start = 0
+            while start < keys.count {
+                let chunk = Array(keys[start ..< min(keys.count, start + liveKeyChunkSize)])
+                start += chunk.count
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                let sql = "SELECT \(columns) FROM \(entity.tableName.quotedIdentifier) "
+                    + "WHERE \(entity.primaryKey.quotedIdentifier) IN (\(marks))\(condition)"
+                _ = try connection.query(PostgresSQL.query(sql, chunk + predicate.arguments), logger: logger) { row in
+                    rows.items.append(try PostgresSQL.entityRow(row, of: entity, names: names, types: types, keyIndex: keyIndex))
+                }.wait()
+            }
+        }
+        return rows.items
+    }
+
+    /// Closes the connection; later reads fail.
+    func close() async {
+        let open: PostgresConnection? = lock.withLock {
+            closed = true
+            defer { connection = nil }
+            return connection
+        }
+        try? await open?.close()
+    }
+
+    /// Runs `body` with the connection, one read at a time, (re)connecting first when needed;
+    /// errors become a ``Replica/StoreError`` naming the entity and the URL without its password.
+    private func reading<T>(_ entity: Entity, _ body: (PostgresConnection) throws -> T) throws -> T {
+        do {
+            return try lock.withLock {
+                guard !closed else { throw PostgresStoreError(.server, "the replica is closed", url: url.description) }
+                let current: PostgresConnection
+                if let open = connection, !open.isClosed {
+                    current = open
+                } else {
+                    current = try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(),
+                                                             configuration: configuration, id: 0, logger: logger).wait()
+                    connection = current
+                }
+                return try body(current)
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.sqlite, "query on '\(entity.name)' failed: \(PostgresStoreError.from(error, url: url).message)",
+                             path: url.description)
+        }
+    }
+}
+
+/// Rows collected by a postgres-nio row callback, which runs on the connection's event loop
+/// one row after the other; read once the query's future has completed.
+private final class Collected<Item>: @unchecked Sendable {
+    var items: [Item] = []
+}
