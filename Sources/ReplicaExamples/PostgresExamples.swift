@@ -22,3 +22,22 @@ public func postgresExample(url: String, schemaFile: URL, peopleFile: String) as
     // README: end
     return parents
 }
+
+/// The README's live result set on a PostgreSQL replica: opened, its first snapshot counted,
+/// its updates printed until it is closed.
+///
+/// - Returns: The number of people with more than two children.
+public func postgresLiveExample(url: String) async throws -> Int {
+    // README: postgres-live
+    let replica = try await PostgresReplica.open(url: url)                              // the schema the database records
+    let parents = try await LiveResultSet(replica: replica, query: LiveQuery(
+        "Person", where: "numberOfKids > ?", arguments: [.integer(2)], sort: [.ascending("name")]))
+    let updates = parents.updates()                                                      // from the current snapshot on
+    print(updates.initial.count)
+    let printing = Task { for await update in updates { print(update.diff) } }          // every process's commits
+    parents.close()                                                                      // ends the updates
+    await printing.value
+    await replica.close()
+    // README: end
+    return updates.initial.count
+}

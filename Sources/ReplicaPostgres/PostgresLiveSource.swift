@@ -107,14 +107,10 @@ final class PostgresLiveSource: LiveRowSource, @unchecked Sendable {
         let condition = predicate.isAll ? "" : " AND (" + PostgresSQL.condition(predicate.sql, names: names) + ")"
         let rows = Collected<EntityRow>()
         try reading(entity) { connection in
-            var start = 0
-            while start < keys.count {
-                let chunk = Array(keys[start ..< min(keys.count, start + liveKeyChunkSize)])
-                start += chunk.count
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            for chunk in liveKeyChunks(keys) {
                 let sql = "SELECT \(columns) FROM \(entity.tableName.quotedIdentifier) "
-                    + "WHERE \(entity.primaryKey.quotedIdentifier) IN (\(marks))\(condition)"
-                _ = try connection.query(PostgresSQL.query(sql, chunk + predicate.arguments), logger: logger) { row in
+                    + "WHERE \(entity.primaryKey.quotedIdentifier) IN (\(chunk.marks))\(condition)"
+                _ = try connection.query(PostgresSQL.query(sql, chunk.keys + predicate.arguments), logger: logger) { row in
                     rows.items.append(try PostgresSQL.entityRow(row, of: entity, names: names, types: types, keyIndex: keyIndex))
                 }.wait()
             }

@@ -94,11 +94,7 @@ public final class PostgresReplica: Sendable {
 
     /// The entity named `name`, or a ``Replica/StoreError``.
     public func requireEntity(_ name: String) throws -> Entity {
-        guard let entity = schema.entity(named: name) else {
-            let known = schema.entities.map(\.name).joined(separator: ", ")
-            throw StoreError(.unknownEntity, "unknown entity '\(name)' (the schema has: \(known))", path: url.description)
-        }
-        return entity
+        try liveSource.requireEntity(name)
     }
 
     // MARK: Reading

@@ -147,3 +147,30 @@ struct PostgresSQLTests {
         #expect(PostgresSQLProbe.condition("id IN (1) OR numberOfKids = 0", names) == #""id" IN (1) OR "numberOfKids" = 0"#)
     }
 }
+
+@Suite("Opening a store by URL")
+struct OpenReplicaStoreTests {
+    @Test("postgres:// opens a PostgreSQL replica; sqlite:, file: and plain paths an SQLite engine; both read alike")
+    func byURL() async throws {
+        let url = try PostgresCluster.start().makeDatabase()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-open-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let schema = try TestStore.schema()
+        let urls = [url, "sqlite:" + directory.appendingPathComponent("a.sqlite").path,
+                    "file://" + directory.appendingPathComponent("b.sqlite").path, directory.appendingPathComponent("c.sqlite").path]
+        for location in urls {
+            let store = try await openReplicaStore(url: location, schema: schema)
+            #expect((store is PostgresReplica) == location.hasPrefix("postgres://"), "\(location)")
+            _ = try await store.sync(.get, "/people", body: peopleJSON([(1, "Ann", 2)]), options: SyncOptions())
+            #expect(try await store.rows(RowQuery("Person")).map { $0["name"] } == [.string("Ann")], "\(location)")
+            await store.close()
+        }
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("a.sqlite").path))
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("b.sqlite").path))
+        let refused = await #expect(throws: PostgresStoreError.self) {
+            _ = try await openReplicaStore(url: "postgresql://app:pw@127.0.0.1:\(try PostgresCluster.freePort())/cache")
+        }
+        #expect(refused?.code == .connectionRefused)
+    }
+}

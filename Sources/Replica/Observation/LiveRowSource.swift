@@ -39,8 +39,14 @@ package enum LiveLoad {
     case entries([SnapshotEntry])
 }
 
-/// Keys bound per `IN (...)` statement by row sources.
-package let liveKeyChunkSize = 500
+/// `keys` in chunks of at most 500, each with its `?, ?, …` placeholders: the keys bound per
+/// `IN (...)` statement by row sources.
+package func liveKeyChunks(_ keys: [AttributeValue]) -> [(keys: [AttributeValue], marks: String)] {
+    stride(from: 0, to: keys.count, by: 500).map { start in
+        let chunk = Array(keys[start ..< min(keys.count, start + 500)])
+        return (chunk, Array(repeating: "?", count: chunk.count).joined(separator: ", "))
+    }
+}
 
 extension Store: LiveRowSource {
     package func loadLive(_ request: LiveLoadRequest) throws -> LiveLoad {
@@ -103,14 +109,10 @@ extension Store: LiveRowSource {
         let key = entity.primaryKey.quotedIdentifier
         return try read { db in
             var rows: [EntityRow] = []
-            var start = 0
-            while start < keys.count {
-                let chunk = Array(keys[start ..< min(keys.count, start + liveKeyChunkSize)])
-                start += chunk.count
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                var sql = "SELECT \(columns) FROM \(table) WHERE \(key) IN (\(marks))"
+            for chunk in liveKeyChunks(keys) {
+                var sql = "SELECT \(columns) FROM \(table) WHERE \(key) IN (\(chunk.marks))"
                 if !predicate.isAll { sql += " AND (\(predicate.sql))" }
-                rows += try Store.fetchRows(db, entity: entity, sql: sql, arguments: chunk + predicate.arguments)
+                rows += try Store.fetchRows(db, entity: entity, sql: sql, arguments: chunk.keys + predicate.arguments)
             }
             return rows
         }

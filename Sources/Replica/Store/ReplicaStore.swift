@@ -46,9 +46,20 @@ public protocol ReplicaStore: Sendable {
     /// The committed change sets touching `entities` (all when `nil`), in commit order; a
     /// store shared by several processes includes theirs.
     func changes(for entities: Set<String>?) async -> AsyncStream<ChangeSet>
+
+    /// Releases what the store holds open (a PostgreSQL replica's connections); the SQLite
+    /// engine's database closes when it is released, so this does nothing for it.
+    ///
+    /// ```swift
+    /// await store.close()
+    /// ```
+    func close() async
 }
 
 extension SyncEngine: ReplicaStore {
+    /// Nothing to release: the database closes when the engine and its store are released.
+    public func close() async {}
+
     public var schema: Schema { store.schema }
     public var location: String { store.path ?? ":memory:" }
 
