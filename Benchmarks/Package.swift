@@ -34,6 +34,7 @@ let package = Package(
                 .product(name: "Replica", package: "Replica"),
                 .product(name: "ReplicaServer", package: "Replica"),
                 .product(name: "ReplicaHTTP", package: "Replica"),
+                .product(name: "ReplicaPostgres", package: "Replica"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -19,8 +19,11 @@ final class CopyEncoder {
         var buffer: [UInt8] = []
         /// Every row's key, in order (duplicates tell that the merge must pick the last).
         var keys = PrimaryKeys()
+        /// The keys of top-level objects once a row was not one; `nil` while every row was (the
+        /// common case: they are then `keys`, not held twice).
+        var nestedTopKeys: PrimaryKeys?
         /// The keys of top-level objects: what the sync listed, which stale-row deletion keeps.
-        var topKeys = PrimaryKeys()
+        var topKeys: PrimaryKeys { nestedTopKeys ?? keys }
         /// Distinct presence masks of the rows.
         var masks: Set<UInt64> = []
         var rowCount = 0
@@ -64,8 +67,9 @@ final class CopyEncoder {
             mask |= 1 << UInt64(attribute)
         }
         let key = batch.key(ofRow: index, keyIndex: state.keyIndex)
+        if !row.isTopLevel && state.nestedTopKeys == nil { state.nestedTopKeys = state.keys }
         state.keys.append(key)
-        if row.isTopLevel { state.topKeys.append(key) }
+        if row.isTopLevel { state.nestedTopKeys?.append(key) }
         appendNumber(ordinal, to: &state.buffer)
         state.buffer.append(0x09)
         appendNumber(Int64(bitPattern: mask), to: &state.buffer)

@@ -54,6 +54,8 @@ let allWorkloads: [any Workload] = [
     WatchWorkload(),
     MockServerWorkload(),
     SyncPagesWorkload(),
+    ImportPostgresWorkload(),
+    FleetWorkload(),
 ]
 
 /// What a workload gets from the runner.
