@@ -8,10 +8,11 @@ import ReplicaPostgres
 /// COPY's text format, into a temporary table of the same shape, plus one plain
 /// `INSERT … SELECT … ON CONFLICT DO UPDATE` merge, in one transaction per pass.
 ///
-/// Replica runs in a child process (its peak memory is read from `wait4`): it parses the JSON
-/// file, streams its rows with `COPY … FROM STDIN` into a temporary table and merges them,
-/// writing only rows whose values differ, and deletes stale rows of the route's collection
-/// (none is stale). Both run against the same throwaway server, one after the other, each in a
+/// Replica runs in a child process (its peak memory is read from `wait4`): it imports the JSON
+/// file into the `Person` entity as `replica import --entity Person` does, parsing it, streaming
+/// its rows with `COPY … FROM STDIN` into a temporary table and merging them, writing only rows
+/// whose values differ and reporting the exact keys inserted and updated (the floor reports
+/// nothing). Both run against the same throwaway server, one after the other, each in a
 /// database of its own; the two tables must hold the same rows at the end.
 struct ImportPostgresWorkload: Workload {
     let name = "import-postgres"
@@ -86,9 +87,9 @@ struct ImportPostgresWorkload: Workload {
                                           minimumRatio: Self.minimumRatio)]
             if index == 0 {
                 row.peakMemory = [MemoryReading(name: "Replica", bytes: peak, limit: context.quick ? nil : Self.memoryLimit)]
-                row.notes = [String(format: "import-postgres: %@ people (%.0f MB of JSON), best of %d runs; Replica parses the "
-                                    + "JSON, COPYs its rows into a temporary table and merges them (only differing rows, "
-                                    + "stale deletion on); the floor is psql \\copy of the same rows in COPY text format "
+                row.notes = [String(format: "import-postgres: %@ people (%.0f MB of JSON), best of %d runs; Replica imports the "
+                                    + "JSON into the entity: parses it, COPYs its rows into a temporary table and merges them "
+                                    + "(only differing rows, exact change set); the floor is psql \\copy of the same rows in COPY text format "
                                     + "into a temporary table plus a plain INSERT … SELECT … ON CONFLICT DO UPDATE, one "
                                     + "transaction per pass; one throwaway PostgreSQL %@ server on loopback, default "
                                     + "durability.", Report.formatCount(count), Double(bytes) / 1e6, runs,
