@@ -92,6 +92,12 @@ struct PostgresMigration {
             CREATE TABLE IF NOT EXISTS \(Self.changesTable.quotedIdentifier) (
                 id bigint NOT NULL PRIMARY KEY, committed timestamptz NOT NULL DEFAULT now(), body text NOT NULL)
             """)
+        // The HTTP client's records (validators, cursors, pages' keys), shared by every service.
+        try await run("""
+            CREATE TABLE IF NOT EXISTS \(ClientCache.table.quotedIdentifier) (
+                url text NOT NULL PRIMARY KEY, etag text, last_modified text, cursor text, next_url text, keys bytea,
+                paged boolean NOT NULL DEFAULT false)
+            """)
     }
 
     func record(_ schema: Schema) async throws {

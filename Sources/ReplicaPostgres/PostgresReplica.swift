@@ -26,7 +26,7 @@ public final class PostgresReplica: Sendable {
     public let schema: Schema
     /// The schema's routes.
     public var routes: RouteTable { frontEnd.routes }
-    let frontEnd: SyncFrontEnd
+    package let frontEnd: SyncFrontEnd
     let connections: PostgresConnections
     let observers = ChangeObservers()
     let listener: ChangeListener

@@ -18,6 +18,8 @@ final class PostgresWriteSession {
     /// What was staged, by entity (set once staging ends).
     private(set) var staged: [CopyEncoder.EntityState] = []
     private var stageTables: Set<Int> = []
+    /// When the transaction took its first table lock (what a `SyncResult` reports as the write lock).
+    private(set) var lockedSince: ContinuousClock.Instant?
 
     init(connection: PostgresConnection, maps: [PropertyMap], logger: Logger, url: PostgresURL) {
         self.connection = connection
@@ -36,12 +38,27 @@ final class PostgresWriteSession {
 
     /// Streams every batch of `stream` into the stage tables; returns the parser's summary.
     func stage(_ stream: ParsedStream) async throws -> ReaderSummary {
+        try await stage { append in try await stream.drain(append) }
+    }
+
+    /// Streams a sync session's staged batches into the stage tables.
+    func stage(_ rows: StagedRows) async throws {
+        let rows = UncheckedBox(rows)
+        // The session is busy until its commit returns: only this replay touches the rows.
+        try await stage { append in try await rows.value.replayOnThread(append) }
+    }
+
+    /// Streams the batches `produce` hands to its `append` (on a thread of its own, which may
+    /// block while the COPY catches up) into the stage tables; returns what `produce` returned.
+    private func stage<Result: Sendable>(
+        _ produce: @escaping @Sendable (_ append: @escaping (RowBatch) throws -> Void) async throws -> Result
+    ) async throws -> Result {
         let encoder = UncheckedBox(CopyEncoder(maps: maps))
         let pipe = CopyPipe(capacity: 4)
-        // The encoder is used by the draining thread until `drain` returns, then by this task.
-        let producer = Task { () throws -> ReaderSummary in
+        // The encoder is used by the producing thread until `produce` returns, then by this task.
+        let producer = Task { () throws -> Result in
             do {
-                let summary = try await stream.drain { batch in
+                let summary = try await produce { batch in
                     try encoder.value.append(batch)
                     while let entity = encoder.value.fullest(minimum: CopyEncoder.flushSize) {
                         let bytes = encoder.value.take(entity)
@@ -106,27 +123,8 @@ final class PostgresWriteSession {
     func merge(plan: SyncPlan, summary: ReaderSummary, skippedKeys: [Int: PrimaryKeys], origin: String,
                source: String) async throws -> SyncResult {
         let deleting = summary.completeCollections.intersection(plan.staleEntities).sorted()
-        let written = stageTables.sorted()
-        // One lock per table, taken in one order by every process: no deadlock between writers.
-        let locked = Set(written + deleting).map { maps[$0].entity.tableName }.sorted()
-        for table in locked {
-            try await execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", [.string("replica:" + table)])
-        }
-        var changes: [String: EntityChanges] = [:]
-        for entity in written {
-            let change = try await upsert(entity)
-            if !change.isEmpty { changes[maps[entity].entity.name] = change }
-        }
-        for entity in deleting {
-            let deleted = try await deleteStale(entity, scope: entity == plan.targetEntity ? plan.scope : nil,
-                                                keeping: skippedKeys[entity] ?? PrimaryKeys())
-            if !deleted.isEmpty { changes[maps[entity].entity.name, default: EntityChanges()].deleted = deleted }
-        }
-        var sequence: UInt64 = 0
-        if !changes.isEmpty {
-            sequence = try await ChangeAnnouncement.announce(changes, origin: origin, on: self)
-        }
-        let changeSet = ChangeSet(sequence: sequence, entities: changes)
+        let changeSet = try await merge(plan: plan, deleting: deleting, keeping: { skippedKeys[$0] ?? PrimaryKeys() },
+                                        origin: origin)
         var seen = PrimaryKeys()
         if let target = plan.targetEntity, target < staged.count {
             seen = staged[target].topKeys
@@ -136,6 +134,59 @@ final class PostgresWriteSession {
                           ignoredKeyCount: summary.ignoredKeyCount, objectCount: summary.objectCount,
                           byteCount: summary.byteCount, data: nil, route: plan.route, metadata: summary.skeleton,
                           seenKeys: seen, scope: plan.scope)
+    }
+
+    /// Upserts the staged rows, deletes the stale rows of `deleting` (those neither staged as
+    /// top-level rows nor among `keeping(entity)`) and announces the change set.
+    func merge(plan: SyncPlan, deleting: [Int], keeping: (Int) -> PrimaryKeys, origin: String) async throws -> ChangeSet {
+        let written = stageTables.sorted()
+        try await lock(written + deleting)
+        var changes: [String: EntityChanges] = [:]
+        for entity in written {
+            let change = try await upsert(entity)
+            if !change.isEmpty { changes[maps[entity].entity.name] = change }
+        }
+        for entity in deleting {
+            let deleted = try await deleteStale(entity, scope: entity == plan.targetEntity ? plan.scope : nil,
+                                                keeping: keeping(entity))
+            if !deleted.isEmpty { changes[maps[entity].entity.name, default: EntityChanges()].deleted = deleted }
+        }
+        var sequence: UInt64 = 0
+        if !changes.isEmpty {
+            sequence = try await ChangeAnnouncement.announce(changes, origin: origin, on: self)
+        }
+        return ChangeSet(sequence: sequence, entities: changes)
+    }
+
+    /// Takes the advisory lock of each entity's table until the transaction ends: one lock per
+    /// table, taken in one order by every process, so writers never deadlock and two syncs of
+    /// one collection never interleave.
+    func lock(_ entities: [Int]) async throws {
+        let tables = Set(entities.map { maps[$0].entity.tableName }).sorted()
+        for table in tables {
+            try await execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", [.string("replica:" + table)])
+        }
+        if lockedSince == nil { lockedSince = ContinuousClock.now }
+    }
+
+    /// Deletes the row of `entity` with primary key `key` and announces the change set.
+    func delete(entity: Int, key: AttributeValue, origin: String) async throws -> ChangeSet {
+        try await lock([entity])
+        let map = maps[entity]
+        let keyType = map.entity.primaryKeyAttribute.type
+        let sql = "DELETE FROM \(map.entity.tableName.quotedIdentifier) WHERE \(map.entity.primaryKey.quotedIdentifier) = ? "
+            + "RETURNING \(map.entity.primaryKey.quotedIdentifier)"
+        var deleted = PrimaryKeys()
+        for try await row in try await connection.query(PostgresSQL.query(sql, [key]), logger: logger) {
+            guard let cell = row.first else { continue }
+            deleted.append(try PostgresSQL.value(cell, type: keyType))
+        }
+        guard !deleted.isEmpty else { return ChangeSet() }
+        var change = EntityChanges()
+        change.deleted = deleted
+        let changes = [map.entity.name: change]
+        let sequence = try await ChangeAnnouncement.announce(changes, origin: origin, on: self)
+        return ChangeSet(sequence: sequence, entities: changes)
     }
 
     /// One merge statement per set of attributes present (usually one: every row is whole).

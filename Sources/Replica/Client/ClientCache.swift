@@ -1,28 +1,32 @@
 import Foundation
 import GRDB
 
-/// What the client remembers per request URL, inside the store (table `replica_http_cache`):
+/// What the client remembers per request URL, inside the store (table `replica_http_cache`, in
+/// SQLite and in PostgreSQL alike):
 /// validators for conditional GETs, since-cursors for incremental sync, and, for each page of
 /// a collection, the keys it held and the URL of the page after it, so that a page answering
 /// 304 Not Modified still vouches for its rows and the traversal can go on past it.
 ///
 /// Entries are written in the same transaction as the rows they describe: a failed sync leaves
 /// both as they were.
-struct ClientCache: Sendable {
-    struct Entry: Sendable, Hashable {
-        var etag: String?
-        var lastModified: String?
-        var cursor: String?
+package struct ClientCache: Sendable {
+    /// A record to write: the request URL it is kept under, and the entry.
+    package typealias Record = (key: String, entry: Entry)
+
+    package struct Entry: Sendable, Hashable {
+        package var etag: String?
+        package var lastModified: String?
+        package var cursor: String?
         /// The URL of the next page, as found when this page last answered 200; `nil` for the last page.
-        var next: String?
+        package var next: String?
         /// Whether the page was one of several (it had a `Link` header, a pagination rule applies,
         /// or it came after the first): then being the last page can change without its content.
-        var paged = false
+        package var paged = false
         /// The keys of the page's own objects when it last answered 200, encoded (a page of a large
         /// collection is held as bytes, not as Swift values); `nil` when not recorded.
-        var encodedKeys: [UInt8]?
+        package var encodedKeys: [UInt8]?
 
-        init(etag: String? = nil, lastModified: String? = nil, cursor: String? = nil, next: String? = nil,
+        package init(etag: String? = nil, lastModified: String? = nil, cursor: String? = nil, next: String? = nil,
              keys: PrimaryKeys? = nil) {
             self.etag = etag
             self.lastModified = lastModified
@@ -32,7 +36,7 @@ struct ClientCache: Sendable {
         }
 
         /// The recorded keys; `nil` when none were recorded (or the record is unreadable).
-        var keys: PrimaryKeys? { encodedKeys.flatMap { PrimaryKeys(encoded: $0) } }
+        package var keys: PrimaryKeys? { encodedKeys.flatMap { PrimaryKeys(encoded: $0) } }
         /// Whether the page's keys were recorded.
         var hasKeys: Bool { encodedKeys != nil }
 
@@ -41,12 +45,8 @@ struct ClientCache: Sendable {
         var hasValidators: Bool { etag != nil || lastModified != nil }
     }
 
-    let database: any DatabaseWriter
-    static let table = "replica_http_cache"
-
-    func entry(for key: String) async throws -> Entry? {
-        try await database.read { db in try Self.entry(for: key, in: db) }
-    }
+    /// The table the records are kept in, in every store.
+    package static let table = "replica_http_cache"
 
     static func entry(for key: String, in db: Database) throws -> Entry? {
         guard try db.replicaTableExists(table) else { return nil }
@@ -77,7 +77,7 @@ struct ClientCache: Sendable {
     }
 
     /// Writes entries inside the caller's transaction.
-    static func write(_ entries: [(key: String, entry: Entry)], in db: Database) throws {
+    static func write(_ entries: [Record], in db: Database) throws {
         guard !entries.isEmpty else { return }
         try prepare(db)
         let statement = try db.cachedStatement(sql: """
@@ -96,7 +96,7 @@ struct ClientCache: Sendable {
 extension PrimaryKeys {
     /// The keys as bytes: the integer count and the integers (little-endian), then the text
     /// count and each text as its UTF-8 length and bytes.
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(16 + integers.count * 8 + strings.reduce(0) { $0 + 8 + $1.utf8.count })
         func append(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
@@ -111,7 +111,7 @@ extension PrimaryKeys {
     }
 
     /// Keys read back from ``encoded()``; `nil` when the bytes are not such an encoding.
-    init?(encoded bytes: [UInt8]) {
+    package init?(encoded bytes: [UInt8]) {
         var offset = 0
         func next() -> UInt64? {
             guard bytes.count - offset >= 8 else { return nil }

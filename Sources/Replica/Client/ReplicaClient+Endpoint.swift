@@ -116,24 +116,24 @@ extension ReplicaClient {
     func syncEndpointResponse(method: HTTPMethod, path: String, bytes: [UInt8], status: Int) async throws {
         let routePath = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
         var syncMethod = method
-        var matched = engine.routes.match(method, routePath)
+        var matched = backend.frontEnd.routes.match(method, routePath)
         if matched == nil, method != .get {
-            matched = engine.routes.match(.get, routePath)
+            matched = backend.frontEnd.routes.match(.get, routePath)
             syncMethod = .get
         }
         guard let (entry, _) = matched else { return }
         if method == .delete {
             // Syncing a deleted object's body would bring it back: delete the row instead.
             guard entry.isSingleObject, let entity = entry.entity,
-                  let resolution = try? engine.routes.resolve(syncMethod, routePath),
+                  let resolution = try? backend.frontEnd.routes.resolve(syncMethod, routePath),
                   let key = resolution.scope.value(of: entity.primaryKey) else { return }
-            _ = try await engine.delete(entity.name, key: key)
+            _ = try await store.delete(entity.name, key: key)
             return
         }
         guard status != 204, status != 304, !bytes.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return }
         // As `call` does: one page; a GET's response is the whole collection (stale rows go),
         // another method's answer speaks only for itself.
-        let session = try engine.session(syncMethod, routePath)
+        let session = try store.session(syncMethod, routePath, options: SyncOptions())
         defer { session.discard() }
         _ = try await session.stage(body: Data(bytes), source: "\(method) \(path)")
         _ = try await session.commit(complete: method == .get)

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 extension ReplicaClient {
     /// Runs one call as one sync session: every page of a collection is staged, then all of
@@ -20,7 +19,7 @@ extension ReplicaClient {
         let isGet = prepared.method == .get
         let since = isGet ? configuration.sinceCursors[routeName] : nil
         let firstKey = try url(for: prepared.path, query: Parameter.flatten(prepared.remaining)).absoluteString
-        let firstEntry = isGet ? try await cache.entry(for: firstKey) : nil
+        let firstEntry = isGet ? try await backend.clientCacheEntry(for: firstKey) : nil
         var extraQuery: [(String, Parameter)] = []
         let incremental = since != nil && firstEntry?.cursor != nil
         if let since, let cursor = firstEntry?.cursor { extraQuery.append((since.parameter, .value(.string(cursor)))) }
@@ -30,12 +29,12 @@ extension ReplicaClient {
             return try await deleted(prepared, response: try await send(request))
         }
         let routePath = prepared.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? prepared.path
-        let session = try engine.session(prepared.syncMethod, routePath, options: options)
+        let session = try store.session(prepared.syncMethod, routePath, options: options)
         defer { session.discard() }
         let isCollection = isGet && prepared.entry.entity != nil && !prepared.entry.isSingleObject
         let rule = configuration.pagination[routeName]
 
-        var records: [(key: String, entry: ClientCache.Entry)] = []
+        var records: [ClientCache.Record] = []
         var visited: Set<String> = [firstKey]
         var key = firstKey
         var entry = firstEntry
@@ -130,7 +129,7 @@ extension ReplicaClient {
                 throw ClientError(.invalidResponse, "the page links lead back to \(nextURL.absoluteString), fetched already",
                                   request: "\(current.method) \(current.url.absoluteString)")
             }
-            entry = try await cache.entry(for: key)
+            entry = try await backend.clientCacheEntry(for: key)
             revalidate = true
             current.url = nextURL
             current.headers["If-None-Match"] = nil
@@ -143,12 +142,7 @@ extension ReplicaClient {
             return CallResult(status: 304, headers: firstResponse.headers, sync: empty, notModified: true, pages: pages,
                               unchangedPages: unchanged, isTruncated: !complete, route: routeName)
         }
-        let written = records
-        var writeRecords: (@Sendable (Database) throws -> Void)?
-        if !written.isEmpty {
-            writeRecords = { @Sendable db in try ClientCache.write(written, in: db) }
-        }
-        let result = try await session.commit(complete: complete && !incremental, alsoWriting: writeRecords)
+        let result = try await session.commit(complete: complete && !incremental, records: records)
         return CallResult(status: firstResponse.status, headers: firstResponse.headers, sync: result, notModified: false,
                           pages: pages, unchangedPages: unchanged, isTruncated: !complete, route: routeName)
     }
@@ -170,9 +164,9 @@ extension ReplicaClient {
         var changes = ChangeSet()
         let routePath = prepared.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? prepared.path
         if prepared.entry.isSingleObject, let entity = prepared.entry.entity,
-           let resolution = try? engine.routes.resolve(prepared.syncMethod, routePath),
+           let resolution = try? backend.frontEnd.routes.resolve(prepared.syncMethod, routePath),
            let key = resolution.scope.value(of: entity.primaryKey) {
-            changes = try await engine.delete(entity.name, key: key)
+            changes = try await store.delete(entity.name, key: key)
         }
         let result = SyncResult(changes: changes, skipped: [], ignoredKeyCount: 0, objectCount: 0, byteCount: 0, data: nil,
                                 route: prepared.entry.route, metadata: nil, seenKeys: PrimaryKeys(), scope: nil)

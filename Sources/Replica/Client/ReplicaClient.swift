@@ -9,18 +9,44 @@ import Foundation
 /// let result = try await client.call("/users/:userID/posts", params: ["userID": 3, "page": 2])
 /// print(result.changes)
 /// ```
+///
+/// The same client syncs into PostgreSQL (`ReplicaClient(store: replica, configuration:)` with a
+/// `PostgresReplica`): every page of a call commits in one transaction with its validators, which
+/// live in the database beside the rows, so every service sharing it revalidates from them.
 public final class ReplicaClient: Sendable {
-    /// The engine responses are synced through.
-    public let engine: SyncEngine
+    /// The store responses are synced into.
+    public var store: any ReplicaStore { backend }
     /// The configuration.
     public let configuration: ClientConfiguration
-    let cache: ClientCache
+    let backend: any SessionBackend
     private let currentEnvironment: EnvironmentState
 
+    /// A client syncing into an SQLite engine.
+    ///
+    /// ```swift
+    /// let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(baseURL: url))
+    /// ```
     public init(engine: SyncEngine, configuration: ClientConfiguration) {
-        self.engine = engine
+        self.backend = engine
         self.configuration = configuration
-        self.cache = ClientCache(database: engine.store.database)
+        self.currentEnvironment = EnvironmentState(configuration.environment)
+    }
+
+    /// A client syncing into `store`: an SQLite ``SyncEngine`` or a `PostgresReplica`.
+    ///
+    /// ```swift
+    /// let store = try await openReplicaStore(url: "postgres://replica@db:5432/cache", schema: schema)
+    /// let client = try ReplicaClient(store: store, configuration: ClientConfiguration(baseURL: api))
+    /// ```
+    ///
+    /// - Throws: ``ClientError`` `.invalidRequest` for a store of another kind (one implemented
+    ///   outside Replica cannot commit a client's sessions).
+    public init(store: any ReplicaStore, configuration: ClientConfiguration) throws {
+        guard let backend = store as? any SessionBackend else {
+            throw ClientError(.invalidRequest, "a ReplicaClient syncs into a SyncEngine or a PostgresReplica, not \(type(of: store))")
+        }
+        self.backend = backend
+        self.configuration = configuration
         self.currentEnvironment = EnvironmentState(configuration.environment)
     }
 
@@ -147,7 +173,7 @@ public final class ReplicaClient: Sendable {
             return prepared
         case .unrouted(let concrete, _):
             let routePath = concrete.split(separator: "?", maxSplits: 1).first.map(String.init) ?? concrete
-            let closest = engine.routes.closestRoutes(to: routePath)
+            let closest = backend.frontEnd.routes.closestRoutes(to: routePath)
             throw ClientError(.invalidRequest, "no route for \(method) \(routePath)"
                               + (closest.isEmpty ? "" : "; closest: " + closest.joined(separator: ", ")))
         }
@@ -178,11 +204,11 @@ public final class ReplicaClient: Sendable {
             }
         }
         let routePath = concrete.split(separator: "?", maxSplits: 1).first.map(String.init) ?? concrete
-        if let (entry, _) = engine.routes.match(method, routePath) {
+        if let (entry, _) = backend.frontEnd.routes.match(method, routePath) {
             return .routed(Prepared(method: method, entry: entry, syncMethod: method, path: concrete, remaining: remaining))
         }
         // A method without a route of its own (PUT /posts/7) reads its response as the GET route of the path.
-        if method != .get, let (entry, _) = engine.routes.match(.get, routePath) {
+        if method != .get, let (entry, _) = backend.frontEnd.routes.match(.get, routePath) {
             return .routed(Prepared(method: method, entry: entry, syncMethod: .get, path: concrete, remaining: remaining))
         }
         return .unrouted(path: concrete, remaining: remaining)

@@ -33,6 +33,29 @@ public protocol ReplicaStore: Sendable {
     /// - Throws: ``SyncError``; the store is then exactly as before.
     func sync(_ method: HTTPMethod, _ path: String, body: Data, options: SyncOptions) async throws -> SyncResult
 
+    /// Starts a sync session of `path`: pages staged one by one (a slow page holds no lock),
+    /// then committed together in one transaction, or not at all.
+    ///
+    /// ```swift
+    /// let session = try store.session(.get, "/people", options: SyncOptions())
+    /// _ = try await session.stage(body: firstPage)
+    /// _ = try await session.stage(body: secondPage)
+    /// let result = try await session.commit(complete: true)
+    /// ```
+    ///
+    /// - Throws: ``SyncError`` when no route matches.
+    func session(_ method: HTTPMethod, _ path: String, options: SyncOptions) throws -> SyncSession
+
+    /// Deletes one row (after the API deleted its object) and publishes the change set.
+    ///
+    /// ```swift
+    /// try await store.delete("Post", key: .integer(7))
+    /// ```
+    ///
+    /// - Throws: ``SyncError``.
+    @discardableResult
+    func delete(_ entity: String, key: AttributeValue) async throws -> ChangeSet
+
     /// The rows a ``RowQuery`` selects (its predicate in SQL over attribute names, `?` placeholders).
     ///
     /// - Throws: ``StoreError``.

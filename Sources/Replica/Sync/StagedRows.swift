@@ -14,14 +14,14 @@ import Darwin
 /// time, so memory stays bounded whatever the collection's size.
 ///
 /// Not thread-safe: one sync session owns it and uses it from one task at a time.
-final class StagedRows {
+package final class StagedRows {
     /// Bytes of batches kept in memory before spilling to the scratch file.
     let memoryBudget: Int
     private var inMemory: [RowBatch] = []
     private var inMemoryBytes = 0
     private var file: ScratchFile?
     /// The rows staged so far.
-    private(set) var rowCount = 0
+    package private(set) var rowCount = 0
     /// The order batches were staged in: `true` for a spilled one, `false` for one in memory.
     private var order: [Bool] = []
 
@@ -32,7 +32,7 @@ final class StagedRows {
     deinit { discard() }
 
     /// Whether nothing was staged.
-    var isEmpty: Bool { rowCount == 0 }
+    package var isEmpty: Bool { rowCount == 0 }
 
     /// Keeps a copy of `batch`.
     ///
@@ -62,7 +62,7 @@ final class StagedRows {
     /// Hands every staged batch to `body`, in the order they were staged.
     ///
     /// - Throws: What `body` throws, or ``SyncError`` when the scratch file cannot be read.
-    func replay(_ body: (RowBatch) throws -> Void) throws {
+    package func replay(_ body: (RowBatch) throws -> Void) throws {
         var memoryIndex = 0
         try file?.rewind()
         var rows: [RowBatch.Row] = []
@@ -88,6 +88,21 @@ final class StagedRows {
             try cells.withUnsafeMutableBytes { try file.read(into: $0) }
             try arena.withUnsafeMutableBytes { try file.read(into: $0) }
             try body(RowBatch(rows: rows, cells: cells, arena: arena, otherKeys: [:]))
+        }
+    }
+
+    /// ``replay(_:)`` on a thread of its own, for a `body` that may block (a bounded pipe to a
+    /// database connection) without holding a thread of Swift concurrency's pool.
+    ///
+    /// - Throws: What ``replay(_:)`` throws.
+    package func replayOnThread(_ body: @escaping (RowBatch) throws -> Void) async throws {
+        let work = UncheckedBox((self, body))
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let thread = Thread {
+                continuation.resume(with: Result { try work.value.0.replay(work.value.1) })
+            }
+            thread.name = "Replica.replay"
+            thread.start()
         }
     }
 

@@ -33,7 +33,7 @@ public final class SyncEngine: Sendable {
     public let mapping: SchemaMapping
     let planner: RowPlanner
     /// Resolving targets and parsing responses: what every store's writer shares.
-    let frontEnd: SyncFrontEnd
+    package let frontEnd: SyncFrontEnd
     let observers = ChangeObservers()
     let sequence = SequenceCounter()
 
@@ -143,7 +143,7 @@ public final class SyncEngine: Sendable {
     /// else stages it in a one-page ``SyncSession`` and commits that.
     private func importStreaming(_ plan: SyncPlan, source: String, options: SyncOptions,
                                  channel: ChunkChannel) async throws -> SyncResult {
-        let session = SyncSession(engine: self, plan: plan, options: options, source: source)
+        let session = SyncSession(backend: self, plan: plan, options: options, source: source)
         var replay: ChunkLog?
         if case .data = plan.shape {
             // Nothing to write: parsed whole, as a session page.

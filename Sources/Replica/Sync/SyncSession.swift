@@ -31,8 +31,12 @@ public struct StagedPage: Sendable {
 /// deletes stale rows (only after a complete traversal) and publishes one change set.
 /// Dropping or ``discard()``-ing a session leaves the store exactly as it was.
 ///
+/// Sessions work the same on every store (``ReplicaStore/session(_:_:options:)``): on SQLite
+/// the commit is one GRDB write transaction, on PostgreSQL one transaction of `COPY` into
+/// temporary tables and one merge per entity.
+///
 /// ```swift
-/// let session = try engine.session(.get, "/people")
+/// let session = try store.session(.get, "/people", options: SyncOptions())
 /// for page in pages {
 ///     let staged = try await session.stage(chunks: page.body, source: page.url)
 ///     remember(page.url, staged.keys)
@@ -45,8 +49,9 @@ public struct StagedPage: Sendable {
 /// `@unchecked Sendable`: its state is read and written under `lock`, and `busy` keeps
 /// calls from overlapping, so the staged rows are only touched by one call at a time.
 public final class SyncSession: @unchecked Sendable {
-    /// The engine the session commits through.
-    public let engine: SyncEngine
+    /// The store the session commits into.
+    public var store: any ReplicaStore { backend }
+    let backend: any SessionBackend
     let plan: SyncPlan
     let options: SyncOptions
     /// The description of the synced path, for errors.
@@ -67,13 +72,13 @@ public final class SyncSession: @unchecked Sendable {
     private var data: JSONValue?
     private let tracked: [Bool]
 
-    init(engine: SyncEngine, plan: SyncPlan, options: SyncOptions, source: String) {
-        self.engine = engine
+    init(backend: any SessionBackend, plan: SyncPlan, options: SyncOptions, source: String) {
+        self.backend = backend
         self.plan = plan
         self.options = options
         self.source = source
         self.staged = StagedRows(memoryBudget: max(0, options.stagingMemory))
-        let count = engine.mapping.maps.count
+        let count = backend.frontEnd.mapping.maps.count
         var tracked = plan.staleEntities
         if let target = plan.targetEntity { tracked.insert(target) }
         self.tracked = (0..<count).map { tracked.contains($0) }
@@ -152,7 +157,7 @@ public final class SyncSession: @unchecked Sendable {
     /// - Throws: ``SyncError`` (a constraint violation naming the row, cancellation); the
     ///   store is then exactly as before.
     public func commit(complete: Bool = true) async throws -> SyncResult {
-        try await commit(complete: complete, alsoWriting: nil)
+        try await commit(complete: complete, records: [])
     }
 
     /// Ends the session without writing anything (dropping it does the same).
@@ -207,11 +212,12 @@ public final class SyncSession: @unchecked Sendable {
         // Only this call's consumer touches the staged rows until it returns.
         let staged = UncheckedBox(self.staged)
         let tracked = self.tracked
-        let keyIndexes = engine.mapping.maps.map(\.primaryKeyIndex)
+        let frontEnd = backend.frontEnd
+        let keyIndexes = frontEnd.mapping.maps.map(\.primaryKeyIndex)
         let count = keyIndexes.count
         // The keys of this page, by entity: the consumer fills them on its background thread.
         let pageKeys = UncheckedBox(KeysBox(count: count))
-        let summary = try await engine.parsing(plan, source: source, totalBytes: nil, options: options, channel: channel,
+        let summary = try await frontEnd.parsing(plan, source: source, totalBytes: nil, options: options, channel: channel,
                                                next: next) { stream in
             try await stream.drain { batch in
                 batch.collectTopLevelKeys(keyIndexes: keyIndexes, tracked: tracked, into: &pageKeys.value.keys)
@@ -219,7 +225,7 @@ public final class SyncSession: @unchecked Sendable {
             }
         }
         var keys = pageKeys.value.keys
-        let skippedKeys = summary.statistics.skippedKeys(planner: engine.planner)
+        let skippedKeys = summary.statistics.skippedKeys(planner: frontEnd.planner)
         for (entity, kept) in skippedKeys where tracked[entity] { keys[entity].formUnion(kept) }
         let isData: Bool
         if case .data = plan.shape { isData = true } else { isData = false }
@@ -244,11 +250,11 @@ public final class SyncSession: @unchecked Sendable {
                           ignoredKeyCount: summary.statistics.ignoredKeyCount, byteCount: summary.byteCount)
     }
 
-    /// Commits, running `alsoWriting` inside the same transaction (the client's validators).
-    func commit(complete: Bool, alsoWriting: (@Sendable (Database) throws -> Void)?) async throws -> SyncResult {
+    /// Commits, writing the client's `records` (validators, page keys) in the same transaction.
+    func commit(complete: Bool, records: [ClientCache.Record]) async throws -> SyncResult {
         try begin()
         do {
-            let result = try await merge(complete: complete, alsoWriting: alsoWriting)
+            let result = try await merge(complete: complete, records: records)
             withState { finished = true }
             end(failed: false)
             return result
@@ -267,7 +273,7 @@ public final class SyncSession: @unchecked Sendable {
         }
     }
 
-    private func merge(complete: Bool, alsoWriting: (@Sendable (Database) throws -> Void)?) async throws -> SyncResult {
+    private func merge(complete: Bool, records: [ClientCache.Record]) async throws -> SyncResult {
         let (seen, seenAllStaged, completeCollections, statistics, byteCount, metadata, data) = withState {
             (self.seen, self.seenAllStaged, self.completeCollections ?? [], self.statistics, self.byteCount,
              self.metadata, self.data)
@@ -278,30 +284,13 @@ public final class SyncSession: @unchecked Sendable {
                                 ignoredKeyCount: statistics.ignoredKeyCount, objectCount: statistics.objectCount,
                                 byteCount: byteCount, data: data, route: plan.route, metadata: metadata,
                                 seenKeys: seenKeys, scope: plan.scope)
-        result.ignoredKeys = statistics.ignored.keys(entityNames: engine.mapping.maps.map(\.entity.name))
+        result.ignoredKeys = statistics.ignored.keys(entityNames: backend.frontEnd.mapping.maps.map(\.entity.name))
         let deleting = complete ? completeCollections.intersection(plan.staleEntities).sorted() : []
         // Nothing staged and nothing to delete: the store stays as it is.
-        if staged.isEmpty && deleting.isEmpty && alsoWriting == nil { return result }
-        let maps = engine.mapping.maps
-        let observers = engine.observers
-        let sequence = engine.sequence
-        let staged = UncheckedBox(self.staged)
-        let source = self.source
-        let clock = ContinuousClock()
-        (result.changes, result.writeLockDuration) = try await engine.store.database.write { db in
-            let started = clock.now
-            if Task.isCancelled { throw SyncError(.cancelled, "cancelled; nothing was written", source: source) }
-            let writer = try RowWriter(db: db, maps: maps, trackSeen: [])
-            try staged.value.replay { batch in try writer.write(batch) }
-            for entity in deleting {
-                try writer.deleteStale(entity: entity, scope: entity == plan.targetEntity ? plan.scope : nil,
-                                       keeping: seen[entity], allStored: seenAllStaged)
-            }
-            try alsoWriting?(db)
-            let changes = ChangeSet(sequence: sequence.next(), entities: writer.entityChanges())
-            if !changes.isEmpty { db.afterNextTransaction { _ in observers.publish(changes) } }
-            return (changes, started.duration(to: clock.now))
-        }
+        if staged.isEmpty && deleting.isEmpty && records.isEmpty { return result }
+        let commit = SessionCommit(staged: staged, plan: plan, deleting: deleting, seen: seen, seenAllStaged: seenAllStaged,
+                                   records: records, source: source)
+        (result.changes, result.writeLockDuration) = try await backend.commitSession(commit)
         return result
     }
 }
@@ -310,6 +299,13 @@ public final class SyncSession: @unchecked Sendable {
 final class KeysBox {
     var keys: [PrimaryKeys]
     init(count: Int) { keys = Array(repeating: PrimaryKeys(), count: count) }
+}
+
+extension SessionBackend {
+    /// A sync session of `target` on this store (what every store's `session` methods return).
+    package func startSession(_ target: ImportTarget, source: String, options: SyncOptions) throws -> SyncSession {
+        SyncSession(backend: self, plan: try frontEnd.resolve(target, options: options), options: options, source: source)
+    }
 }
 
 extension SyncEngine {
@@ -329,7 +325,7 @@ extension SyncEngine {
     /// - Returns: An empty session.
     /// - Throws: ``SyncError`` when no route matches.
     public func session(_ method: HTTPMethod = .get, _ path: String, options: SyncOptions = SyncOptions()) throws -> SyncSession {
-        try session(.route(method, path), source: "\(method) \(path)", options: options)
+        try startSession(.route(method, path), source: "\(method) \(path)", options: options)
     }
 
     /// Starts a sync session writing into `target`.
@@ -340,6 +336,6 @@ extension SyncEngine {
     ///
     /// - Throws: ``SyncError`` when the target is unknown.
     public func session(_ target: ImportTarget, source: String = "input", options: SyncOptions = SyncOptions()) throws -> SyncSession {
-        SyncSession(engine: self, plan: try resolve(target, options: options), options: options, source: source)
+        try startSession(target, source: source, options: options)
     }
 }
