@@ -128,6 +128,8 @@ let package = Package(
             dependencies: [
                 "ReplicaPostgres",
                 "Replica",
+                "ReplicaHTTP",
+                "ReplicaServer",
                 "replica",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],

@@ -45,3 +45,26 @@ extension LiveResultSet {
                                                                sectionOffset: sectionOffset, limit: limit))
     }
 }
+
+extension LiveResultSet {
+    /// Opens a live result set on a store opened by URL (``openReplicaStore(url:schema:transforms:)``):
+    /// an SQLite ``Replica/SyncEngine`` or a ``PostgresReplica``.
+    ///
+    /// ```swift
+    /// let store = try await openReplicaStore(url: "postgres://replica@db:5432/cache")
+    /// let people = try await LiveResultSet(store: store, query: LiveQuery("Person", sort: [.ascending("name")]))
+    /// ```
+    ///
+    /// - Throws: ``Replica/StoreError`` for an invalid query, or for a store of another kind;
+    ///   ``Replica/LiveResultError`` for an unknown section key.
+    public convenience init(store: any ReplicaStore, query: LiveQuery) async throws {
+        if let replica = store as? PostgresReplica {
+            try await self.init(replica: replica, query: query)
+        } else if let engine = store as? SyncEngine {
+            try self.init(engine: engine, query: query)
+        } else {
+            throw StoreError(.unsupportedStore, "live result sets read a SyncEngine or a PostgresReplica, not \(type(of: store))",
+                             path: store.location)
+        }
+    }
+}

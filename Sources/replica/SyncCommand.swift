@@ -11,11 +11,13 @@ struct SyncCommand: AsyncParsableCommand {
             Each path is fetched from the base URL and synced through its route (pages followed, stale rows \
             deleted as the route says, conditional requests with ETag/Last-Modified). With --every the paths are \
             synced again and again until Ctrl-C.
+            The store is an SQLite file or a PostgreSQL database (--db postgres://USER@HOST:PORT/DB), where the \
+            validators are shared by every service syncing into it.
             Example: replica sync --db people.sqlite --schema Schemas/people.json --base-url http://127.0.0.1:8888 /people /cars
             """
     )
 
-    @Option(help: "The SQLite database file (created when missing; needs --schema then).")
+    @Option(help: "The SQLite database file (created when missing; needs --schema then), or a postgres:// URL.")
     var db: String
 
     @Option(help: "The schema file; without it the schema recorded in the database is used.")
@@ -50,8 +52,20 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try ImportCommand.openStore(db: db, schema: schema)
-        let engine = try SyncEngine(store: store)
+        let opened = try await OpenedStore.open(db: db, schema: schema)
+        let failed: Bool
+        do {
+            failed = try await sync(into: opened)
+        } catch {
+            await opened.close()
+            throw error
+        }
+        await opened.close()
+        if failed { throw ExitCode.failure }
+    }
+
+    /// Syncs every path (again and again with `--every`); returns whether any failed.
+    private func sync(into opened: OpenedStore) async throws -> Bool {
         guard let base = URL(string: baseURL) else { throw CLIError("invalid --base-url \(baseURL)") }
         let transport = HTTPTransport()
         var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
@@ -60,17 +74,17 @@ struct SyncCommand: AsyncParsableCommand {
             let (name, value) = try OptionChecks.header(header)
             configuration.headers[name] = value
         }
-        let client = ReplicaClient(engine: engine, configuration: configuration)
+        let client = try ReplicaClient(store: opened.store, configuration: configuration)
         var failed = false
         repeat {
             for path in paths {
                 do {
                     // Syncing needs a route (the client would answer a path without one ad hoc, syncing nothing).
-                    _ = try engine.routes.resolve(.get, String(path.split(separator: "?", maxSplits: 1).first ?? ""))
+                    _ = try opened.routes.resolve(.get, String(path.split(separator: "?", maxSplits: 1).first ?? ""))
                     let result = try await client.call(path, options: SyncOptions(strictKeys: strict))
                     // Unbuffered: each line shows at once (`--every`) and in order with the warnings, in a pipe too.
                     Output.write(Self.line(path, result) + "\n", to: .standardOutput)
-                    for line in KeyWarnings.lines(result.sync, mapping: engine.mapping, source: path) { printWarning(line) }
+                    for line in KeyWarnings.lines(result.sync, mapping: opened.mapping, source: path) { printWarning(line) }
                 } catch {
                     failed = true
                     printError("\(path): \(error)")
@@ -80,7 +94,7 @@ struct SyncCommand: AsyncParsableCommand {
                 try await Task.sleep(for: .checkedSeconds(every))
             }
         } while every != nil
-        if failed { throw ExitCode.failure }
+        return failed
     }
 
     static func line(_ path: String, _ result: CallResult) -> String {

@@ -1,6 +1,7 @@
 import Foundation
 import Replica
 import ReplicaPostgres
+import ReplicaServer
 import Testing
 
 /// The built `replica` executable against a PostgreSQL replica, in processes of their own.
@@ -67,6 +68,55 @@ struct PostgresCLITests {
         #expect(refused.output.contains("Error: postgres://app@127.0.0.1:"))
         #expect(refused.output.contains("connection refused"))
         #expect(!refused.output.contains("hunter2"))
+    }
+}
+
+extension PostgresCLITests {
+    @Test("replica sync --db postgres:// syncs a paged API; a second run answers 304 from the records the first wrote")
+    func syncIntoPostgres() async throws {
+        let url = try PostgresCluster.start().makeDatabase()
+        let schemaPath = TestStore.packageRoot.appendingPathComponent("Schemas/people.json").path
+        let server = try await MockServer.start(resources: MockResource.resources(for: try TestStore.schema()))
+        defer { Task { await server.stop() } }
+        _ = try await server.load(json: try JSONValue(parsing: #"[{"id": 1, "name": "ann"}, {"id": 2, "name": "bob"}, {"id": 3, "name": "cy"}]"#),
+                                  into: "people")
+        let path = "/people?_sort=id&_page=1&_limit=2"
+
+        let first = await Self.run(["sync", "--db", url, "--schema", schemaPath, "--base-url", server.baseURL, path])
+        #expect(first.ok, "\(first.output)")
+        #expect(first.output == "\(path): 200, inserted 3, updated 0, deleted 0 (3 objects, 2 pages)\n")
+        let again = await Self.run(["sync", "--db", url, "--base-url", server.baseURL, path])
+        #expect(again.output == "\(path): 304 not modified\n")
+
+        let replica = try await PostgresReplica.open(url: url)
+        defer { Task { await replica.close() } }
+        #expect(try await replica.rows(RowQuery("Person", sort: [.ascending("id")])).map { $0["name"] }
+                == [.string("ann"), .string("bob"), .string("cy")])
+
+        // A failing page: the tool says which request failed, exits 1, and the replica is unchanged.
+        _ = try await server.load(json: try JSONValue(parsing: #"[{"id": 4, "name": "dee"}]"#), into: "people")
+        server.setConditions(MockConditions(faults: [MockFault(.status(500), method: "GET", path: "/people", query: ["_page": "2"])]))
+        let failed = await Self.run(["sync", "--db", url, "--base-url", server.baseURL, path])
+        #expect(!failed.ok)
+        #expect(failed.output.contains("\(path): GET \(server.baseURL)/people?_sort=id&_page=2&_limit=2: HTTP 500"),
+                "\(failed.output)")
+        #expect(try await replica.count("Person") == 3)
+    }
+
+    @Test("replica demo --db postgres:// syncs the blog into PostgreSQL and keeps the watched scope in sync")
+    func demoOnPostgres() async throws {
+        let url = try PostgresCluster.start().makeDatabase()
+        let demo = await Self.run(["demo", "--db", url, "--users", "40", "--latency", "1", "--duration", "1"])
+        #expect(demo.ok, "\(demo.output)")
+        #expect(demo.output.contains("  GET /bootstrap (MANY): 40 objects, 40 rows inserted, in "), "\(demo.output)")
+        #expect(demo.output.contains(" into \(url)\n"), "\(demo.output)")
+        #expect(demo.output.contains(" in the replica (in sync)\n"), "\(demo.output)")
+        // A second run empties the blog's tables first: the same rows are inserted again.
+        let rerun = await Self.run(["demo", "--db", url, "--users", "40", "--latency", "1", "--duration", "1"])
+        #expect(rerun.output.contains("  GET /bootstrap (MANY): 40 objects, 40 rows inserted, in "), "\(rerun.output)")
+        let replica = try await PostgresReplica.open(url: url)
+        defer { Task { await replica.close() } }
+        #expect(try await replica.count("User") == 40)
     }
 }
 

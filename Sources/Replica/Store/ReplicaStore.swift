@@ -46,6 +46,15 @@ public protocol ReplicaStore: Sendable {
     /// - Throws: ``SyncError`` when no route matches.
     func session(_ method: HTTPMethod, _ path: String, options: SyncOptions) throws -> SyncSession
 
+    /// Starts a sync session writing into `target` (an entity, optionally scoped, or a route).
+    ///
+    /// ```swift
+    /// let session = try store.session(.entity("Person"), source: "people feed", options: SyncOptions())
+    /// ```
+    ///
+    /// - Throws: ``SyncError`` when the target is unknown.
+    func session(_ target: ImportTarget, source: String, options: SyncOptions) throws -> SyncSession
+
     /// Deletes one row (after the API deleted its object) and publishes the change set.
     ///
     /// ```swift

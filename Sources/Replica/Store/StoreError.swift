@@ -27,6 +27,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let sqlite = Code(rawValue: "sqlite")
         /// A row could not be decoded into the requested type.
         public static let decoding = Code(rawValue: "decoding")
+        /// The operation needs a store Replica implements (a ``SyncEngine`` or a `PostgresReplica`),
+        /// and was given another kind of ``ReplicaStore``.
+        public static let unsupportedStore = Code(rawValue: "unsupportedStore")
     }
 
     /// The kind of problem.

@@ -2,12 +2,13 @@ import ArgumentParser
 import Foundation
 import Replica
 import ReplicaHTTP
+import ReplicaPostgres
 import ReplicaServer
 
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "See the whole product work: a mock API, a sync into SQLite, a live view of changes.",
+        abstract: "See the whole product work: a mock API, a sync into SQLite or PostgreSQL, a live view of changes.",
         discussion: """
             Starts the embedded mock server on a free loopback port with a generated blog (Schemas/blog.json: users, \
             posts, comments) and some latency; syncs it through the route table into a local SQLite file (the MANY \
@@ -16,7 +17,9 @@ struct DemoCommand: AsyncParsableCommand {
             keeps changing them on the server and a periodic sync pulls the changes in. q or Ctrl-C ends it, or \
             --duration. When standard output is not a terminal it prints a summary instead of the view and ends by \
             itself (after 10 seconds unless --duration says otherwise).
-            While it runs, watch the same file from another terminal: replica watch --db PATH Post --sort -createdAt
+            With --db postgres://USER@HOST:PORT/DB the replica is that PostgreSQL database (the blog's tables are \
+            emptied first), and the live view follows it through LISTEN.
+            While it runs, watch the same store from another terminal: replica watch --db PATH Post --sort -createdAt
             """
     )
 
@@ -35,7 +38,7 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "End after this many seconds (default: on q or Ctrl-C on a terminal, 10 seconds otherwise).")
     var duration: Double?
 
-    @Option(help: "The SQLite file to sync into (replaced). Default: replica-demo/blog.sqlite in the temporary directory.")
+    @Option(help: "The SQLite file to sync into (replaced), or a postgres:// URL (the blog's tables emptied). Default: replica-demo/blog.sqlite in the temporary directory.")
     var db: String?
 
     @Option(help: "Requests in flight while syncing the nested scopes.")
@@ -83,10 +86,45 @@ struct DemoCommand: AsyncParsableCommand {
 
     private func run(server: MockServer, transport: HTTPTransport, schema: Schema, data: DemoData, path: String,
                      report: DemoReport, interactive: Bool) async throws {
-        let store = try Store(path: path, schema: schema)
-        let engine = try SyncEngine(store: store)
+        let opened = try await Self.openReplica(path, schema: schema)
+        do {
+            try await run(server: server, transport: transport, data: data, opened: opened, report: report, interactive: interactive)
+        } catch {
+            await opened.close()
+            throw error
+        }
+        await opened.close()
+    }
+
+    /// Opens the demo's replica: a new SQLite file (the old one was removed), or the PostgreSQL
+    /// database of a `postgres://` URL with the blog's tables emptied (in one transaction each:
+    /// an empty, complete collection of every entity).
+    private static func openReplica(_ path: String, schema: Schema) async throws -> OpenedStore {
+        guard PostgresURL.isPostgres(path) else {
+            let engine = try SyncEngine(store: Store(path: path, schema: schema))
+            return OpenedStore(store: engine, mapping: engine.mapping, routes: engine.routes, close: {})
+        }
+        let opened = try await OpenedStore.open(postgres: path, schema: schema)
+        do {
+            for entity in schema.entities {
+                let session = try opened.store.session(.entity(entity.name), source: "emptying \(entity.name)",
+                                                       options: SyncOptions(stalePolicy: .delete))
+                _ = try await session.stage(body: Data("[]".utf8))
+                _ = try await session.commit(complete: true)
+            }
+        } catch {
+            await opened.close()
+            throw error
+        }
+        return opened
+    }
+
+    private func run(server: MockServer, transport: HTTPTransport, data: DemoData, opened: OpenedStore, report: DemoReport,
+                     interactive: Bool) async throws {
+        let store = opened.store
+        let path = store.location
         guard let base = URL(string: server.baseURL) else { throw CLIError("the mock server's URL \(server.baseURL) is invalid") }
-        let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(transport: transport, baseURLs: [.production: base]))
+        let client = try ReplicaClient(store: store, configuration: ClientConfiguration(transport: transport, baseURLs: [.production: base]))
 
         // 1. The initial sync, route by route.
         let sync = DemoSync(client: client, report: report, concurrency: concurrency)
@@ -104,8 +142,8 @@ struct DemoCommand: AsyncParsableCommand {
         // 2. The live part: a sectioned result set on one user's posts, changes on the server,
         //    and a periodic sync pulling them in.
         let scope = "/users/\(featured)/posts"
-        let query = try LiveQuery(path: scope, routes: engine.routes, sort: [.descending("createdAt")], sectionKey: "published")
-        let results = try LiveResultSet(engine: engine, query: query)
+        let query = try LiveQuery(path: scope, routes: opened.routes, sort: [.descending("createdAt")], sectionKey: "published")
+        let results = try await LiveResultSet(store: store, query: query)
         defer { results.close() }
         let updates = results.updates()
         let counter = DemoDiffCounter()
@@ -117,7 +155,7 @@ struct DemoCommand: AsyncParsableCommand {
         let title = "replica demo · GET \(scope) · sections by published · newest first · syncing every \(Self.format(every)) s"
 
         if interactive {
-            let entity = try store.requireEntity("Post")
+            let entity = try store.schema.requireEntity("Post")
             let names = entity.attributes.map(\.name)
             let visible = ["id", "title", "published", "tags", "createdAt"].compactMap { names.firstIndex(of: $0) }
             var view = WatchTerminalView(title: title, columns: names, visibleColumns: visible)
@@ -143,7 +181,7 @@ struct DemoCommand: AsyncParsableCommand {
         let tally = await mutator.tally
         let elapsed = DemoReport.seconds(since: live)
         let finalSync = try await client.call(scope)
-        let local = try store.rows("Post", where: "userID = ?", arguments: [.integer(featured)]).count
+        let local = try await store.count("Post", where: "userID = ?", arguments: [.integer(featured)])
         let remote = try await Self.count(of: scope, on: base, transport: transport)
         let periodicTally = periodic.snapshot
         report.line("  live for \(elapsed): \(tally.summary)")
@@ -166,9 +204,10 @@ struct DemoCommand: AsyncParsableCommand {
         return directory
     }()
 
-    /// The database path: `--db`, or `blog.sqlite` in ``scratchDirectory``; any old file is removed.
+    /// The database: `--db`, or `blog.sqlite` in ``scratchDirectory``; any old file is removed.
     private func databasePath() throws -> String {
         let path = db ?? (Self.scratchDirectory as NSString).appendingPathComponent("blog.sqlite")
+        if PostgresURL.isPostgres(path) { return path }
         try Self.remove(path)
         return path
     }

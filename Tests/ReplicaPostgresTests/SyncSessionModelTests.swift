@@ -1,11 +1,14 @@
 import Foundation
+import Replica
 import ReplicaHTTP
 import ReplicaServer
 import Testing
 
 /// A seeded model test of paged syncs against the mock server: after every sync the store
 /// equals the server (success), or the server's fetched pages upserted into the previous
-/// store (a sync cut at `maxPages`), or exactly the previous store (failure).
+/// store (a sync cut at `maxPages`), or exactly the previous store (failure). The same seed runs
+/// against an SQLite engine and a PostgreSQL replica: the client, its sessions and its
+/// validators must behave the same on both.
 @Suite("Sync session model")
 struct SyncSessionModelTests {
     /// The server's people: `numberOfKids` may be null, which the client refuses (its
@@ -32,26 +35,23 @@ struct SyncSessionModelTests {
     static let pageSize = 4
     static let steps = 500
 
-    @Test("500 seeded steps of mutations, 304s, faults, page caps and skipped objects")
-    func model() async throws {
+    @Test("500 seeded steps of mutations, 304s, faults, page caps and skipped objects", arguments: StoreKind.allCases)
+    func model(_ kind: StoreKind) async throws {
         let seed = ProcessInfo.processInfo.environment["REPLICA_MODEL_SEED"].flatMap { UInt64($0) } ?? 0x5E55_1011
         var random = ModelRandom(seed: seed)
         let serverSchema = try Schema(json: Data(Self.serverSchema.utf8))
         let resources = MockResource.resources(for: serverSchema)
         let people = try #require(resources.first)
         let server = try await MockServer.start(resources: resources)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-model-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let store = try Store(path: directory.appendingPathComponent("model.sqlite").path,
-                              schema: try Schema(json: Data(Self.clientSchema.utf8)))
-        let engine = try SyncEngine(store: store)
+        let opened = try await TestStore.make(kind, schema: try Schema(json: Data(Self.clientSchema.utf8)))
+        let store = opened.store
         let transport = HTTPTransport()
         let base = try #require(URL(string: server.baseURL))
         defer {
             Task {
                 try? await transport.shutdown()
                 await server.stop()
-                try? FileManager.default.removeItem(at: directory)
+                await opened.close()
             }
         }
 
@@ -59,7 +59,7 @@ struct SyncSessionModelTests {
         var nextID: Int64 = 1
         var outcomes: [String: Int] = [:]
         for step in 1...Self.steps {
-            let context = "seed \(seed) step \(step)"
+            let context = "\(kind) seed \(seed) step \(step)"
             // Mutate the server.
             var upserts: [JSONValue] = []
             for _ in 0..<random.below(5) {
@@ -116,9 +116,9 @@ struct SyncSessionModelTests {
             // as long as a loaded machine (the whole suite runs in parallel in CI) may need, so a
             // slow answer is never mistaken for a failure the step did not inject.
             configuration.timeout = stallsPastTimeout ? .milliseconds(1000) : .seconds(30)
-            let client = ReplicaClient(engine: engine, configuration: configuration)
+            let client = try ReplicaClient(store: store, configuration: configuration)
 
-            let before = try Self.stored(store)
+            let before = try await Self.stored(store)
             do {
                 let result = try await client.call("/people?_sort=name&_page=1&_limit=\(Self.pageSize)",
                                                    options: SyncOptions(onInvalid: .skip))
@@ -132,21 +132,21 @@ struct SyncSessionModelTests {
                     expected = expected.filter { truth[$0.key] != nil }
                 }
                 for (id, person) in fetched where person.kids != nil { expected[id] = person }
-                let stored = try Self.stored(store)
+                let stored = try await Self.stored(store)
                 let report = "\(context): store after a successful sync (\(result.pages) pages, "
                     + "\(result.unchangedPages) unchanged, maxPages \(maxPages)): \(Self.difference(stored, expected))"
                 #expect(stored == expected, Comment(rawValue: report))
                 outcomes[result.notModified ? "not modified" : truncated ? "truncated" : "synced", default: 0] += 1
                 if result.unchangedPages > 0 { outcomes["with 304 pages", default: 0] += 1 }
             } catch {
-                #expect(try Self.stored(store) == before, "\(context): store after a failed sync (\(error))")
+                #expect(try await Self.stored(store) == before, "\(context): store after a failed sync (\(error))")
                 #expect(!faults.isEmpty, "\(context): failed without an injected fault: \(error)")
                 outcomes["failed", default: 0] += 1
             }
         }
         // The run exercised every outcome.
         for outcome in ["synced", "not modified", "truncated", "with 304 pages", "failed"] {
-            #expect((outcomes[outcome] ?? 0) > 0, "seed \(seed): no '\(outcome)' step in \(outcomes)")
+            #expect((outcomes[outcome] ?? 0) > 0, "\(kind) seed \(seed): no '\(outcome)' step in \(outcomes)")
         }
         server.setConditions(MockConditions())
     }
@@ -160,9 +160,9 @@ struct SyncSessionModelTests {
     }
 
     /// The client store as id → person.
-    static func stored(_ store: Store) throws -> [Int64: Person] {
+    static func stored(_ store: any ReplicaStore) async throws -> [Int64: Person] {
         var result: [Int64: Person] = [:]
-        for row in try store.rows("Person") {
+        for row in try await store.rows(RowQuery("Person")) {
             guard case .integer(let id) = row.primaryKey else { continue }
             var kids: Int64?
             if case .integer(let value)? = row["numberOfKids"] { kids = value }
