@@ -51,6 +51,8 @@ let package = Package(
             name: "ReplicaServer",
             dependencies: [
                 "Replica",
+                "ReplicaPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -98,6 +100,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The throwaway PostgreSQL cluster the test targets share (one per test process).
+        .target(
+            name: "ReplicaTestSupport",
+            path: "Tests/ReplicaTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "ReplicaTests",
             dependencies: ["Replica", .product(name: "Logging", package: "swift-log")],
@@ -117,6 +125,7 @@ let package = Package(
         .testTarget(
             name: "ReplicaServerTests",
             dependencies: [
+                "ReplicaTestSupport",
                 "ReplicaServer",
                 "replica",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -126,6 +135,7 @@ let package = Package(
         .testTarget(
             name: "ReplicaPostgresTests",
             dependencies: [
+                "ReplicaTestSupport",
                 "ReplicaPostgres",
                 "Replica",
                 "ReplicaHTTP",

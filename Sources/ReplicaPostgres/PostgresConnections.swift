@@ -9,8 +9,8 @@ import PostgresNIO
 /// A connection is lent to one operation at a time (``withConnection(_:)``); a connection whose
 /// operation failed is closed rather than reused, so no half-finished transaction or COPY is
 /// ever handed to the next caller.
-actor PostgresConnections {
-    let url: PostgresURL
+package actor PostgresConnections {
+    package let url: PostgresURL
     let logger: Logger
     private var idle: [PostgresConnection] = []
     private var closed = false
@@ -18,9 +18,17 @@ actor PostgresConnections {
     /// Connections kept while idle.
     private let idleLimit = 4
 
-    init(url: PostgresURL, logger: Logger) {
+    package init(url: PostgresURL, logger: Logger) {
         self.url = url
         self.logger = logger
+    }
+
+    /// Released without ``close()``: the idle connections close in the background (each kept
+    /// alive until it has closed).
+    deinit {
+        for connection in idle where !connection.isClosed {
+            connection.close().whenComplete { _ in _ = connection }
+        }
     }
 
     nonisolated var configuration: PostgresConnection.Configuration {
@@ -66,7 +74,7 @@ actor PostgresConnections {
     /// Runs `body` with a connection of its own.
     ///
     /// - Throws: What `body` throws, or a connection error.
-    func withConnection<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    package func withConnection<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let connection = try await take()
         do {
             let result = try await body(connection)
@@ -79,7 +87,7 @@ actor PostgresConnections {
     }
 
     /// Closes every idle connection; connections lent out close when given back.
-    func close() async {
+    package func close() async {
         closed = true
         let connections = idle
         idle = []

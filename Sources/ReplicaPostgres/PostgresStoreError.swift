@@ -46,7 +46,7 @@ public struct PostgresStoreError: Error, Sendable, Hashable, CustomStringConvert
 
     /// An error of postgres-nio in the user's terms: the server's message and SQLSTATE, or what
     /// happened to the connection.
-    static func from(_ error: any Error, url: PostgresURL, doing what: String? = nil) -> PostgresStoreError {
+    package static func from(_ error: any Error, url: PostgresURL, doing what: String? = nil) -> PostgresStoreError {
         let prefix = what.map { "\($0): " } ?? ""
         let location = url.description
         guard let error = error as? PSQLError else {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import ReplicaPostgres
 import ReplicaServer
 
 /// `replica serve`: the embedded mock REST server as a command.
@@ -30,7 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The address to bind.")
     var host: String = "127.0.0.1"
 
-    @Option(help: "memory, or sqlite:PATH for a file that survives restarts.")
+    @Option(help: "memory, sqlite:PATH for a file that survives restarts, or postgres://USER@HOST:PORT/DB for a database servers share.")
     var store: String = "memory"
 
     @Option(help: "Latency per response in milliseconds, MIN-MAX or one number.")
@@ -80,8 +81,8 @@ struct ServeCommand: AsyncParsableCommand {
         try OptionChecks.integer(maxBody, option: "--max-body", in: 1...(1 << 30), unit: "of bytes")
         try OptionChecks.seconds(headerTimeout, option: "--header-timeout")
         try OptionChecks.seconds(idleTimeout, option: "--idle-timeout")
-        guard store == "memory" || (store.hasPrefix("sqlite:") && store.count > 7) else {
-            throw ValidationError("--store takes memory or sqlite:PATH, not '\(store)'")
+        guard store == "memory" || (store.hasPrefix("sqlite:") && store.count > 7) || PostgresURL.isPostgres(store) else {
+            throw ValidationError("--store takes memory, sqlite:PATH or postgres://USER@HOST:PORT/DB, not '\(store)'")
         }
         _ = try latencyRange()
     }
@@ -109,6 +110,8 @@ struct ServeCommand: AsyncParsableCommand {
                                         headerReadTimeout: .seconds(headerTimeout), idleTimeout: .seconds(idleTimeout))
         if store.hasPrefix("sqlite:") {
             do { options.store = try SQLiteMockStore(path: String(store.dropFirst(7))) } catch { throw CLIError("\(error)") }
+        } else if PostgresURL.isPostgres(store) {
+            do { options.store = try PostgresMockStore(url: store) } catch { throw CLIError("\(error)") }
         }
         options.validationErrors = MockValidationErrors(status: validationStatus, namespaced: namespacedErrors)
         if serializer == "namespaced" { options.defaultSerializer = NamespacedSerializer() }

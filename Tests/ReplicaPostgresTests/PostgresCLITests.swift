@@ -2,6 +2,7 @@ import Foundation
 import Replica
 import ReplicaPostgres
 import ReplicaServer
+import ReplicaTestSupport
 import Testing
 
 /// The built `replica` executable against a PostgreSQL replica, in processes of their own.

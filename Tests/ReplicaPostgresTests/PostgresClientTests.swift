@@ -4,6 +4,7 @@ import Replica
 import ReplicaHTTP
 import ReplicaPostgres
 import ReplicaServer
+import ReplicaTestSupport
 import Testing
 
 /// The HTTP client syncing into PostgreSQL: validators shared by every service on the database,

@@ -1,6 +1,7 @@
 import Foundation
 import Replica
 import ReplicaPostgres
+import ReplicaTestSupport
 import Testing
 
 @Suite("PostgreSQL replica")

@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import ReplicaServer
+import ReplicaTestSupport
 import Testing
 
 /// Runs the built `replica serve`, as swift-argument-parser's examples are tested.
@@ -125,6 +126,34 @@ struct MockServerCLITests {
         #expect(FileManager.default.fileExists(atPath: database))
     }
 
+    @Test("replica serve --store postgres://: two servers share one database; a server that cannot connect says where")
+    func postgresStore() async throws {
+        let url = try PostgresCluster.start().makeDatabase()
+        let directory = try Fixture.temporaryDirectory()
+        let data = directory.appendingPathComponent("seed.json")
+        try Data(#"{"people": [{"name": "ann"}, {"id": 7, "name": "bob"}]}"#.utf8).write(to: data)
+        let first = try ServeProcess(["--schema", "Schemas/people.json", "--port", "0", "--store", url, "--data", data.path])
+        let firstBase = String(try await first.firstLine().dropFirst("Listening on ".count))
+        let second = try ServeProcess(["--schema", "Schemas/people.json", "--port", "0", "--store", url])
+        let secondBase = String(try await second.firstLine().dropFirst("Listening on ".count))
+        // Keys go on after the largest one loaded, as on SQLite.
+        let created = try await Client(base: firstBase).post("/people", #"{"name":"cy"}"#)
+        #expect(created.status == 201)
+        #expect(created.json?["id"] == 8)
+        let listed = try await Client(base: secondBase).get("/people?_sort=-name")
+        #expect(listed.json?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["cy", "bob", "ann"])
+        #expect(try await Client(base: secondBase).get("/people?name=bob").json?[0]?["id"] == 7)
+        #expect(await first.stop(SIGINT) == 0)
+        #expect(await second.stop(SIGINT) == 0)
+
+        let refused = try ServeProcess(["--schema", "Schemas/people.json", "--port", "0", "--store",
+                                        "postgres://app:hunter2@127.0.0.1:\(try PostgresCluster.freePort())/api"])
+        #expect(await refused.finish() != 0)
+        #expect(refused.standardError.contains("postgres://app@127.0.0.1:"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("connection refused"), "\(refused.standardError)")
+        #expect(!refused.standardError.contains("hunter2"))
+    }
+
     @Test("replica serve --format-extension .json serves /people.json and /people/1.json as /people and /people/1")
     func formatExtension() async throws {
         let server = try ServeProcess(["--schema", "Schemas/people.json", "--port", "0", "--format-extension", ".json"])
@@ -142,7 +171,7 @@ struct MockServerCLITests {
     @Test("replica serve rejects bad options with one line saying what to give")
     func badOptions() async throws {
         let cases: [([String], String)] = [
-            (["--store", "redis"], "Error: --store takes memory or sqlite:PATH, not 'redis'"),
+            (["--store", "redis"], "Error: --store takes memory, sqlite:PATH or postgres://USER@HOST:PORT/DB, not 'redis'"),
             (["--latency", "fast"], "Error: --latency takes MIN-MAX in milliseconds from 0 to 60000 (e.g. 50-200), not 'fast'"),
             (["--fail-rate", "2"], "Error: --fail-rate takes a probability from 0 to 1, not 2.0"),
             (["--schema", "/nonexistent.json"], "/nonexistent.json"),

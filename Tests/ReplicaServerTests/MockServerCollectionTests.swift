@@ -17,7 +17,7 @@ struct MockServerCollectionTests {
         #expect(result.loaded == 25)
     }
 
-    @Test("filters by property, typed", arguments: ["memory", "sqlite"])
+    @Test("filters by property, typed", arguments: ["memory", "sqlite", "postgres"])
     func filters(kind: String) async throws {
         try await withServer([Self.cars], options: MockServerOptions(store: try Fixture.store(kind))) { server, client in
             try await Self.seed(server)
@@ -33,7 +33,7 @@ struct MockServerCollectionTests {
         }
     }
 
-    @Test("sorts with _sort and _order", arguments: ["memory", "sqlite"])
+    @Test("sorts with _sort and _order", arguments: ["memory", "sqlite", "postgres"])
     func sorting(kind: String) async throws {
         try await withServer([Self.cars], options: MockServerOptions(store: try Fixture.store(kind))) { server, client in
             try await Self.seed(server)
@@ -48,7 +48,7 @@ struct MockServerCollectionTests {
         }
     }
 
-    @Test("_page/_limit pages with Link and X-Total-Count", arguments: ["memory", "sqlite"])
+    @Test("_page/_limit pages with Link and X-Total-Count", arguments: ["memory", "sqlite", "postgres"])
     func pages(kind: String) async throws {
         try await withServer([Self.cars], options: MockServerOptions(store: try Fixture.store(kind))) { server, client in
             try await Self.seed(server)

@@ -53,7 +53,7 @@ struct MockServerConsistencyTests {
         }
     }
 
-    @Test("If-Modified-Since still answers 304 when nothing was written after the read", arguments: ["memory", "sqlite"])
+    @Test("If-Modified-Since still answers 304 when nothing was written after the read", arguments: ["memory", "sqlite", "postgres"])
     func notModifiedStillWorks(store: String) async throws {
         try await withServer(try Fixture.peopleResources, options: MockServerOptions(store: try Fixture.store(store))) { _, client in
             _ = try await client.post("/people", #"{"name":"john"}"#)
@@ -71,7 +71,7 @@ struct MockServerConsistencyTests {
         }
     }
 
-    @Test("objects come back by primary key, unsorted and on sort ties", arguments: ["memory", "sqlite"])
+    @Test("objects come back by primary key, unsorted and on sort ties", arguments: ["memory", "sqlite", "postgres"])
     func primaryKeyOrder(store: String) async throws {
         let options = MockServerOptions(store: try Fixture.store(store))
         try await withServer(try Fixture.peopleResources, options: options) { (_: MockServer, client: Client) async throws in
@@ -88,7 +88,7 @@ struct MockServerConsistencyTests {
         }
     }
 
-    @Test("string primary keys: inserted c, a, b come back a, b, c, and sort ties by key", arguments: ["memory", "sqlite"])
+    @Test("string primary keys: inserted c, a, b come back a, b, c, and sort ties by key", arguments: ["memory", "sqlite", "postgres"])
     func stringKeyOrder(store: String) async throws {
         let tags = MockResource("tags", properties: [MockProperty("label", .string)], primaryKey: .string("slug"))
         let options = MockServerOptions(store: try Fixture.store(store))

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("MockServer stores")
 struct MockServerStoreTests {
-    @Test("the MockStore protocol: count, get, all, children, create, modify, delete", arguments: ["memory", "sqlite"])
+    @Test("the MockStore protocol: count, get, all, children, create, modify, delete", arguments: ["memory", "sqlite", "postgres"])
     func protocolOperations(kind: String) async throws {
         let store = try Fixture.store(kind)
         let resources = try Fixture.peopleResources
@@ -49,7 +49,21 @@ struct MockServerStoreTests {
         #expect(try await store.modify(people, id: 1, values: ["name": .string(name + "d")])?["name"] == .string(name + "d"))
     }
 
-    @Test("integers beyond Int64 keep every digit in json properties", arguments: ["memory", "sqlite"])
+    @Test("PostgreSQL refuses text with a NUL byte with a 422 naming the property, and stores control bytes whole")
+    func nulInPostgres() async throws {
+        let store = try Fixture.store("postgres")
+        let people = try Fixture.peopleResources[0]
+        try await store.addResource(people)
+        await #expect { try await store.create(people, values: ["name": .string("a\u{0}b")]) } throws: { error in
+            let refused = try #require(error as? MockHTTPError)
+            return refused.status == 422 && refused.message == "people.name: PostgreSQL text cannot hold a NUL byte"
+        }
+        #expect(try await store.count(people, query: MockQuery()) == 0)
+        let created = try await store.create(people, values: ["name": .string("a\u{1}b\u{7F}")])
+        #expect(try await store.object(people, id: created["id"] ?? .null)?["name"] == .string("a\u{1}b\u{7F}"))
+    }
+
+    @Test("integers beyond Int64 keep every digit in json properties", arguments: ["memory", "sqlite", "postgres"])
     func bigIntegers(kind: String) async throws {
         let store = try Fixture.store(kind)
         let things = MockResource("things", properties: [MockProperty("j", .json)])

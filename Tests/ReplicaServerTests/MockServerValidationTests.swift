@@ -107,7 +107,7 @@ struct MockServerValidationTests {
         }
     }
 
-    @Test("SQL in values, names and filters is stored and matched verbatim", arguments: ["memory", "sqlite"])
+    @Test("SQL in values, names and filters is stored and matched verbatim", arguments: ["memory", "sqlite", "postgres"])
     func sqlInValues(kind: String) async throws {
         let odd = MockResource("odd\"table; DROP TABLE x", properties: [MockProperty("we\"ird", .string)])
         let resources = try Fixture.peopleResources + [odd]

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import ReplicaServer
+import ReplicaTestSupport
 import Testing
 
 /// One HTTP exchange's result.
@@ -84,8 +85,13 @@ enum Fixture {
     }
 
     /// The two stores, by name, for parameterized tests.
+    /// A fresh store: `memory`, `sqlite` (a new file) or `postgres` (a new database of the test cluster).
     static func store(_ kind: String) throws -> any MockStore {
-        kind == "sqlite" ? try SQLiteMockStore(path: try temporaryDirectory().appendingPathComponent("mock.sqlite").path) : MemoryMockStore()
+        switch kind {
+        case "sqlite": return try SQLiteMockStore(path: try temporaryDirectory().appendingPathComponent("mock.sqlite").path)
+        case "postgres": return try PostgresMockStore(url: try PostgresCluster.start().makeDatabase())
+        default: return MemoryMockStore()
+        }
     }
 }
 

@@ -7,23 +7,23 @@ import Glibc
 /// `postgres` user when the tests run as root: the server refuses root), `pg_ctl` on a free
 /// loopback port with `trust` authentication, one database per test, and stopped when the test
 /// process ends (a watchdog stops it even when the process is killed).
-final class PostgresCluster: Sendable {
-    let port: Int
-    let directory: String
-    let binaries: String
+package final class PostgresCluster: Sendable {
+    package let port: Int
+    package let directory: String
+    package let binaries: String
 
     /// The cluster of this test process, started on first use.
-    static let shared: Result<PostgresCluster, ClusterError> = Result { try PostgresCluster() }.mapError {
+    package static let shared: Result<PostgresCluster, ClusterError> = Result { try PostgresCluster() }.mapError {
         ($0 as? ClusterError) ?? ClusterError(message: "\($0)")
     }
 
-    struct ClusterError: Error, CustomStringConvertible {
+    package struct ClusterError: Error, CustomStringConvertible {
         let message: String
-        var description: String { message }
+        package var description: String { message }
     }
 
     /// The cluster, or an error saying why it cannot start (a failing test, never a skipped one).
-    static func start() throws -> PostgresCluster { try shared.get() }
+    package static func start() throws -> PostgresCluster { try shared.get() }
 
     private static let counter = Counter()
 
@@ -58,7 +58,7 @@ final class PostgresCluster: Sendable {
     }
 
     /// A new empty database; its URL.
-    func makeDatabase() throws -> String {
+    package func makeDatabase() throws -> String {
         let name = "replica_test_\(getpid())_\(Self.counter.next())"
         try Self.run(binaries + "/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-q", "-v", "ON_ERROR_STOP=1",
                                           "-c", "CREATE DATABASE \(name)", "postgres"])
@@ -66,7 +66,7 @@ final class PostgresCluster: Sendable {
     }
 
     /// Runs SQL with psql; returns its unaligned output.
-    func psql(_ url: String, _ sql: String) throws -> String {
+    package func psql(_ url: String, _ sql: String) throws -> String {
         try Self.run(binaries + "/psql", ["-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1", "-c", sql, url])
     }
 
@@ -105,7 +105,7 @@ final class PostgresCluster: Sendable {
                            + "install Debian's postgresql package (.ci/run does)")
     }
 
-    static func freePort() throws -> Int {
+    package static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ClusterError(message: "socket() failed") }
         defer { close(fd) }
@@ -129,7 +129,7 @@ final class PostgresCluster: Sendable {
     /// the output: a pipe would never reach its end). `posix_spawn` and `waitpid`, so no run
     /// loop is involved.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String], asPostgres: Bool = false,
+    package static func run(_ executable: String, _ arguments: [String], asPostgres: Bool = false,
                     outputFile: String? = nil) throws -> String {
         let command = asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--", executable] + arguments : [executable] + arguments
         let output = outputFile ?? FileManager.default.temporaryDirectory.appendingPathComponent("replica-cmd-\(UUID().uuidString)").path
@@ -146,7 +146,7 @@ final class PostgresCluster: Sendable {
 
     /// Starts `command` (its first element the executable's path), standard output and error
     /// going to `outputFile`; its pid, for ``wait(_:)``.
-    static func spawn(_ command: [String], outputFile: String) throws -> pid_t {
+    package static func spawn(_ command: [String], outputFile: String) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -163,7 +163,7 @@ final class PostgresCluster: Sendable {
 
     /// Waits for a spawned process to end; its wait status.
     @discardableResult
-    static func wait(_ pid: pid_t) -> Int32 {
+    package static func wait(_ pid: pid_t) -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return status
