@@ -158,6 +158,8 @@ let package = Package(
             name: "ReplicaExamplesTests",
             dependencies: [
                 "ReplicaExamples",
+                "ReplicaPostgres",
+                "ReplicaTestSupport",
                 "Replica",
                 "ReplicaHTTP",
                 "ReplicaServer",

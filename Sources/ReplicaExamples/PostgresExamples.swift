@@ -1,5 +1,6 @@
 import Foundation
 import Replica
+import ReplicaHTTP
 import ReplicaPostgres
 
 /// README "When one machine is not enough": one replica in PostgreSQL, synced by one service
@@ -40,4 +41,23 @@ public func postgresLiveExample(url: String) async throws -> Int {
     await replica.close()
     // README: end
     return updates.initial.count
+}
+
+/// The README's HTTP client on a PostgreSQL replica: a paged call committed in one
+/// transaction, its validators kept in the database for every service.
+///
+/// - Returns: The call's result.
+public func postgresClientExample(url: String, schemaFile: URL, api: URL, transport: HTTPTransport) async throws -> CallResult {
+    // README: postgres-client
+    let replica = try await PostgresReplica.open(url: url, schema: try Schema(contentsOf: schemaFile))
+    let client = try ReplicaClient(store: replica, configuration: ClientConfiguration(
+        transport: transport, baseURLs: [.production: api]))                       // http://127.0.0.1:8888
+    let result = try await client.call("/people", params: ["_sort": "id", "_page": 1, "_limit": 2])
+    print(result.status, result.pages, result.changes)                              // every page, one transaction
+    let session = try replica.session(.get, "/people", options: SyncOptions())     // or stage pages yourself
+    _ = try await session.stage(body: Data(#"[{"id": 9, "name": "Ida"}]"#.utf8))
+    _ = try await session.commit(complete: false)                                   // upserts; deletes nothing
+    await replica.close()
+    // README: end
+    return result
 }
