@@ -24,7 +24,8 @@ public final class ReplicaClient: Sendable {
     /// A client syncing into an SQLite engine.
     ///
     /// ```swift
-    /// let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(baseURL: url))
+    /// let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(
+    ///     transport: HTTPTransport(), baseURLs: [.production: api]))
     /// ```
     public init(engine: SyncEngine, configuration: ClientConfiguration) {
         self.backend = engine
@@ -36,7 +37,8 @@ public final class ReplicaClient: Sendable {
     ///
     /// ```swift
     /// let store = try await openReplicaStore(url: "postgres://replica@db:5432/cache", schema: schema)
-    /// let client = try ReplicaClient(store: store, configuration: ClientConfiguration(baseURL: api))
+    /// let client = try ReplicaClient(store: store, configuration: ClientConfiguration(
+    ///     transport: HTTPTransport(), baseURLs: [.production: api]))
     /// ```
     ///
     /// - Throws: ``ClientError`` `.invalidRequest` for a store of another kind (one implemented

@@ -237,27 +237,18 @@ public final class PostgresMockStore: MockStore {
 }
 
 /// SQL text and value conversions for one resource's PostgreSQL table.
+@dynamicMemberLookup
 struct PostgresMockSQL: Sendable {
-    let resource: MockResource
-    let table: String
-    let key: String
-    let keyProperty: MockProperty
-    let columns: String
+    let naming: MockTableNames
 
     /// The advisory lock that serializes table creation across servers.
     static let schemaLock: Int64 = 0x5265_706C_4D6F_636B   // "ReplMock"
 
-    init(_ resource: MockResource) {
-        self.resource = resource
-        table = Self.quote(resource.name)
-        key = Self.quote(resource.primaryKey.name)
-        keyProperty = MockProperty(resource.primaryKey.name, resource.primaryKey.type)
-        columns = resource.properties.map { Self.quote($0.name) }.joined(separator: ", ")
-    }
+    init(_ resource: MockResource) { naming = MockTableNames(resource) }
 
-    static func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
+    subscript<T>(dynamicMember path: KeyPath<MockTableNames, T>) -> T { naming[keyPath: path] }
+
+    static func quote(_ identifier: String) -> String { MockTableNames.quote(identifier) }
 
     static func columnType(_ type: MockPropertyType) -> String {
         switch type {
@@ -271,12 +262,12 @@ struct PostgresMockSQL: Sendable {
 
     /// `ORDER BY` as SQLite orders: text by its bytes, `NULL` first when ascending, the key last.
     func orderBy(_ sort: [MockQuery.SortKey]) -> String {
-        var terms = sort.map { key -> String in
-            let type = resource.property(named: key.property)?.type ?? .json
+        var terms = sort.map { sortKey -> String in
+            let type = naming.resource.property(named: sortKey.property)?.type ?? .json
             let collate = Self.columnType(type) == "text" ? " COLLATE \"C\"" : ""
-            return Self.quote(key.property) + collate + (key.descending ? " DESC NULLS LAST" : " ASC NULLS FIRST")
+            return Self.quote(sortKey.property) + collate + (sortKey.descending ? " DESC NULLS LAST" : " ASC NULLS FIRST")
         }
-        terms.append(key + (Self.columnType(keyProperty.type) == "text" ? " COLLATE \"C\"" : "") + " ASC")
+        terms.append(naming.key + (Self.columnType(naming.keyProperty.type) == "text" ? " COLLATE \"C\"" : "") + " ASC")
         return terms.joined(separator: ", ")
     }
 
@@ -285,7 +276,7 @@ struct PostgresMockSQL: Sendable {
         guard !filters.isEmpty else { return "" }
         var terms: [String] = []
         for filter in filters {
-            let property = resource.property(named: filter.property) ?? MockProperty(filter.property, .json)
+            let property = naming.resource.property(named: filter.property) ?? MockProperty(filter.property, .json)
             try bind(filter.value, property: property, into: &bindings)
             terms.append("\(Self.quote(filter.property)) IS NOT DISTINCT FROM $\(bindings.count)")
         }
@@ -296,20 +287,20 @@ struct PostgresMockSQL: Sendable {
     func insert(_ values: JSONObject, upsert: Bool) throws -> PostgresQuery {
         var names: [String] = []
         var bindings = PostgresBindings()
-        for property in resource.properties {
+        for property in naming.resource.properties {
             guard let value = values[property.name] else { continue }
-            if property.name == resource.primaryKey.name, value.isNull { continue }
+            if property.name == naming.resource.primaryKey.name, value.isNull { continue }
             try bind(value, property: property, into: &bindings)
             names.append(Self.quote(property.name))
         }
         var sql = names.isEmpty
-            ? "INSERT INTO \(table) DEFAULT VALUES"
-            : "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\((1...names.count).map { "$\($0)" }.joined(separator: ", ")))"
-        if upsert, values[resource.primaryKey.name].map({ !$0.isNull }) == true {
-            let updates = names.filter { $0 != key }.map { "\($0) = excluded.\($0)" }
-            sql += updates.isEmpty ? " ON CONFLICT (\(key)) DO NOTHING" : " ON CONFLICT (\(key)) DO UPDATE SET \(updates.joined(separator: ", "))"
+            ? "INSERT INTO \(naming.table) DEFAULT VALUES"
+            : "INSERT INTO \(naming.table) (\(names.joined(separator: ", "))) VALUES (\((1...names.count).map { "$\($0)" }.joined(separator: ", ")))"
+        if upsert, values[naming.resource.primaryKey.name].map({ !$0.isNull }) == true {
+            let updates = names.filter { $0 != naming.key }.map { "\($0) = excluded.\($0)" }
+            sql += updates.isEmpty ? " ON CONFLICT (\(naming.key)) DO NOTHING" : " ON CONFLICT (\(naming.key)) DO UPDATE SET \(updates.joined(separator: ", "))"
         }
-        return PostgresQuery(unsafeSQL: sql + " RETURNING \(columns)", binds: bindings)
+        return PostgresQuery(unsafeSQL: sql + " RETURNING \(naming.columns)", binds: bindings)
     }
 
     /// Binds a JSON value as the column of `property` stores it.
@@ -318,7 +309,7 @@ struct PostgresMockSQL: Sendable {
     ///   a number out of range for an integer column).
     func bind(_ value: JSONValue, property: MockProperty, into bindings: inout PostgresBindings) throws {
         func refuse(_ why: String) -> MockHTTPError {
-            MockHTTPError(status: 422, code: "unstorableValue", message: "\(resource.name).\(property.name): \(why)")
+            MockHTTPError(status: 422, code: "unstorableValue", message: "\(naming.resource.name).\(property.name): \(why)")
         }
         func text(_ string: String) throws -> String {
             guard !string.utf8.contains(0) else { throw refuse("PostgreSQL text cannot hold a NUL byte") }
@@ -370,7 +361,7 @@ struct PostgresMockSQL: Sendable {
         var objects: [JSONObject] = []
         for try await row in try await connection.query(query, logger: logger) {
             var object = JSONObject()
-            for (property, cell) in zip(resource.properties, row) {
+            for (property, cell) in zip(naming.resource.properties, row) {
                 object[property.name] = try Self.json(cell, type: property.type)
             }
             objects.append(object)

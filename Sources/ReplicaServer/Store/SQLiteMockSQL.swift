@@ -2,25 +2,15 @@ import Foundation
 import GRDB
 
 /// SQL text and value conversions for one resource's table.
+@dynamicMemberLookup
 struct SQLiteMockSQL: Sendable {
-    let resource: MockResource
-    let table: String
-    let key: String
-    let keyProperty: MockProperty
-    let columns: String
+    let naming: MockTableNames
 
-    init(_ resource: MockResource) {
-        self.resource = resource
-        table = Self.quote(resource.name)
-        key = Self.quote(resource.primaryKey.name)
-        keyProperty = MockProperty(resource.primaryKey.name, resource.primaryKey.type)
-        columns = resource.properties.map { Self.quote($0.name) }.joined(separator: ", ")
-    }
+    init(_ resource: MockResource) { naming = MockTableNames(resource) }
 
-    /// `"name"` with embedded quotes doubled (GRDB's `quotedDatabaseIdentifier` does not double them).
-    static func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
+    subscript<T>(dynamicMember path: KeyPath<MockTableNames, T>) -> T { naming[keyPath: path] }
+
+    static func quote(_ identifier: String) -> String { MockTableNames.quote(identifier) }
 
     static func columnType(_ type: MockPropertyType) -> String {
         switch type {
@@ -37,7 +27,7 @@ struct SQLiteMockSQL: Sendable {
         var arguments = StatementArguments()
         var terms: [String] = []
         for filter in filters {
-            let property = resource.property(named: filter.property) ?? MockProperty(filter.property, .json)
+            let property = naming.resource.property(named: filter.property) ?? MockProperty(filter.property, .json)
             terms.append("\(Self.quote(filter.property)) IS \(Self.mark(property))")
             arguments += [databaseValue(filter.value, property: property)]
         }
@@ -49,24 +39,24 @@ struct SQLiteMockSQL: Sendable {
         var names: [String] = []
         var marks: [String] = []
         var arguments = StatementArguments()
-        for property in resource.properties {
+        for property in naming.resource.properties {
             guard let value = values[property.name] else { continue }
-            if property.name == resource.primaryKey.name, value.isNull { continue }
+            if property.name == naming.resource.primaryKey.name, value.isNull { continue }
             names.append(Self.quote(property.name))
             marks.append(Self.mark(property))
             arguments += [databaseValue(value, property: property)]
         }
         var sql: String
         if names.isEmpty {
-            sql = "INSERT INTO \(table) DEFAULT VALUES"
+            sql = "INSERT INTO \(naming.table) DEFAULT VALUES"
         } else {
-            sql = "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(marks.joined(separator: ", ")))"
+            sql = "INSERT INTO \(naming.table) (\(names.joined(separator: ", "))) VALUES (\(marks.joined(separator: ", ")))"
         }
-        if upsert, values[resource.primaryKey.name].map({ !$0.isNull }) == true {
-            let updates = names.filter { $0 != key }.map { "\($0) = excluded.\($0)" }
-            sql += updates.isEmpty ? " ON CONFLICT(\(key)) DO NOTHING" : " ON CONFLICT(\(key)) DO UPDATE SET \(updates.joined(separator: ", "))"
+        if upsert, values[naming.resource.primaryKey.name].map({ !$0.isNull }) == true {
+            let updates = names.filter { $0 != naming.key }.map { "\($0) = excluded.\($0)" }
+            sql += updates.isEmpty ? " ON CONFLICT(\(naming.key)) DO NOTHING" : " ON CONFLICT(\(naming.key)) DO UPDATE SET \(updates.joined(separator: ", "))"
         }
-        return (sql + " RETURNING \(columns)", arguments)
+        return (sql + " RETURNING \(naming.columns)", arguments)
     }
 
     /// The placeholder for a value of `property`: text columns take `CAST(? AS TEXT)`, so that
@@ -116,7 +106,7 @@ struct SQLiteMockSQL: Sendable {
 
     func object(_ row: Row) -> JSONObject {
         var object = JSONObject()
-        for (index, property) in resource.properties.enumerated() {
+        for (index, property) in naming.resource.properties.enumerated() {
             object[property.name] = Self.json(row.fullValue(atIndex: index), type: property.type)
         }
         return object
