@@ -103,6 +103,8 @@ extension PostgresReplica {
                                                      origin: origin, source: source)
                 try await session.execute("COMMIT")
                 result.ignoredKeys = summary.ignoredKeys(entityNames: maps.map(\.entity.name))
+                // From the merge's first table lock to the commit: what other writers of those tables waited.
+                result.writeLockDuration = session.lockedSince.map { $0.duration(to: ContinuousClock.now) }
                 return (result, result.changes)
             } catch {
                 try? await session.execute("ROLLBACK")

@@ -146,7 +146,8 @@ struct PostgresSessionTests {
         let opened = try await TestStore.make(kind)
         defer { Task { await opened.close() } }
         let store = opened.store
-        _ = try await store.sync(.get, "/people", body: Data(#"[{"id": 9, "name": "old"}]"#.utf8), options: SyncOptions())
+        let plain = try await store.sync(.get, "/people", body: Data(#"[{"id": 9, "name": "old"}]"#.utf8), options: SyncOptions())
+        #expect(plain.writeLockDuration != nil)
 
         let discarded = try store.session(.get, "/people", options: SyncOptions())
         _ = try await discarded.stage(body: Data(#"[{"id": 1, "name": "ann"}]"#.utf8))
@@ -163,6 +164,7 @@ struct PostgresSessionTests {
         #expect(result.changes["Person"]?.inserted.integers == [1, 2, 3])
         #expect(result.changes["Person"]?.deleted.isEmpty ?? true)
         #expect(result.objectCount == 3)
+        #expect(result.writeLockDuration != nil)
 
         // Without the vouched key, a complete traversal deletes the row no page listed.
         let next = try store.session(.get, "/people", options: SyncOptions())
