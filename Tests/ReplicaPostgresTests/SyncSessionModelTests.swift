@@ -38,7 +38,7 @@ struct SyncSessionModelTests {
     @Test("500 seeded steps of mutations, 304s, faults, page caps and skipped objects", arguments: StoreKind.allCases)
     func model(_ kind: StoreKind) async throws {
         let seed = ProcessInfo.processInfo.environment["REPLICA_MODEL_SEED"].flatMap { UInt64($0) } ?? 0x5E55_1011
-        var random = ModelRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         let serverSchema = try Schema(json: Data(Self.serverSchema.utf8))
         let resources = MockResource.resources(for: serverSchema)
         let people = try #require(resources.first)
@@ -171,24 +171,5 @@ struct SyncSessionModelTests {
             result[id] = Person(name: name, kids: kids)
         }
         return result
-    }
-}
-
-/// SplitMix64, seeded: the same seed gives the same run.
-struct ModelRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in `0..<bound` (0 when `bound` is 0).
-    mutating func below(_ bound: Int) -> Int {
-        bound <= 0 ? 0 : Int(next() % UInt64(bound))
     }
 }

@@ -20,4 +20,15 @@ struct MockTableNames: Sendable {
     static func quote(_ identifier: String) -> String {
         "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
+
+    /// The column definitions of the resource's `CREATE TABLE`: the key (its name, then
+    /// `autoIncrementKey` or `textKey`), then every other property with its `columnType`.
+    func columnDefinitions(autoIncrementKey: String, textKey: String, columnType: (MockPropertyType) -> String) -> String {
+        let primaryKey = resource.primaryKey
+        var columns = [key + " " + (primaryKey.kind == .autoIncrement ? autoIncrementKey : textKey)]
+        for property in resource.properties where property.name != primaryKey.name {
+            columns.append("\(Self.quote(property.name)) \(columnType(property.type))")
+        }
+        return columns.joined(separator: ", ")
+    }
 }

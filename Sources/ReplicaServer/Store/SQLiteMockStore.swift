@@ -44,14 +44,10 @@ public final class SQLiteMockStore: MockStore {
         try await write(resource) { db in
             let table = SQLiteMockSQL.quote(resource.name)
             if try !db.tableExists(resource.name) {
-                let key = resource.primaryKey
-                var columns = [key.kind == .autoIncrement
-                    ? "\(SQLiteMockSQL.quote(key.name)) INTEGER PRIMARY KEY AUTOINCREMENT"
-                    : "\(SQLiteMockSQL.quote(key.name)) TEXT PRIMARY KEY NOT NULL"]
-                for property in resource.properties where property.name != key.name {
-                    columns.append("\(SQLiteMockSQL.quote(property.name)) \(SQLiteMockSQL.columnType(property.type))")
-                }
-                try db.execute(sql: "CREATE TABLE \(table) (\(columns.joined(separator: ", ")))")
+                let columns = MockTableNames(resource).columnDefinitions(
+                    autoIncrementKey: "INTEGER PRIMARY KEY AUTOINCREMENT", textKey: "TEXT PRIMARY KEY NOT NULL",
+                    columnType: SQLiteMockSQL.columnType)
+                try db.execute(sql: "CREATE TABLE \(table) (\(columns))")
             } else {
                 let existing = Set(try db.columns(in: resource.name).map(\.name))
                 for property in resource.properties where !existing.contains(property.name) {

@@ -110,20 +110,10 @@ struct DemoData {
     static let tags = ["swift", "sqlite", "json", "linux", "performance", "testing", "api"]
 }
 
-/// A small, fast, seedable generator (SplitMix64), so the demo's data is the same on every run.
-struct DemoRandom: RandomNumberGenerator {
-    private var state: UInt64
+/// The demo's generator: seeded, so the demo's data is the same on every run.
+typealias DemoRandom = SeededRandom
 
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SeededRandom {
     mutating func int(in range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
 
     mutating func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0 ..< values.count, using: &self)] }

@@ -47,7 +47,7 @@ struct JSONNumberTests {
     @Test("agrees with the standard library on many decimal strings")
     func agreesWithStandardLibrary() throws {
         let seed = testSeed(0x4E55_3B3E)
-        var generator = SeededGenerator(seed: seed)
+        var generator = SeededRandom(seed: seed)
         for _ in 0..<2000 {
             let mantissa = UInt64.random(in: 0...UInt64.max, using: &generator) >> UInt64.random(in: 0...63, using: &generator)
             let exponent = Int.random(in: -330...310, using: &generator)

@@ -157,7 +157,7 @@ struct JSONStreamParserTests {
     @Test("random documents agree with whole-buffer parsing under random chunking")
     func randomDocuments() throws {
         let seed = testSeed(0x57_4EA3)
-        var generator = SeededGenerator(seed: seed)
+        var generator = SeededRandom(seed: seed)
         for round in 0..<40 {
             let value = randomValue(depth: 0, using: &generator)
             let document: JSONValue = ["meta": ["round": .int(Int64(round))], "items": .array((0..<20).map { _ in randomValue(depth: 1, using: &generator) })]
@@ -179,7 +179,7 @@ struct JSONStreamParserTests {
         }
     }
 
-    func randomValue(depth: Int, using generator: inout SeededGenerator) -> JSONValue {
+    func randomValue(depth: Int, using generator: inout SeededRandom) -> JSONValue {
         let strings = ["", "a", "é€😀", "quote\"back\\slash", "ctl\u{1}\n\t", "long " + String(repeating: "z", count: 30)]
         switch Int.random(in: 0..<(depth > 3 ? 5 : 7), using: &generator) {
         case 0: return .null

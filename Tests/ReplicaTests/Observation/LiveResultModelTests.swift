@@ -69,7 +69,7 @@ struct LiveResultModelTests {
     @Test("random transactions: old snapshot + diff == new snapshot == fresh query", arguments: variants)
     func randomTransactions(_ variant: Variant) async throws {
         let fixture = try LiveResultFixture()
-        var random = SeededGenerator(seed: variant.seed)
+        var random = SeededRandom(seed: variant.seed)
         var items: [Int64: LiveResultFixture.Item] = [:]
         var nextID: Int64 = 1
 

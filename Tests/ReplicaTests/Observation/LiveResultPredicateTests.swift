@@ -85,7 +85,7 @@ struct LiveResultPredicateTests {
 
     @Test("SQLite ordering: the Swift comparator sorts mixed values exactly as ORDER BY")
     func orderingMatchesSQLite() throws {
-        var random = SeededGenerator(seed: 42)
+        var random = SeededRandom(seed: 42)
         let texts = ["", "a", "A", "b", "é", "e\u{301}", "z", "Z", "aa", "\u{1F600}", "ß", "ss"]
         var values: [AttributeValue] = [.null, .integer(Int64.max), .integer(Int64.min), .double(9.2e18), .double(-0.5),
                                         .bool(true), .bool(false), .data([]), .data([0, 1]), .data([1])]

@@ -107,25 +107,11 @@ struct LiveResultFixture {
     }
 }
 
-/// A deterministic random generator (SplitMix64).
 /// The seed of a randomized test: `REPLICA_TEST_SEED` when set (to replay a failure), else `fallback`.
 func testSeed(_ fallback: UInt64) -> UInt64 {
     ProcessInfo.processInfo.environment["REPLICA_TEST_SEED"].flatMap { UInt64($0) } ?? fallback
 }
 
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// A delegate recording every call, and signalling each finished diff.
 final class RecordingDelegate: LiveResultSetDelegate, @unchecked Sendable {
