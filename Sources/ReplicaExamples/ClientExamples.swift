@@ -11,7 +11,7 @@ public protocol TokenSource: Sendable {
 /// README "The client": configuration, calls, model operations and a periodic sync.
 ///
 /// - Returns: The row `save` stored.
-public func clientExample(engine: SyncEngine, productionURL: URL, developmentURL: URL,
+public func clientExample(engine: SQLiteReplica, productionURL: URL, developmentURL: URL,
                           tokens: any TokenSource, currentUserID: String) async throws -> EntityRow? {
     // README: client
     var configuration = ClientConfiguration(transport: HTTPTransport(),

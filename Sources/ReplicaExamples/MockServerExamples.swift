@@ -47,7 +47,7 @@ public func mockServerConditions(server: MockServer) {
 /// README "Mock server": ApiModel-style validation errors, and what the client makes of them.
 ///
 /// - Returns: The error messages the client read.
-public func validationErrorsExample(schema: Schema, engine: SyncEngine) async throws -> [String] {
+public func validationErrorsExample(schema: Schema, engine: SQLiteReplica) async throws -> [String] {
     var messages: [String] = []
     // README: validation-errors
     var options = MockServerOptions()

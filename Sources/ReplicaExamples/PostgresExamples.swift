@@ -16,7 +16,7 @@ public func postgresExample(url: String, schemaFile: URL, peopleFile: String) as
     }
     let result = try await replica.importFile(peopleFile, into: .entity("Person"))     // COPY, then one merge
     print(result.changes)
-    let store: any ReplicaStore = replica                                              // the protocol SyncEngine implements too
+    let store: any ReplicaStore = replica                                              // the protocol SQLiteReplica implements too
     let parents = try await store.rows(RowQuery("Person", where: "numberOfKids > ?", arguments: [.integer(2)]))
     replica.removeObserver(token)
     await replica.close()
@@ -50,7 +50,7 @@ public func postgresLiveExample(url: String) async throws -> Int {
 public func postgresClientExample(url: String, schemaFile: URL, api: URL, transport: HTTPTransport) async throws -> CallResult {
     // README: postgres-client
     let replica = try await PostgresReplica.open(url: url, schema: try Schema(contentsOf: schemaFile))
-    let client = try ReplicaClient(store: replica, configuration: ClientConfiguration(
+    let client = ReplicaClient(store: replica, configuration: ClientConfiguration(
         transport: transport, baseURLs: [.production: api]))                       // http://127.0.0.1:8888
     let result = try await client.call("/people", params: ["_sort": "id", "_page": 1, "_limit": 2])
     print(result.status, result.pages, result.changes)                              // every page, one transaction

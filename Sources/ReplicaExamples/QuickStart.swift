@@ -19,7 +19,7 @@ public func quickStart(baseURL: URL, maxUpdates: Int) async throws -> [EntityRow
             Attribute("price", .double)
         }
     }
-    let engine = try SyncEngine(store: Store.inMemory(schema: schema))
+    let engine = try SQLiteReplica(store: Store.inMemory(schema: schema))
     let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(
         transport: HTTPTransport(), baseURLs: [.production: baseURL]))
     try await client.call("/products")                      // GET, upserted in one transaction

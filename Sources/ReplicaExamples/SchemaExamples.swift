@@ -35,11 +35,11 @@ public func routeResolution(schema: Schema) throws -> (entity: String?, scope: S
 }
 
 /// README "Property maps and transforms": a custom transform.
-public func customTransform(store: Store) throws -> SyncEngine {
+public func customTransform(store: Store) throws -> SQLiteReplica {
     // README: transforms
     var transforms = TransformRegistry()
     transforms.register("cents") { value in .double((value.doubleValue ?? 0) / 100) }
-    let engine = try SyncEngine(store: store, transforms: transforms)
+    let engine = try SQLiteReplica(store: store, transforms: transforms)
     // README: end
     return engine
 }

@@ -5,7 +5,7 @@ import Replica
 public func syncEngineExample(schema: Schema, responseData: Data) async throws -> SyncResult {
     // README: sync-engine
     let store = try Store(path: "blog.sqlite", schema: schema)
-    let engine = try SyncEngine(store: store)
+    let engine = try SQLiteReplica(store: store)
     let result = try await engine.sync(.get, "/users/3/posts", body: responseData)
     print(result.changes)   // #1 Post: 2 inserted, 1 updated, 1 deleted
     engine.addObserver(for: ["Post"], queue: .main) { changes in
@@ -30,7 +30,7 @@ public func storeExample(schema: Schema) throws -> (posts: Int, users: Int) {
 }
 
 /// README "Live result sets": a sectioned, limited live query and its updates.
-public func liveResultSetExample(engine: SyncEngine, lastWeek: Date) async throws {
+public func liveResultSetExample(engine: SQLiteReplica, lastWeek: Date) async throws {
     // README: live-result-set
     let posts = try LiveResultSet(engine: engine, query: LiveQuery(
         "Post",
@@ -48,7 +48,7 @@ public func liveResultSetExample(engine: SyncEngine, lastWeek: Date) async throw
 
 /// README "Live result sets": a large result, a window onto it, resets. Returns the rows of
 /// the window, its start and the whole count, then the rows read for a screenful.
-public func largeLiveResultExample(engine: SyncEngine) async throws -> (window: Int, start: Int, total: Int, screen: Int) {
+public func largeLiveResultExample(engine: SQLiteReplica) async throws -> (window: Int, start: Int, total: Int, screen: Int) {
     // README: live-large
     var query = LiveQuery("Post", sort: [.ascending("title")])
     query.window = .rows(0 ..< 40)                  // a screenful; the set tracks the rest by key
@@ -66,7 +66,7 @@ public func largeLiveResultExample(engine: SyncEngine) async throws -> (window: 
 
 /// README "Live result sets": rows decoded into a type of your own. Returns how many posts were
 /// decoded in all, the titles of the first screenful, and the first title.
-public func typedLiveResultExample(engine: SyncEngine) throws -> (all: Int, screen: [String], first: String?) {
+public func typedLiveResultExample(engine: SQLiteReplica) throws -> (all: Int, screen: [String], first: String?) {
     // README: live-typed
     struct Post: Decodable { var id: Int; var title: String }
     let posts = try LiveResultSet(engine: engine, query: LiveQuery("Post", sort: [.ascending("title")]))

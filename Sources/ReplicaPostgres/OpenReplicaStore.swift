@@ -3,7 +3,7 @@ import Replica
 
 /// Opens the store a URL names, as the `replica` tool's `--db` does: `postgres://…` (or
 /// `postgresql://…`) a ``PostgresReplica``, `sqlite:PATH`, `file:PATH` or a plain path an SQLite
-/// ``Replica/SyncEngine`` (the file is created when missing).
+/// ``Replica/SQLiteReplica`` (the file is created when missing).
 ///
 /// ```swift
 /// let store = try await openReplicaStore(url: ProcessInfo.processInfo.environment["REPLICA_DB"] ?? "cache.sqlite",
@@ -28,5 +28,5 @@ async throws -> any ReplicaStore {
         path = String(path.dropFirst(prefix.count))
         break
     }
-    return try SyncEngine(store: Store(path: path, schema: schema), transforms: transforms)
+    return try SQLiteReplica(store: Store(path: path, schema: schema), transforms: transforms)
 }

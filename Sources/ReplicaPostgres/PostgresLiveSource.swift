@@ -147,7 +147,7 @@ final class PostgresLiveSource: LiveRowSource, @unchecked Sendable {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError(.sqlite, "query on '\(entity.name)' failed: \(PostgresStoreError.from(error, url: url).message)",
+            throw StoreError(.database, "query on '\(entity.name)' failed: \(PostgresStoreError.from(error, url: url).message)",
                              path: url.description)
         }
     }

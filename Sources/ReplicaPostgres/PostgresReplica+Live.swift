@@ -1,32 +1,66 @@
 import Foundation
 import Replica
 
+/// What keeps live result sets on a PostgreSQL replica live: its observers, which hear this
+/// process's commits and, through `LISTEN`, every other process's; and its reads, on a
+/// connection of their own.
+extension PostgresReplica {
+    /// Live result sets read on the replica's own reading connection.
+    package var liveSource: any LiveRowSource { liveReader }
+
+    /// Registers `callback` for every committed change set that touches `entities` (all when
+    /// `nil`): this replica's own syncs and, through `LISTEN`, every other process's syncs into
+    /// the same database. Returns once listening: a commit made after it returns is delivered.
+    ///
+    /// ```swift
+    /// let token = await replica.addObserver(for: ["Person"], queue: .main) { changes in
+    ///     print("people inserted:", changes["Person"]?.inserted.count ?? 0)
+    /// }
+    /// replica.removeObserver(token)
+    /// ```
+    ///
+    /// - Returns: A token for ``removeObserver(_:)``.
+    @discardableResult
+    public func addObserver(for entities: Set<String>? = nil, queue: DispatchQueue,
+                            _ callback: @escaping @Sendable (ChangeSet) -> Void) async -> ObserverToken {
+        let token = observers.add(entities: entities, queue: queue, callback)
+        let observers = self.observers
+        await listener.start(origin: origin, entities: schema.entities.map(\.name)) { observers.publish($0) }
+        return token
+    }
+
+    /// Stops deliveries to an observer at once.
+    public func removeObserver(_ token: ObserverToken) {
+        observers.remove(token)
+    }
+
+    /// The committed change sets touching `entities`, from this process and every other one, as
+    /// an async sequence; listening has started when it returns.
+    ///
+    /// ```swift
+    /// for await changes in await replica.changes(for: ["Person"]) { print(changes) }
+    /// ```
+    public func changes(for entities: Set<String>? = nil) async -> AsyncStream<ChangeSet> {
+        let (stream, continuation) = AsyncStream<ChangeSet>.makeStream(bufferingPolicy: .unbounded)
+        let queue = DispatchQueue(label: "Replica.postgres.changes")
+        let token = await addObserver(for: entities, queue: queue) { continuation.yield($0) }
+        continuation.onTermination = { [weak self] _ in self?.removeObserver(token) }
+        return stream
+    }
+}
+
 extension LiveResultSet {
-    /// Opens a live result set on a PostgreSQL replica: the same snapshots and diffs as on
-    /// SQLite, kept live by this process's syncs and, through `LISTEN`, by every other process
-    /// syncing into the same database.
+    /// Opens a live result set on a PostgreSQL replica (``Replica/LiveResultSet/init(store:query:)``
+    /// with a `PostgresReplica`).
     ///
     /// ```swift
     /// let replica = try await PostgresReplica.open(url: "postgres://replica@db:5432/cache")
     /// let people = try await LiveResultSet(replica: replica, query: LiveQuery("Person", sort: [.ascending("name")]))
-    /// for await update in people.updates() { print(update.snapshot.count, update.diff) }
     /// ```
     ///
-    /// Its reads wait on a connection of the replica's own; reading the rows of a snapshot larger
-    /// than ``LiveQuery/residentRowLimit`` may query the database, so do not read them on one of
-    /// SwiftNIO's event-loop threads.
-    ///
-    /// - Parameters:
-    ///   - replica: The replica; closing it stops the set's updates.
-    ///   - query: What to show; its where-clause is SQLite's, read by PostgreSQL as
-    ///     ``PostgresReplica/rows(_:)`` reads it.
-    /// - Throws: ``Replica/StoreError`` for an unknown entity or attribute or SQL that PostgreSQL
-    ///   refuses, or when the database cannot be read; ``Replica/LiveResultError`` for an unknown
-    ///   section key.
+    /// - Throws: ``Replica/StoreError`` or ``Replica/LiveResultError``, as `init(store:query:)`.
     public convenience init(replica: PostgresReplica, query: LiveQuery) async throws {
-        try await self.init(store: replica, source: replica.liveSource, query: query,
-                            register: { queue, receive in await replica.addObserver(for: [query.entity], queue: queue, receive) },
-                            unregister: { replica.removeObserver($0) })
+        try await self.init(store: replica, query: query)
     }
 
     /// Opens a live result set on the rows a route's response speaks for, on a PostgreSQL replica.
@@ -40,31 +74,7 @@ extension LiveResultSet {
     public convenience init(replica: PostgresReplica, path: String, method: HTTPMethod = .get,
                             where predicate: RowPredicate = .all, sort: [SortKey] = [], sectionKey: String? = nil,
                             sectionOffset: Int = 0, limit: Int? = nil) async throws {
-        try await self.init(replica: replica, query: LiveQuery(path: path, method: method, routes: replica.routes,
-                                                               where: predicate, sort: sort, sectionKey: sectionKey,
-                                                               sectionOffset: sectionOffset, limit: limit))
-    }
-}
-
-extension LiveResultSet {
-    /// Opens a live result set on a store opened by URL (``openReplicaStore(url:schema:transforms:)``):
-    /// an SQLite ``Replica/SyncEngine`` or a ``PostgresReplica``.
-    ///
-    /// ```swift
-    /// let store = try await openReplicaStore(url: "postgres://replica@db:5432/cache")
-    /// let people = try await LiveResultSet(store: store, query: LiveQuery("Person", sort: [.ascending("name")]))
-    /// ```
-    ///
-    /// - Throws: ``Replica/StoreError`` for an invalid query, or for a store of another kind;
-    ///   ``Replica/LiveResultError`` for an unknown section key.
-    public convenience init(store: any ReplicaStore, query: LiveQuery) async throws {
-        if let replica = store as? PostgresReplica {
-            try await self.init(replica: replica, query: query)
-        } else if let engine = store as? SyncEngine {
-            try self.init(engine: engine, query: query)
-        } else {
-            throw StoreError(.unsupportedStore, "live result sets read a SyncEngine or a PostgresReplica, not \(type(of: store))",
-                             path: store.location)
-        }
+        try await self.init(store: replica, path: path, method: method, where: predicate, sort: sort, sectionKey: sectionKey,
+                            sectionOffset: sectionOffset, limit: limit)
     }
 }

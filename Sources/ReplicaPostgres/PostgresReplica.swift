@@ -5,8 +5,8 @@ import Replica
 
 /// A replica kept in PostgreSQL: one database shared by a fleet of services.
 ///
-/// The same schema files, the same additive migrations and the same sync semantics as the
-/// SQLite ``Replica/SyncEngine``: an upsert writes a row only where its values differ, each
+/// One of the two ``Replica/ReplicaStore``s: the same schema files, the same additive
+/// migrations and the same write driver as the SQLite ``Replica/SQLiteReplica``: an upsert writes a row only where its values differ, each
 /// sync is one transaction, stale rows are deleted inside the synced scope only, and each
 /// commit publishes the exact keys it inserted, updated and deleted. Each commit is also
 /// announced with `NOTIFY`, so observers in other processes (``changes(for:)``) see it.
@@ -31,7 +31,7 @@ public final class PostgresReplica: Sendable {
     let observers = ChangeObservers()
     let listener: ChangeListener
     /// The reads of live result sets, on a connection of their own.
-    let liveSource: PostgresLiveSource
+    let liveReader: PostgresLiveSource
     /// Tells this replica's own announcements from other processes'.
     let origin = UUID().uuidString
     let logger: Logger
@@ -43,7 +43,7 @@ public final class PostgresReplica: Sendable {
         self.connections = connections
         self.logger = logger
         self.listener = ChangeListener(connections: connections, url: url, logger: logger)
-        self.liveSource = PostgresLiveSource(url: url, schema: schema, configuration: connections.configuration, logger: logger)
+        self.liveReader = PostgresLiveSource(url: url, schema: schema, configuration: connections.configuration, logger: logger)
     }
 
     /// Opens (creating tables if needed) the replica in the database at `url`.
@@ -88,13 +88,13 @@ public final class PostgresReplica: Sendable {
     /// updating, and reading rows of their large snapshots fails).
     public func close() async {
         await listener.stop()
-        await liveSource.close()
+        await liveReader.close()
         await connections.close()
     }
 
     /// The entity named `name`, or a ``Replica/StoreError``.
     public func requireEntity(_ name: String) throws -> Entity {
-        try liveSource.requireEntity(name)
+        try liveReader.requireEntity(name)
     }
 
     // MARK: Reading
@@ -144,7 +144,7 @@ public final class PostgresReplica: Sendable {
                 return total
             }
         } catch {
-            throw StoreError(.sqlite, "count of '\(entity.name)' failed: \(PostgresStoreError.from(error, url: url).message)",
+            throw StoreError(.database, "count of '\(entity.name)' failed: \(PostgresStoreError.from(error, url: url).message)",
                              path: url.description)
         }
     }
@@ -166,7 +166,7 @@ public final class PostgresReplica: Sendable {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError(.sqlite, "query on '\(entity.name)' failed: \(PostgresStoreError.from(error, url: url).message)",
+            throw StoreError(.database, "query on '\(entity.name)' failed: \(PostgresStoreError.from(error, url: url).message)",
                              path: url.description)
         }
     }
@@ -179,6 +179,16 @@ public final class PostgresReplica: Sendable {
 
 extension PostgresReplica: ReplicaStore {
     public var location: String { url.description }
+    public var _internals: ReplicaStoreInternals { ReplicaStoreInternals(self) }
+
+    /// Other processes' commits reach this replica through `LISTEN` as they commit: nothing to poll.
+    ///
+    /// ```swift
+    /// let monitor = replica.detectExternalChanges(every: .milliseconds(250))   // polls nothing
+    /// ```
+    public func detectExternalChanges(every interval: Duration = .milliseconds(500)) -> ExternalChangeMonitor {
+        ExternalChangeMonitor()
+    }
 }
 
 extension PostgresReplica {

@@ -4,8 +4,9 @@ import NIOCore
 import PostgresNIO
 import Replica
 
-/// One sync's transaction on one connection: stage tables filled by `COPY`, one merge statement
-/// per entity (and per set of attributes present), stale-row deletion, and the announcement.
+/// One write transaction on one connection: stage tables filled by `COPY`, one merge statement
+/// per entity (and per set of attributes present), stale-row deletion; the replica's
+/// ``PostgresReplica/perform(_:)`` drives it and announces what it changed.
 ///
 /// Staging takes no lock on the replica's tables (the stage tables are the connection's own),
 /// so a slow producer holds up no other writer; the merge takes one advisory lock per table,
@@ -29,6 +30,14 @@ final class PostgresWriteSession {
     }
 
     static func stageTable(_ entity: Int) -> String { "replica_stage_\(entity)" }
+
+    /// Encoded COPY text of one entity, on its way from the thread that encodes parsed batches
+    /// to the task that sends it (through a bounded channel: a slow server slows the parser
+    /// instead of filling memory).
+    struct CopyChunk: Sendable {
+        var entity: Int
+        var bytes: [UInt8]
+    }
 
     func execute(_ sql: String, _ arguments: [AttributeValue] = []) async throws {
         _ = try await connection.query(PostgresSQL.query(sql, arguments), logger: logger).collect()
@@ -54,7 +63,7 @@ final class PostgresWriteSession {
         _ produce: @escaping @Sendable (_ append: @escaping (RowBatch) throws -> Void) async throws -> Result
     ) async throws -> Result {
         let encoder = UncheckedBox(CopyEncoder(maps: maps))
-        let pipe = CopyPipe(capacity: 4)
+        let pipe = BridgeQueue<CopyChunk>(capacity: 4)
         // The encoder is used by the producing thread until `produce` returns, then by this task.
         let producer = Task { () throws -> Result in
             do {
@@ -62,11 +71,11 @@ final class PostgresWriteSession {
                     try encoder.value.append(batch)
                     while let entity = encoder.value.fullest(minimum: CopyEncoder.flushSize) {
                         let bytes = encoder.value.take(entity)
-                        guard pipe.push(CopyPipe.Chunk(entity: entity, bytes: bytes)) else { throw CancellationError() }
+                        guard pipe.push(CopyChunk(entity: entity, bytes: bytes)) else { throw CancellationError() }
                     }
                 }
                 for entity in encoder.value.entities.indices where !encoder.value.entities[entity].buffer.isEmpty {
-                    pipe.push(CopyPipe.Chunk(entity: entity, bytes: encoder.value.take(entity)), bounded: false)
+                    pipe.push(CopyChunk(entity: entity, bytes: encoder.value.take(entity)), bounded: false)
                 }
                 pipe.finish()
                 return summary
@@ -89,12 +98,12 @@ final class PostgresWriteSession {
     }
 
     /// Sends the pipe's chunks: one `COPY` per run of chunks of one entity.
-    private func sendCopies(_ pipe: CopyPipe) async throws {
+    private func sendCopies(_ pipe: BridgeQueue<CopyChunk>) async throws {
         var pending = try await pipe.next()
         while let first = pending {
             pending = nil
             try await createStageTable(first.entity)
-            var handoff: CopyPipe.Chunk? = nil
+            var handoff: CopyChunk? = nil
             try await connection.copyFrom(table: Self.stageTable(first.entity), logger: logger) { writer in
                 try await writer.write(ByteBuffer(bytes: first.bytes))
                 while let next = try await pipe.next() {
@@ -119,43 +128,26 @@ final class PostgresWriteSession {
 
     // MARK: Merging
 
-    /// Upserts the staged rows, deletes stale rows and announces the change set.
-    func merge(plan: SyncPlan, summary: ReaderSummary, skippedKeys: [Int: PrimaryKeys], origin: String,
-               source: String) async throws -> SyncResult {
-        let deleting = summary.completeCollections.intersection(plan.staleEntities).sorted()
-        let changeSet = try await merge(plan: plan, deleting: deleting, keeping: { skippedKeys[$0] ?? PrimaryKeys() },
-                                        origin: origin)
-        var seen = PrimaryKeys()
-        if let target = plan.targetEntity, target < staged.count {
-            seen = staged[target].topKeys
-            if let kept = skippedKeys[target] { seen.formUnion(kept) }
-        }
-        return SyncResult(changes: changeSet, skipped: summary.skipped,
-                          ignoredKeyCount: summary.ignoredKeyCount, objectCount: summary.objectCount,
-                          byteCount: summary.byteCount, data: nil, route: plan.route, metadata: summary.skeleton,
-                          seenKeys: seen, scope: plan.scope)
-    }
-
-    /// Upserts the staged rows, deletes the stale rows of `deleting` (those neither staged as
-    /// top-level rows nor among `keeping(entity)`) and announces the change set.
-    func merge(plan: SyncPlan, deleting: [Int], keeping: (Int) -> PrimaryKeys, origin: String) async throws -> ChangeSet {
+    /// Upserts the staged rows and makes `deletions` (rows neither staged as top-level rows nor
+    /// kept by the deletion); returns what changed, by entity name.
+    func merge(_ deletions: [StaleDeletion]) async throws -> [String: EntityChanges] {
         let written = stageTables.sorted()
-        try await lock(written + deleting)
+        try await lock(written + deletions.map(\.entity))
         var changes: [String: EntityChanges] = [:]
         for entity in written {
             let change = try await upsert(entity)
             if !change.isEmpty { changes[maps[entity].entity.name] = change }
         }
-        for entity in deleting {
-            let deleted = try await deleteStale(entity, scope: entity == plan.targetEntity ? plan.scope : nil,
-                                                keeping: keeping(entity))
-            if !deleted.isEmpty { changes[maps[entity].entity.name, default: EntityChanges()].deleted = deleted }
+        for deletion in deletions {
+            let deleted = try await deleteStale(deletion.entity, scope: deletion.scope, keeping: deletion.keepingBeyondWritten)
+            if !deleted.isEmpty { changes[maps[deletion.entity].entity.name, default: EntityChanges()].deleted = deleted }
         }
-        var sequence: UInt64 = 0
-        if !changes.isEmpty {
-            sequence = try await ChangeAnnouncement.announce(changes, origin: origin, on: self)
-        }
-        return ChangeSet(sequence: sequence, entities: changes)
+        return changes
+    }
+
+    /// The top-level keys staged of `entity`.
+    func stagedTopKeys(of entity: Int) -> PrimaryKeys {
+        entity < staged.count ? staged[entity].topKeys : PrimaryKeys()
     }
 
     /// Takes the advisory lock of each entity's table until the transaction ends: one lock per
@@ -169,8 +161,9 @@ final class PostgresWriteSession {
         if lockedSince == nil { lockedSince = ContinuousClock.now }
     }
 
-    /// Deletes the row of `entity` with primary key `key` and announces the change set.
-    func delete(entity: Int, key: AttributeValue, origin: String) async throws -> ChangeSet {
+    /// Deletes the row of `entity` with primary key `key` under its table's lock; returns its
+    /// key when it was stored.
+    func delete(entity: Int, key: AttributeValue) async throws -> PrimaryKeys {
         try await lock([entity])
         let map = maps[entity]
         let keyType = map.entity.primaryKeyAttribute.type
@@ -181,12 +174,7 @@ final class PostgresWriteSession {
             guard let cell = row.first else { continue }
             deleted.append(try PostgresSQL.value(cell, type: keyType))
         }
-        guard !deleted.isEmpty else { return ChangeSet() }
-        var change = EntityChanges()
-        change.deleted = deleted
-        let changes = [map.entity.name: change]
-        let sequence = try await ChangeAnnouncement.announce(changes, origin: origin, on: self)
-        return ChangeSet(sequence: sequence, entities: changes)
+        return deleted
     }
 
     /// One merge statement per set of attributes present (usually one: every row is whole).

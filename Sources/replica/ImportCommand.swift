@@ -59,7 +59,7 @@ struct ImportCommand: AsyncParsableCommand {
         if PostgresURL.isPostgres(db) && !dryRun {
             let opened = try await OpenedStore.open(db: db, schema: schema)
             do {
-                try await importing(into: opened.store, mapping: opened.mapping)
+                try await importing(into: opened.store)
             } catch {
                 await opened.close()
                 throw error
@@ -68,12 +68,11 @@ struct ImportCommand: AsyncParsableCommand {
             return
         }
         let store = try dryRun ? openStoreForDryRun() : openStore()
-        try await importing(into: try SyncEngine(store: store), mapping: nil)
+        try await importing(into: try SQLiteReplica(store: store))
     }
 
     /// Imports (or, with --dry-run, validates) the file into `target`.
-    func importing(into target: any ReplicaStore, mapping: SchemaMapping?) async throws {
-        let engine = target as? SyncEngine
+    func importing(into target: any ReplicaStore) async throws {
         let importTarget = try importTarget(schema: target.schema, location: target.location)
         let bar = ProgressBar(enabled: Terminal.width(of: STDERR_FILENO) != nil)
         var options = SyncOptions(stalePolicy: stale, onInvalid: onInvalid)
@@ -83,8 +82,8 @@ struct ImportCommand: AsyncParsableCommand {
         let started = ContinuousClock.now
         let result: SyncResult
         do {
-            if dryRun, let engine {
-                result = try await engine.validateFile(file, into: importTarget, options: options)
+            if dryRun {
+                result = try await target.validateFile(file, into: importTarget, options: options)
             } else {
                 result = try await target.importFile(file, into: importTarget, options: options)
             }
@@ -97,10 +96,8 @@ struct ImportCommand: AsyncParsableCommand {
         // Unbuffered, so that the summary comes before the warnings on standard error in a pipe or file too.
         let summary = dryRun ? Self.dryRunSummary(result, elapsed: elapsed) : Self.summary(result, elapsed: elapsed)
         Output.write(summary + "\n", to: .standardOutput)
-        if let mapping = mapping ?? engine?.mapping {
-            for line in KeyWarnings.lines(result, mapping: mapping, source: file == "-" ? "standard input" : file) {
-                printWarning(line)
-            }
+        for line in KeyWarnings.lines(result, mapping: target.mapping, source: file == "-" ? "standard input" : file) {
+            printWarning(line)
         }
         for skipped in result.skipped.prefix(10) { printWarning("skipped \(skipped)") }
         if result.skipped.count > 10 { printWarning("skipped \(result.skipped.count - 10) more objects") }

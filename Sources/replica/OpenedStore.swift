@@ -2,20 +2,24 @@ import Foundation
 import Replica
 import ReplicaPostgres
 
-/// The store a `--db` names: a `postgres://` URL (a PostgreSQL replica) or an SQLite file.
+/// The store a `--db` names: a `postgres://` URL (a PostgreSQL replica) or an SQLite file. The
+/// commands use it through ``ReplicaStore`` alone.
 struct OpenedStore {
     let store: any ReplicaStore
-    let mapping: SchemaMapping
-    let routes: RouteTable
-    let close: () async -> Void
+    var mapping: SchemaMapping { store.mapping }
+    var routes: RouteTable { store.routes }
+
+    /// Releases the store's connections (a PostgreSQL replica's; nothing for SQLite).
+    func close() async {
+        await store.close()
+    }
 
     /// Opens `db` with the schema file (creating tables), or with the schema it records.
     ///
     /// - Throws: `CLIError` with the store's message (the URL never shows its password).
     static func open(db: String, schema: String?) async throws -> OpenedStore {
         guard PostgresURL.isPostgres(db) else {
-            let engine = try SyncEngine(store: ImportCommand.openStore(db: db, schema: schema))
-            return OpenedStore(store: engine, mapping: engine.mapping, routes: engine.routes, close: {})
+            return try open(sqlite: ImportCommand.openStore(db: db, schema: schema))
         }
         let loaded: Schema?
         do {
@@ -26,13 +30,19 @@ struct OpenedStore {
         return try await open(postgres: db, schema: loaded)
     }
 
+    /// The SQLite replica of an opened `Store`.
+    ///
+    /// - Throws: ``RouteError`` or ``MappingError`` when the schema's routes or maps cannot be built.
+    static func open(sqlite store: Store) throws -> OpenedStore {
+        OpenedStore(store: try SQLiteReplica(store: store))
+    }
+
     /// Opens the PostgreSQL replica at `url` with `schema` (`nil`: the one it records).
     ///
     /// - Throws: `CLIError` with the store's message (the URL never shows its password).
     static func open(postgres url: String, schema: Schema?) async throws -> OpenedStore {
         do {
-            let replica = try await PostgresReplica.open(url: url, schema: schema)
-            return OpenedStore(store: replica, mapping: replica.mapping, routes: replica.routes, close: { await replica.close() })
+            return OpenedStore(store: try await PostgresReplica.open(url: url, schema: schema))
         } catch let error as SchemaError {
             throw CLIError(error.description)
         } catch let error as StoreError {

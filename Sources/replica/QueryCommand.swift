@@ -28,21 +28,15 @@ struct QueryCommand: AsyncParsableCommand {
     var format: Format = .table
 
     func run() async throws {
-        let store: any ReplicaStore
-        var close: () async -> Void = {}
-        if PostgresURL.isPostgres(query.db) {
-            let opened = try await OpenedStore.open(db: query.db, schema: nil)
-            (store, close) = (opened.store, opened.close)
-        } else {
-            store = try SyncEngine(store: query.openStore())
-        }
+        let opened = PostgresURL.isPostgres(query.db) ? try await OpenedStore.open(db: query.db, schema: nil)
+            : try OpenedStore.open(sqlite: query.openStore())
         do {
-            try await printRows(of: store)
+            try await printRows(of: opened.store)
         } catch {
-            await close()
+            await opened.close()
             throw error
         }
-        await close()
+        await opened.close()
     }
 
     func printRows(of store: any ReplicaStore) async throws {

@@ -74,7 +74,7 @@ struct SyncCommand: AsyncParsableCommand {
             let (name, value) = try OptionChecks.header(header)
             configuration.headers[name] = value
         }
-        let client = try ReplicaClient(store: opened.store, configuration: configuration)
+        let client = ReplicaClient(store: opened.store, configuration: configuration)
         var failed = false
         repeat {
             for path in paths {

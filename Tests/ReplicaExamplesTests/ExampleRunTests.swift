@@ -85,7 +85,7 @@ struct ExampleRunTests {
     @Test("the large-result example shows the second page of a window and reads a screenful of 12,000 posts")
     func largeLiveResult() async throws {
         let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/blog.json"))
-        let engine = try SyncEngine(store: Store.inMemory(schema: schema))
+        let engine = try SQLiteReplica(store: Store.inMemory(schema: schema))
         let posts = (1 ... 12_000).map { #"{"id": \#($0), "title": "Post \#($0)"}"# }.joined(separator: ",")
         _ = try await engine.sync(.get, "/users/1/posts", body: Data((#"{"posts": ["# + posts + "]}").utf8))
         let result = try await largeLiveResultExample(engine: engine)
@@ -95,7 +95,7 @@ struct ExampleRunTests {
     @Test("the typed live-result example decodes every post, a screenful, and the first")
     func typedLiveResult() async throws {
         let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/blog.json"))
-        let engine = try SyncEngine(store: Store.inMemory(schema: schema))
+        let engine = try SQLiteReplica(store: Store.inMemory(schema: schema))
         let posts = (1 ... 50).map { #"{"id": \#($0), "title": "Post \#(String(format: "%02d", $0))"}"# }.joined(separator: ",")
         _ = try await engine.sync(.get, "/users/1/posts", body: Data((#"{"posts": ["# + posts + "]}").utf8))
         let result = try typedLiveResultExample(engine: engine)
@@ -105,13 +105,13 @@ struct ExampleRunTests {
     /// Runs `body` with a client of a store of `clientSchema` against a mock server of Schemas/people.json
     /// holding `data`; the server stops whatever happens.
     func withPeopleServer<T: Sendable>(clientSchema: String, data: String? = nil,
-                                       _ body: (ReplicaClient, SyncEngine) async throws -> T) async throws -> T {
+                                       _ body: (ReplicaClient, SQLiteReplica) async throws -> T) async throws -> T {
         let full = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/people.json"))
         let server = try await MockServer.start(resources: MockResource.resources(for: full))
         do {
             if let data { _ = try await server.load(json: try JSONValue(parsing: data)) }
             let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/\(clientSchema)"))
-            let engine = try SyncEngine(store: Store.inMemory(schema: schema))
+            let engine = try SQLiteReplica(store: Store.inMemory(schema: schema))
             let base = try #require(URL(string: server.baseURL))
             let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(transport: HTTPTransport(),
                                                                                          baseURLs: [.production: base]))
@@ -159,7 +159,7 @@ struct ExampleRunTests {
                                                 options: options)
         server.setController(SignedInController(), for: "user")
         let result: (post: AttributeValue?, user: AttributeValue?)
-        let engine = try SyncEngine(store: Store.inMemory(schema: schema))
+        let engine = try SQLiteReplica(store: Store.inMemory(schema: schema))
         do {
             _ = try await server.load(json: try JSONValue(parsing: #"{"posts": [{"id": 7, "title": "Hello"}]}"#))
             let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(
@@ -178,7 +178,7 @@ struct ExampleRunTests {
     @Test("the validation-errors example reads ApiModel's namespaced field errors from the mock server")
     func validationErrors() async throws {
         let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/people.json"))
-        let engine = try SyncEngine(store: Store.inMemory(schema: schema))
+        let engine = try SQLiteReplica(store: Store.inMemory(schema: schema))
         #expect(try await validationErrorsExample(schema: schema, engine: engine) == ["numberOfKids must be an integer"])
         #expect(try engine.store.rows("Person").isEmpty)
     }

@@ -6,7 +6,7 @@ import Testing
 /// A client whose schema knows people only, against a mock server that also serves cars.
 struct PartialAPI {
     let server: MockServer
-    let engine: SyncEngine
+    let engine: SQLiteReplica
     let client: ReplicaClient
 
     static func start() async throws -> PartialAPI {
@@ -21,7 +21,7 @@ struct PartialAPI {
                 Attribute("kilometersWalked", .double); Attribute("avatar", .data)
             }
         }
-        let engine = try SyncEngine(store: Store.inMemory(schema: partial))
+        let engine = try SQLiteReplica(store: Store.inMemory(schema: partial))
         guard let base = URL(string: server.baseURL) else { throw ClientError(.invalidRequest, server.baseURL) }
         let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(transport: HTTPTransport(), baseURLs: [.production: base]))
         _ = try await server.load(json: try JSONValue(parsing: """

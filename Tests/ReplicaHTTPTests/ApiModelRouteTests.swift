@@ -25,7 +25,7 @@ struct ApiModelRouteTests {
         let server = try await MockServer.start(resources: MockResource.resources(for: schema), options: options)
         defer { Task { await server.stop() } }
         _ = try await server.load(json: try JSONValue(parsing: #"{"posts": [{"title": "a", "contents": "x"}, {"title": "b", "contents": "y"}]}"#))
-        let engine = try SyncEngine(store: Store.inMemory(schema: schema))
+        let engine = try SQLiteReplica(store: Store.inMemory(schema: schema))
         let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(
             transport: HTTPTransport(), baseURLs: [.production: try #require(URL(string: server.baseURL))]))
 
@@ -76,7 +76,7 @@ struct ApiModelRouteTests {
         let server = try await StreamingServer.start(router)
         defer { Task { await server.stop() } }
         let schema = try Schema(json: Data(Self.account.utf8), file: "account.json")
-        let engine = try SyncEngine(store: Store.inMemory(schema: schema))
+        let engine = try SQLiteReplica(store: Store.inMemory(schema: schema))
         let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(
             transport: HTTPTransport(), baseURLs: [.production: try #require(URL(string: "http://127.0.0.1:\(server.port)"))]))
 
@@ -102,7 +102,7 @@ struct ApiModelRouteTests {
     @Test("find(entity) on an entity without a singleton route says what is missing")
     func noSingleton() async throws {
         let schema = try Schema(json: Data(Self.blog.utf8), file: "blog.json")
-        let client = ReplicaClient(engine: try SyncEngine(store: Store.inMemory(schema: schema)),
+        let client = ReplicaClient(engine: try SQLiteReplica(store: Store.inMemory(schema: schema)),
                                    configuration: ClientConfiguration(transport: HTTPTransport(), baseURLs: [.production: try #require(URL(string: "http://127.0.0.1:9"))]))
         let error = await #expect(throws: ClientError.self) { try await client.find("Post") }
         #expect(error?.code == .invalidRequest)

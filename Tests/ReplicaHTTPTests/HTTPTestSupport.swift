@@ -11,7 +11,7 @@ import Testing
 struct PeopleAPI {
     let server: MockServer
     let store: Store
-    let engine: SyncEngine
+    let engine: SQLiteReplica
     let client: ReplicaClient
     let directory: URL
 
@@ -24,7 +24,7 @@ struct PeopleAPI {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-http-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let store = try Store(path: directory.appendingPathComponent("people.sqlite").path, schema: schema)
-        let engine = try SyncEngine(store: store)
+        let engine = try SQLiteReplica(store: store)
         guard let base = URL(string: server.baseURL) else { throw ClientError(.invalidRequest, server.baseURL) }
         var configuration = ClientConfiguration(transport: HTTPTransport(), baseURLs: [.production: base])
         configuration.timeout = .seconds(10)

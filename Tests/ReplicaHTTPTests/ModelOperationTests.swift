@@ -61,7 +61,7 @@ struct ModelOperationTests {
             var options = MockServerOptions()
             options.validationErrors = style
             let server = try await MockServer.start(resources: MockResource.resources(for: schema), options: options)
-            let engine = try SyncEngine(store: Store.inMemory(schema: schema))
+            let engine = try SQLiteReplica(store: Store.inMemory(schema: schema))
             let base = try #require(URL(string: server.baseURL))
             let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(transport: HTTPTransport(), baseURLs: [.production: base]))
             do {

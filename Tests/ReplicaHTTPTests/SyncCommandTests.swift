@@ -48,7 +48,7 @@ struct SyncCommandTests {
             let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + path), timeout: .seconds(10))
             let body = try await response.body.collect(upTo: 1 << 20)
             let served = try JSONValue(parsing: Array(buffer: body))
-            let map = try SyncEngine(store: store).mapping.requireMap(entity)
+            let map = try SQLiteReplica(store: store).mapping.requireMap(entity)
             let stored = try store.rows(entity).map { JSONValue.object(map.encode($0)) }
             #expect(stored == served.arrayValue, "\(entity)")
         }

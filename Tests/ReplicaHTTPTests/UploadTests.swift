@@ -54,7 +54,7 @@ struct UploadTests {
         try handle.close()
 
         let port = try #require(ProcessInfo.processInfo.environment[Self.childVariable].flatMap { Int($0) })
-        let engine = try SyncEngine(store: Store.inMemory(schema: try Schema(contentsOf: PeopleAPI.packageRoot.appendingPathComponent("Schemas/people.json"))))
+        let engine = try SQLiteReplica(store: Store.inMemory(schema: try Schema(contentsOf: PeopleAPI.packageRoot.appendingPathComponent("Schemas/people.json"))))
         guard let base = URL(string: "http://127.0.0.1:\(port)") else { return }
         var configuration = ClientConfiguration(transport: HTTPTransport(), baseURLs: [.production: base])
         configuration.timeout = .seconds(120)

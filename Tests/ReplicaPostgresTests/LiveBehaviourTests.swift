@@ -19,7 +19,7 @@ struct LiveBehaviourTests {
     static func open(_ kind: StoreKind, query: LiveQuery) async throws -> Fixture {
         let test = try await TestStore.make(kind)
         switch test.store {
-        case let engine as SyncEngine:
+        case let engine as SQLiteReplica:
             let results = try LiveResultSet(engine: engine, query: query)
             return Fixture(test: test, writer: engine, results: results, close: { results.close(); await test.close() })
         case let replica as PostgresReplica:

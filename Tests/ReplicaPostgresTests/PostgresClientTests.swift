@@ -34,7 +34,7 @@ struct PostgresClientTests {
         func client(_ replica: PostgresReplica, configure: (inout ClientConfiguration) -> Void = { _ in }) throws -> ReplicaClient {
             var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: try #require(URL(string: server.baseURL))])
             configure(&configuration)
-            return try ReplicaClient(store: replica, configuration: configuration)
+            return ReplicaClient(store: replica, configuration: configuration)
         }
 
         func stop() async {

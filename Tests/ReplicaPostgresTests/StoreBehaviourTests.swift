@@ -31,7 +31,7 @@ struct TestStore {
         case .sqlite:
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-store-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let engine = try SyncEngine(store: Store(path: directory.appendingPathComponent("test.sqlite").path, schema: schema))
+            let engine = try SQLiteReplica(store: Store(path: directory.appendingPathComponent("test.sqlite").path, schema: schema))
             return TestStore(store: engine, close: { try? FileManager.default.removeItem(at: directory) }, url: nil)
         case .postgres:
             let url = try PostgresCluster.start().makeDatabase()

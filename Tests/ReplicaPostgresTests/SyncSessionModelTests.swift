@@ -116,7 +116,7 @@ struct SyncSessionModelTests {
             // as long as a loaded machine (the whole suite runs in parallel in CI) may need, so a
             // slow answer is never mistaken for a failure the step did not inject.
             configuration.timeout = stallsPastTimeout ? .milliseconds(1000) : .seconds(30)
-            let client = try ReplicaClient(store: store, configuration: configuration)
+            let client = ReplicaClient(store: store, configuration: configuration)
 
             let before = try await Self.stored(store)
             do {

@@ -116,16 +116,16 @@ extension ReplicaClient {
     func syncEndpointResponse(method: HTTPMethod, path: String, bytes: [UInt8], status: Int) async throws {
         let routePath = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
         var syncMethod = method
-        var matched = backend.frontEnd.routes.match(method, routePath)
+        var matched = store.routes.match(method, routePath)
         if matched == nil, method != .get {
-            matched = backend.frontEnd.routes.match(.get, routePath)
+            matched = store.routes.match(.get, routePath)
             syncMethod = .get
         }
         guard let (entry, _) = matched else { return }
         if method == .delete {
             // Syncing a deleted object's body would bring it back: delete the row instead.
             guard entry.isSingleObject, let entity = entry.entity,
-                  let resolution = try? backend.frontEnd.routes.resolve(syncMethod, routePath),
+                  let resolution = try? store.routes.resolve(syncMethod, routePath),
                   let key = resolution.scope.value(of: entity.primaryKey) else { return }
             _ = try await store.delete(entity.name, key: key)
             return

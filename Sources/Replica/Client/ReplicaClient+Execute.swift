@@ -19,7 +19,7 @@ extension ReplicaClient {
         let isGet = prepared.method == .get
         let since = isGet ? configuration.sinceCursors[routeName] : nil
         let firstKey = try url(for: prepared.path, query: Parameter.flatten(prepared.remaining)).absoluteString
-        let firstEntry = isGet ? try await backend.clientCacheEntry(for: firstKey) : nil
+        let firstEntry = isGet ? try await store.backend.clientCacheEntry(for: firstKey) : nil
         var extraQuery: [(String, Parameter)] = []
         let incremental = since != nil && firstEntry?.cursor != nil
         if let since, let cursor = firstEntry?.cursor { extraQuery.append((since.parameter, .value(.string(cursor)))) }
@@ -129,7 +129,7 @@ extension ReplicaClient {
                 throw ClientError(.invalidResponse, "the page links lead back to \(nextURL.absoluteString), fetched already",
                                   request: "\(current.method) \(current.url.absoluteString)")
             }
-            entry = try await backend.clientCacheEntry(for: key)
+            entry = try await store.backend.clientCacheEntry(for: key)
             revalidate = true
             current.url = nextURL
             current.headers["If-None-Match"] = nil
@@ -164,7 +164,7 @@ extension ReplicaClient {
         var changes = ChangeSet()
         let routePath = prepared.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? prepared.path
         if prepared.entry.isSingleObject, let entity = prepared.entry.entity,
-           let resolution = try? backend.frontEnd.routes.resolve(prepared.syncMethod, routePath),
+           let resolution = try? store.routes.resolve(prepared.syncMethod, routePath),
            let key = resolution.scope.value(of: entity.primaryKey) {
             changes = try await store.delete(entity.name, key: key)
         }

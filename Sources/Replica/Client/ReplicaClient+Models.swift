@@ -4,7 +4,7 @@ extension ReplicaClient {
     /// The route that shows one object of `entity` by key (its variables include the primary key),
     /// or `nil`.
     func keyedRoute(_ entity: Entity) -> RouteTable.Entry? {
-        backend.frontEnd.routes.entries.first {
+        store.routes.entries.first {
             $0.route.method == .get && $0.entity?.name == entity.name
                 && $0.scopeAttributes.contains { $0.attribute == entity.primaryKey }
         }
@@ -12,7 +12,7 @@ extension ReplicaClient {
 
     /// The entity's singleton route (`GET /user.json`), or `nil`.
     func singletonRoute(_ entity: Entity) -> RouteTable.Entry? {
-        backend.frontEnd.routes.entries.first { $0.route.method == .get && $0.entity?.name == entity.name && $0.route.singleton }
+        store.routes.entries.first { $0.route.method == .get && $0.entity?.name == entity.name && $0.route.singleton }
     }
 
     /// The path of one object of `entity`: its show route filled with `key`, else (an entity
@@ -30,7 +30,7 @@ extension ReplicaClient {
 
     /// The route that lists `entity` without a scope.
     func indexRoute(_ entity: Entity) throws -> RouteTable.Entry {
-        guard let entry = backend.frontEnd.routes.entries.first(where: {
+        guard let entry = store.routes.entries.first(where: {
             $0.route.method == .get && $0.entity?.name == entity.name && $0.scopeAttributes.isEmpty && !$0.route.singleton
         }) else {
             throw ClientError(.invalidRequest, "no GET route lists \(entity.name) without a scope")
@@ -58,7 +58,7 @@ extension ReplicaClient {
     /// - Returns: The row, or `nil` when the server had no such object (404).
     /// - Throws: ``ClientError`` (other than 404, or when the entity has no show route) or ``SyncError``.
     public func find(_ entityName: String, id: AttributeValue) async throws -> EntityRow? {
-        let entity = try backend.requireEntity(entityName)
+        let entity = try store.requireEntity(entityName)
         guard let route = keyedRoute(entity) else {
             throw ClientError(.invalidRequest, "no GET route shows one \(entity.name) (a path with its primary key as a variable)"
                               + (singletonRoute(entity).map { "; \($0.pattern) is a singleton: find(\"\(entity.name)\")" } ?? ""))
@@ -84,7 +84,7 @@ extension ReplicaClient {
     /// - Returns: The row of the object the server answered, or `nil` for a 404 or an empty body.
     /// - Throws: ``ClientError`` (other than 404, or when the entity has no singleton route) or ``SyncError``.
     public func find(_ entityName: String) async throws -> EntityRow? {
-        let entity = try backend.requireEntity(entityName)
+        let entity = try store.requireEntity(entityName)
         guard let route = singletonRoute(entity) else {
             throw ClientError(.invalidRequest, "no singleton GET route for \(entity.name) (a route with \"singleton\": true); "
                               + "find(\"\(entity.name)\", id:) reads one object by key")
@@ -112,7 +112,7 @@ extension ReplicaClient {
     ///
     /// - Throws: ``ClientError`` or ``SyncError``.
     public func findAll(_ entityName: String, params: [String: Parameter] = [:]) async throws -> [EntityRow] {
-        let entity = try backend.requireEntity(entityName)
+        let entity = try store.requireEntity(entityName)
         let result = try await call(try indexRoute(entity).pattern.description, params: params,
                                     options: SyncOptions(collectKeys: true))
         let keys = result.sync.seenKeys.values
@@ -157,8 +157,8 @@ extension ReplicaClient {
     @discardableResult
     public func save(_ entityName: String, _ values: [String: AttributeValue],
                      files: [String: FileUpload] = [:]) async throws -> EntityRow? {
-        let entity = try backend.requireEntity(entityName)
-        let map = try backend.frontEnd.mapping.requireMap(entity.name)
+        let entity = try store.requireEntity(entityName)
+        let map = try store.mapping.requireMap(entity.name)
         let wrapped = entity.namespace != nil
         let body = map.encode(values, wrapped: wrapped, timeZone: configuration.timeZone)
         var params = Dictionary(uniqueKeysWithValues: body.members.map { ($0.key, Parameter.value($0.value)) })
@@ -182,7 +182,7 @@ extension ReplicaClient {
             method = .post
             // A POST route of its own (`POST /posts`), else the index route's path, else (a singleton
             // resource) the singleton's.
-            let create = backend.frontEnd.routes.entries.first {
+            let create = store.routes.entries.first {
                 $0.route.method == .post && $0.entity?.name == entity.name && $0.scopeAttributes.isEmpty
             }
             let target = try create ?? (try? indexRoute(entity)) ?? singletonRoute(entity) ?? indexRoute(entity)
@@ -239,7 +239,7 @@ extension ReplicaClient {
     ///
     /// - Throws: ``ClientError`` or ``SyncError``.
     public func delete(_ entityName: String, id: AttributeValue) async throws {
-        let entity = try backend.requireEntity(entityName)
+        let entity = try store.requireEntity(entityName)
         let (path, singleton) = try objectPath(entity, key: id)
         try await call(path, method: .delete)
         // A singleton's path names no key: the call could not tell which row to drop.

@@ -15,10 +15,9 @@ import Foundation
 /// live in the database beside the rows, so every service sharing it revalidates from them.
 public final class ReplicaClient: Sendable {
     /// The store responses are synced into.
-    public var store: any ReplicaStore { backend }
+    public let store: any ReplicaStore
     /// The configuration.
     public let configuration: ClientConfiguration
-    let backend: any SessionBackend
     private let currentEnvironment: EnvironmentState
 
     /// A client syncing into an SQLite engine.
@@ -27,27 +26,21 @@ public final class ReplicaClient: Sendable {
     /// let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(
     ///     transport: HTTPTransport(), baseURLs: [.production: api]))
     /// ```
-    public init(engine: SyncEngine, configuration: ClientConfiguration) {
-        self.backend = engine
+    public init(engine: SQLiteReplica, configuration: ClientConfiguration) {
+        self.store = engine
         self.configuration = configuration
         self.currentEnvironment = EnvironmentState(configuration.environment)
     }
 
-    /// A client syncing into `store`: an SQLite ``SyncEngine`` or a `PostgresReplica`.
+    /// A client syncing into `store`: an ``SQLiteReplica`` or a `PostgresReplica`.
     ///
     /// ```swift
     /// let store = try await openReplicaStore(url: "postgres://replica@db:5432/cache", schema: schema)
-    /// let client = try ReplicaClient(store: store, configuration: ClientConfiguration(
+    /// let client = ReplicaClient(store: store, configuration: ClientConfiguration(
     ///     transport: HTTPTransport(), baseURLs: [.production: api]))
     /// ```
-    ///
-    /// - Throws: ``ClientError`` `.invalidRequest` for a store of another kind (one implemented
-    ///   outside Replica cannot commit a client's sessions).
-    public init(store: any ReplicaStore, configuration: ClientConfiguration) throws {
-        guard let backend = store as? any SessionBackend else {
-            throw ClientError(.invalidRequest, "a ReplicaClient syncs into a SyncEngine or a PostgresReplica, not \(type(of: store))")
-        }
-        self.backend = backend
+    public init(store: any ReplicaStore, configuration: ClientConfiguration) {
+        self.store = store
         self.configuration = configuration
         self.currentEnvironment = EnvironmentState(configuration.environment)
     }
@@ -175,7 +168,7 @@ public final class ReplicaClient: Sendable {
             return prepared
         case .unrouted(let concrete, _):
             let routePath = concrete.split(separator: "?", maxSplits: 1).first.map(String.init) ?? concrete
-            let closest = backend.frontEnd.routes.closestRoutes(to: routePath)
+            let closest = store.routes.closestRoutes(to: routePath)
             throw ClientError(.invalidRequest, "no route for \(method) \(routePath)"
                               + (closest.isEmpty ? "" : "; closest: " + closest.joined(separator: ", ")))
         }
@@ -206,11 +199,11 @@ public final class ReplicaClient: Sendable {
             }
         }
         let routePath = concrete.split(separator: "?", maxSplits: 1).first.map(String.init) ?? concrete
-        if let (entry, _) = backend.frontEnd.routes.match(method, routePath) {
+        if let (entry, _) = store.routes.match(method, routePath) {
             return .routed(Prepared(method: method, entry: entry, syncMethod: method, path: concrete, remaining: remaining))
         }
         // A method without a route of its own (PUT /posts/7) reads its response as the GET route of the path.
-        if method != .get, let (entry, _) = backend.frontEnd.routes.match(.get, routePath) {
+        if method != .get, let (entry, _) = store.routes.match(.get, routePath) {
             return .routed(Prepared(method: method, entry: entry, syncMethod: .get, path: concrete, remaining: remaining))
         }
         return .unrouted(path: concrete, remaining: remaining)

@@ -67,7 +67,7 @@ extension LiveResultCore {
 
     /// Calls the delegate for one diff, in batch order, stopping at once if the set is closed.
     static func deliver(_ diff: ResultDiff, snapshot: ResultSnapshot, to delegate: any LiveResultSetDelegate,
-                        from owner: LiveResultSet, closed: LockedFlag) {
+                        from owner: LiveResultSet, closed: Latch) {
         delegate.resultSetWillChange(owner, diff: diff)
         if let reset = diff.resetSnapshot, !closed.isSet { delegate.resultSet(owner, didReset: reset) }
         for change in diff.changes {

@@ -11,7 +11,7 @@ final class LiveResultCore: @unchecked Sendable {
     /// Set once by the owner right after creation, read by delegate deliveries.
     weak var owner: LiveResultSet?
     /// Readable from any thread: delegate deliveries stop at once after ``LiveResultSet/close()``.
-    let closedFlag = LockedFlag()
+    let closedFlag = Latch()
 
     // Confined to `queue`.
     var plan: QueryPlan
@@ -247,26 +247,4 @@ struct LiveResultStatistics: Sendable, Hashable {
     var resets = 0
     /// Delegates set so far (identifies delegate registrations).
     var delegateGenerations: UInt64 = 0
-}
-
-/// A flag readable from any thread. `@unchecked Sendable`: `value` is guarded by `lock`.
-final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-
-    var isSet: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
-
-    /// Sets the flag; `true` when it was not set before.
-    @discardableResult
-    func set() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        let wasSet = value
-        value = true
-        return !wasSet
-    }
 }

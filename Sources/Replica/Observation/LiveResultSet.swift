@@ -19,13 +19,11 @@ import Foundation
 /// try await engine.sync(.get, "/users/3/posts", body: data)
 /// ```
 public final class LiveResultSet: Sendable {
-    /// The store whose commits are watched: a ``SyncEngine``, or a replica of another module
+    /// The store whose commits are watched: a ``SQLiteReplica``, or a replica of another module
     /// (`PostgresReplica`).
     public let store: any ReplicaStore
     let core: LiveResultCore
     let token: ObserverToken
-    /// Unregisters `token` from the store's observers.
-    let unregister: @Sendable (ObserverToken) -> Void
 
     /// Opens a live result set and loads its first snapshot.
     ///
@@ -38,13 +36,12 @@ public final class LiveResultSet: Sendable {
     ///   - query: What to show.
     /// - Throws: ``StoreError`` for an unknown entity or attribute or SQL that SQLite refuses;
     ///   ``LiveResultError/Code/invalidQuery`` for an unknown section key.
-    public init(engine: SyncEngine, query: LiveQuery) throws {
+    public init(engine: SQLiteReplica, query: LiveQuery) throws {
         let plan = try QueryPlan(query: query, source: engine.store)
         let core = LiveResultCore(source: engine.store, plan: plan,
                                   queue: DispatchQueue(label: "Replica.LiveResultSet.\(query.entity)"))
         self.store = engine
         self.core = core
-        self.unregister = { engine.removeObserver($0) }
         // Registering before the first read, on the core's queue: a commit racing with the read is
         // delivered after it and re-read (evaluating a change set twice is harmless).
         self.token = try core.queue.sync {
@@ -62,32 +59,63 @@ public final class LiveResultSet: Sendable {
         core.queue.sync { core.owner = self }
     }
 
-    /// Opens a live result set over a store of another module: `register` adds an observer of
-    /// the store's commits (delivering on the queue it is given) and returns once commits made
-    /// after it are delivered; the first snapshot is read after that, on the set's queue.
+    /// Opens a live result set on any store: an ``SQLiteReplica``, or a `PostgresReplica`, whose
+    /// set is kept live by this process's syncs and, through `LISTEN`, every other process's.
     ///
-    /// - Throws: What the first read throws; the observer is then removed.
-    package init(store: any ReplicaStore, source: any LiveRowSource, query: LiveQuery,
-                 register: (DispatchQueue, _ receive: @escaping @Sendable (ChangeSet) -> Void) async -> ObserverToken,
-                 unregister: @escaping @Sendable (ObserverToken) -> Void) async throws {
+    /// ```swift
+    /// let store = try await openReplicaStore(url: "postgres://replica@db:5432/cache")
+    /// let people = try await LiveResultSet(store: store, query: LiveQuery("Person", sort: [.ascending("name")]))
+    /// for await update in people.updates() { print(update.snapshot.count, update.diff) }
+    /// ```
+    ///
+    /// The observer is registered first (on PostgreSQL: listening has started), then the first
+    /// snapshot is read on the set's queue, so no commit falls between them. On PostgreSQL,
+    /// reading the rows of a snapshot larger than ``LiveQuery/residentRowLimit`` may query the
+    /// database: do not read them on one of SwiftNIO's event-loop threads.
+    ///
+    /// - Parameters:
+    ///   - store: The store whose commits keep it live; closing the store stops its updates.
+    ///   - query: What to show; its where-clause is SQLite's, read by PostgreSQL as its
+    ///     `rows(_:)` reads it.
+    /// - Throws: ``StoreError`` for an unknown entity or attribute, SQL the database refuses, or a
+    ///   database that cannot be read; ``LiveResultError`` for an unknown section key.
+    public init(store: any ReplicaStore, query: LiveQuery) async throws {
+        let source = store.backend.liveSource
         let plan = try QueryPlan(query: query, source: source)
         let core = LiveResultCore(source: source, plan: plan,
                                   queue: DispatchQueue(label: "Replica.LiveResultSet.\(query.entity)"))
-        let token = await register(core.queue) { [weak core] changes in core?.receive(changes) }
+        let token = await store.addObserver(for: [query.entity], queue: core.queue) { [weak core] changes in
+            core?.receive(changes)
+        }
         do {
             // On the queue: change sets delivered meanwhile are evaluated after the first snapshot.
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 core.queue.async { continuation.resume(with: Result { try core.load() }) }
             }
         } catch {
-            unregister(token)
+            store.removeObserver(token)
             throw error
         }
         self.store = store
         self.core = core
         self.token = token
-        self.unregister = unregister
         core.queue.sync { core.owner = self }
+    }
+
+    /// Opens a live result set on the rows a route's response speaks for, on any store.
+    ///
+    /// ```swift
+    /// let posts = try await LiveResultSet(store: store, path: "/users/3/posts", sort: [.ascending("title")])
+    /// ```
+    ///
+    /// - Throws: ``RouteError`` when no route matches; ``LiveResultError`` for a DATA or MANY
+    ///   route; ``StoreError`` for an invalid query.
+    public convenience init(store: any ReplicaStore, path: String, method: HTTPMethod = .get,
+                            where predicate: RowPredicate = .all, sort: [SortKey] = [], sectionKey: String? = nil,
+                            sectionOffset: Int = 0, limit: Int? = nil) async throws {
+        try await self.init(store: store, query: LiveQuery(path: path, method: method, routes: store.routes,
+                                                           where: predicate, sort: sort, sectionKey: sectionKey,
+                                                           sectionOffset: sectionOffset, limit: limit))
     }
 
     /// Opens a live result set on the rows a route's response speaks for.
@@ -107,7 +135,7 @@ public final class LiveResultSet: Sendable {
     ///   - limit: The most rows to show.
     /// - Throws: ``RouteError`` when no route matches; ``LiveResultError`` for a DATA or MANY
     ///   route; ``StoreError`` for an invalid query.
-    public convenience init(engine: SyncEngine, path: String, method: HTTPMethod = .get,
+    public convenience init(engine: SQLiteReplica, path: String, method: HTTPMethod = .get,
                             where predicate: RowPredicate = .all, sort: [SortKey] = [], sectionKey: String? = nil,
                             sectionOffset: Int = 0, limit: Int? = nil) throws {
         try self.init(engine: engine, query: LiveQuery(path: path, method: method, routes: engine.routes,
@@ -254,7 +282,7 @@ public final class LiveResultSet: Sendable {
     /// ```
     public func close() {
         guard core.closedFlag.set() else { return }
-        unregister(token)
+        store.removeObserver(token)
         let core = self.core
         core.queue.async { core.shutdown() }
     }

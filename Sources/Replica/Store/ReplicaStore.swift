@@ -3,16 +3,25 @@ import Foundation
 /// What every Replica store does, whichever database holds it: sync JSON in, read rows out,
 /// and tell observers exactly what each commit changed.
 ///
-/// ``SyncEngine`` is the SQLite store (embedded, the fastest path); `PostgresReplica` in
-/// `ReplicaPostgres` keeps one replica in PostgreSQL for a fleet of services. Both read JSON
-/// through the same parser, routes and property maps, and keep the same semantics: an upsert
-/// writes a row only where its values differ, one sync is one transaction, stale rows are
-/// deleted inside the synced scope only after a complete collection, and each commit's change
-/// set holds the exact keys inserted, updated and deleted.
+/// Callers (the HTTP client, sync sessions, live result sets, the `replica` tool) hold an
+/// `any ReplicaStore` and never need to know which database it is. The set of conforming types
+/// is closed, as GRDB's `DatabaseWriter` is: ``SQLiteReplica`` (embedded, the fastest path) and
+/// `PostgresReplica` in `ReplicaPostgres` (one replica shared by a fleet of services). A type
+/// outside Replica cannot conform, because ``_internals`` has no public initializer.
+///
+/// Both stores read JSON through the same parser, routes and property maps, write through the
+/// same driver (one transaction per sync, stale rows deleted inside the synced scope only after
+/// a complete collection), and publish the exact keys each commit inserted, updated and deleted.
+///
+/// What every store offers beyond these requirements is written once, in extensions:
+/// ``importFile(_:into:options:)``, ``sync(_:_:body:options:)``, ``importChunks(_:into:source:options:)``,
+/// ``session(_:_:options:)``, ``delete(_:key:)``, ``deleteStale(_:scope:keeping:)`` and
+/// ``validateFile(_:into:options:)``; `LiveResultSet(store:query:)` and
+/// `ReplicaClient(store:configuration:)` take any store.
 ///
 /// ```swift
-/// func refresh(_ store: any ReplicaStore) async throws {
-///     let result = try await store.sync(.get, "/users", body: body, options: SyncOptions())
+/// func refresh(_ store: any ReplicaStore, body: Data) async throws {
+///     let result = try await store.sync(.get, "/users", body: body)
 ///     print(result.changes)
 ///     let users = try await store.rows(RowQuery("User", sort: [.ascending("name")]))
 /// }
@@ -22,50 +31,18 @@ public protocol ReplicaStore: Sendable {
     var schema: Schema { get }
     /// Where the store is, for messages: a file path, `:memory:`, or a URL without its password.
     var location: String { get }
+    /// The schema's routes.
+    var routes: RouteTable { get }
+    /// The property maps of every entity.
+    var mapping: SchemaMapping { get }
 
-    /// Imports a JSON file (or standard input with path `-`) in bounded memory, in one transaction.
+    /// The entity named `name`.
     ///
-    /// - Throws: ``SyncError`` naming the file; the store is then exactly as before.
-    func importFile(_ path: String, into target: ImportTarget, options: SyncOptions) async throws -> SyncResult
+    /// - Throws: ``StoreError`` `.unknownEntity`, listing the schema's entities.
+    func requireEntity(_ name: String) throws -> Entity
 
-    /// Syncs one response body through the route of `path`, in one transaction.
-    ///
-    /// - Throws: ``SyncError``; the store is then exactly as before.
-    func sync(_ method: HTTPMethod, _ path: String, body: Data, options: SyncOptions) async throws -> SyncResult
-
-    /// Starts a sync session of `path`: pages staged one by one (a slow page holds no lock),
-    /// then committed together in one transaction, or not at all.
-    ///
-    /// ```swift
-    /// let session = try store.session(.get, "/people", options: SyncOptions())
-    /// _ = try await session.stage(body: firstPage)
-    /// _ = try await session.stage(body: secondPage)
-    /// let result = try await session.commit(complete: true)
-    /// ```
-    ///
-    /// - Throws: ``SyncError`` when no route matches.
-    func session(_ method: HTTPMethod, _ path: String, options: SyncOptions) throws -> SyncSession
-
-    /// Starts a sync session writing into `target` (an entity, optionally scoped, or a route).
-    ///
-    /// ```swift
-    /// let session = try store.session(.entity("Person"), source: "people feed", options: SyncOptions())
-    /// ```
-    ///
-    /// - Throws: ``SyncError`` when the target is unknown.
-    func session(_ target: ImportTarget, source: String, options: SyncOptions) throws -> SyncSession
-
-    /// Deletes one row (after the API deleted its object) and publishes the change set.
-    ///
-    /// ```swift
-    /// try await store.delete("Post", key: .integer(7))
-    /// ```
-    ///
-    /// - Throws: ``SyncError``.
-    @discardableResult
-    func delete(_ entity: String, key: AttributeValue) async throws -> ChangeSet
-
-    /// The rows a ``RowQuery`` selects (its predicate in SQL over attribute names, `?` placeholders).
+    /// The rows a ``RowQuery`` selects (its predicate in SQL over attribute names, `?` placeholders),
+    /// in the same order on every store.
     ///
     /// - Throws: ``StoreError``.
     func rows(_ query: RowQuery) async throws -> [EntityRow]
@@ -75,31 +52,94 @@ public protocol ReplicaStore: Sendable {
     /// - Throws: ``StoreError``.
     func count(_ entity: String, where predicate: String?, arguments: [AttributeValue]) async throws -> Int
 
+    /// Registers `callback` for every committed change set touching `entities` (all when `nil`),
+    /// delivered on `queue` in commit order. Returns once a commit made after it is delivered
+    /// (on PostgreSQL: once listening); a store shared by several processes delivers theirs too.
+    ///
+    /// ```swift
+    /// let token = await store.addObserver(for: ["Post"], queue: .main) { changes in print(changes) }
+    /// store.removeObserver(token)
+    /// ```
+    ///
+    /// - Returns: A token for ``removeObserver(_:)``.
+    @discardableResult
+    func addObserver(for entities: Set<String>?, queue: DispatchQueue,
+                     _ callback: @escaping @Sendable (ChangeSet) -> Void) async -> ObserverToken
+
+    /// Stops deliveries to an observer at once; safe from inside its own callback.
+    func removeObserver(_ token: ObserverToken)
+
     /// The committed change sets touching `entities` (all when `nil`), in commit order; a
     /// store shared by several processes includes theirs.
     func changes(for entities: Set<String>?) async -> AsyncStream<ChangeSet>
 
-    /// Releases what the store holds open (a PostgreSQL replica's connections); the SQLite
-    /// engine's database closes when it is released, so this does nothing for it.
+    /// Makes commits by other processes visible to observers: an SQLite replica polls its file
+    /// every `interval` and reports a commit it did not make as unknown changes of every entity;
+    /// a PostgreSQL replica hears them through `LISTEN` already, and its monitor does nothing.
+    ///
+    /// ```swift
+    /// let monitor = store.detectExternalChanges(every: .milliseconds(250))
+    /// defer { monitor.stop() }
+    /// ```
+    func detectExternalChanges(every interval: Duration) -> ExternalChangeMonitor
+
+    /// Releases what the store holds open (a PostgreSQL replica's connections); an SQLite
+    /// replica's database closes when it is released, so this does nothing for it.
     ///
     /// ```swift
     /// await store.close()
     /// ```
     func close() async
+
+    /// Replica's machinery for this store: its front end, its write transaction, its live reads.
+    /// Not for use outside Replica; only Replica's own stores can supply one.
+    var _internals: ReplicaStoreInternals { get }
 }
 
-extension SyncEngine: ReplicaStore {
-    /// Nothing to release: the database closes when the engine and its store are released.
-    public func close() async {}
+/// What a store supplies to the code all stores share (write driver, sessions, client, live
+/// result sets). Opaque outside Replica: it has no public initializer, which keeps the set of
+/// ``ReplicaStore`` types closed.
+public struct ReplicaStoreInternals: Sendable {
+    package let backend: any StoreBackend
 
-    public var schema: Schema { store.schema }
-    public var location: String { store.path ?? ":memory:" }
-
-    public func rows(_ query: RowQuery) async throws -> [EntityRow] {
-        try await store.rows(query)
+    package init(_ backend: any StoreBackend) {
+        self.backend = backend
     }
+}
 
-    public func count(_ entity: String, where predicate: String?, arguments: [AttributeValue]) async throws -> Int {
-        try store.count(entity, where: predicate, arguments: arguments)
-    }
+extension ReplicaStore {
+    /// The store's shared machinery.
+    package var backend: any StoreBackend { _internals.backend }
+}
+
+/// What a store implements for the code every store shares: its parser front end, one write
+/// transaction, its live reads, and its errors in the user's terms. ``SQLiteReplica`` and
+/// `PostgresReplica` conform, each in files named alike (`+Sync`, `+Session`, `+Live`).
+package protocol StoreBackend: Sendable {
+    /// The routes, property maps and parser every write goes through.
+    var frontEnd: SyncFrontEnd { get }
+
+    /// Where live result sets read rows.
+    var liveSource: any LiveRowSource { get }
+
+    /// Whether writing a body as it streams in holds the store's write lock (SQLite's single
+    /// writer does; PostgreSQL copies into the connection's own temporary tables, which lock
+    /// nothing). When it does, a body that pauses is staged and merged afterwards instead.
+    var stagingHoldsWriteLock: Bool { get }
+
+    /// Carries out `job` in one transaction (writes its rows, deletes what it says, writes its
+    /// records), then publishes the change set to observers (and announces it, where other
+    /// processes listen). Nothing is written when it throws.
+    ///
+    /// - Throws: ``SyncError``, or the database's own error (mapped by the driver through ``describe(_:)``).
+    func perform(_ job: WriteJob) async throws -> WriteOutcome
+
+    /// One line for an error of this store's database, naming where it is.
+    func describe(_ error: any Error) -> String
+
+    /// What the HTTP client recorded for a request URL (validators, cursor, a page's keys).
+    ///
+    /// - Throws: ``SyncError`` `.database` naming the store.
+    func clientCacheEntry(for url: String) async throws -> ClientCache.Entry?
+
 }

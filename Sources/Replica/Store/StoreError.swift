@@ -27,16 +27,16 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let sqlite = Code(rawValue: "sqlite")
         /// A row could not be decoded into the requested type.
         public static let decoding = Code(rawValue: "decoding")
-        /// The operation needs a store Replica implements (a ``SyncEngine`` or a `PostgresReplica`),
-        /// and was given another kind of ``ReplicaStore``.
-        public static let unsupportedStore = Code(rawValue: "unsupportedStore")
+        /// PostgreSQL refused a statement (bad where-clause, wrong argument count) or could not be
+        /// reached: `.sqlite`'s counterpart for a `PostgresReplica`.
+        public static let database = Code(rawValue: "database")
     }
 
     /// The kind of problem.
     public var code: Code
     /// What is wrong, in words.
     public var message: String
-    /// The database file, `nil` for an in-memory store.
+    /// The database file (`nil` for an in-memory store), or a PostgreSQL URL without its password.
     public var path: String?
 
     public init(_ code: Code, _ message: String, path: String? = nil) {

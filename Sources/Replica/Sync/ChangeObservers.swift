@@ -5,7 +5,7 @@ public struct ObserverToken: Sendable, Hashable {
     let id: UInt64
 }
 
-/// The change observers of a ``SyncEngine``: each gets every committed change set that touches
+/// The change observers of a ``SQLiteReplica``: each gets every committed change set that touches
 /// its entities, in commit order, on its own queue; none ever blocks the writer.
 package final class ChangeObservers: Sendable {
     struct Observer: Sendable {
@@ -79,46 +79,5 @@ final class SequenceCounter: Sendable {
         defer { lock.unlock() }
         value += 1
         return value
-    }
-}
-
-extension SyncEngine {
-    /// Registers `callback` for every committed change set that touches `entities` (all when `nil`),
-    /// delivered in commit order on `queue`.
-    ///
-    /// ```swift
-    /// let token = engine.addObserver(for: ["Post"], queue: .main) { changes in
-    ///     print("posts inserted:", changes["Post"]?.inserted.count ?? 0)
-    /// }
-    /// engine.removeObserver(token)
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - entities: Entity names to watch, or `nil` for all.
-    ///   - queue: Where callbacks run; a serial queue keeps them in commit order.
-    ///   - callback: Receives the change set, restricted to the watched entities.
-    /// - Returns: A token for ``removeObserver(_:)``.
-    @discardableResult
-    public func addObserver(for entities: Set<String>? = nil, queue: DispatchQueue,
-                            _ callback: @escaping @Sendable (ChangeSet) -> Void) -> ObserverToken {
-        observers.add(ChangeObservers.Observer(entities: entities, queue: queue, callback: callback))
-    }
-
-    /// Stops deliveries to an observer at once; safe from inside its own callback.
-    public func removeObserver(_ token: ObserverToken) {
-        observers.remove(token)
-    }
-
-    /// The committed change sets touching `entities`, as an async sequence; ends when the task is cancelled.
-    ///
-    /// ```swift
-    /// for await changes in engine.changes(for: ["Post"]) { print(changes) }
-    /// ```
-    public func changes(for entities: Set<String>? = nil) -> AsyncStream<ChangeSet> {
-        let (stream, continuation) = AsyncStream<ChangeSet>.makeStream(bufferingPolicy: .unbounded)
-        let queue = DispatchQueue(label: "Replica.changes")
-        let token = addObserver(for: entities, queue: queue) { continuation.yield($0) }
-        continuation.onTermination = { [weak self] _ in self?.removeObserver(token) }
-        return stream
     }
 }

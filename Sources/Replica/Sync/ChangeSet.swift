@@ -130,3 +130,11 @@ public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
         return "#\(sequence) " + (parts.isEmpty ? "no changes" : parts.joined(separator: "; "))
     }
 }
+
+extension PrimaryKeys {
+    /// Adds the keys of `other` (an empty set takes `other`'s storage instead of copying it).
+    public mutating func formUnion(_ other: PrimaryKeys) {
+        if integers.isEmpty { integers = other.integers } else { integers += other.integers }
+        if strings.isEmpty { strings = other.strings } else { strings += other.strings }
+    }
+}

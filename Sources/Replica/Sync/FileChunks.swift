@@ -1,7 +1,7 @@
 import Foundation
 
-/// A file (or standard input, `-`) read in chunks for ``SyncEngine/importFile(_:into:options:)``
-/// and ``SyncEngine/validateFile(_:into:options:)``; read errors name the file.
+/// A file (or standard input, `-`) read in chunks for ``SQLiteReplica/importFile(_:into:options:)``
+/// and ``SQLiteReplica/validateFile(_:into:options:)``; read errors name the file.
 package final class FileChunks: Sendable {
     let path: String
     /// The file's size, unknown for standard input.

@@ -1,133 +1,14 @@
 import Foundation
 
-/// A flag set once when a sync is cancelled, read by the parsing thread and the writer.
-final class CancellationFlag: Sendable {
-    private let state = NSLock()
-    // Guarded by `state`.
-    nonisolated(unsafe) private var cancelled = false
+/// Byte chunks from an async producer (an HTTP body) to the parsing thread: the producer
+/// suspends when 8 chunks wait (back-pressure without blocking a cooperative thread); the
+/// parsing thread blocks while none is available.
+package typealias ChunkChannel = BridgeQueue<[UInt8]>
 
-    func cancel() {
-        state.lock()
-        cancelled = true
-        state.unlock()
-    }
-
-    var isCancelled: Bool {
-        state.lock()
-        defer { state.unlock() }
-        return cancelled
-    }
-}
-
-/// A bounded queue between the parsing thread (producer) and the writer (consumer).
-///
-/// Both sides are dedicated threads (the parser's own thread and GRDB's writer queue), so
-/// blocking is fine; the bound keeps memory flat however large the input is.
-/// `@unchecked Sendable`: every stored property is read and written under `condition`.
-final class BatchQueue<Element>: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var items: [Element] = []
-    private var closed = false
-    private let capacity: Int
-
-    init(capacity: Int) { self.capacity = capacity }
-
-    /// Appends `item`, waiting while the queue is full. Returns `false` when the consumer closed it.
-    @discardableResult
-    func push(_ item: Element) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.count >= capacity && !closed { condition.wait() }
-        guard !closed else { return false }
-        items.append(item)
-        condition.broadcast()
-        return true
-    }
-
-    /// Removes the oldest item, waiting while the queue is empty; `nil` once closed and drained.
-    func pop() -> Element? {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.isEmpty && !closed { condition.wait() }
-        guard !items.isEmpty else { return nil }
-        let item = items.removeFirst()
-        condition.broadcast()
-        return item
-    }
-
-    /// What a pop that waits at most a while found.
-    enum TimedPop {
-        case item(Element)
-        /// Closed and drained.
-        case closed
-        /// Nothing came in time.
-        case timedOut
-    }
-
-    /// Removes the oldest item, waiting at most `seconds` for one.
-    func pop(waitingAtMost seconds: Double) -> TimedPop {
-        condition.lock()
-        defer { condition.unlock() }
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while items.isEmpty && !closed {
-            if !condition.wait(until: deadline) && items.isEmpty && !closed { return .timedOut }
-        }
-        guard !items.isEmpty else { return .closed }
-        let item = items.removeFirst()
-        condition.broadcast()
-        return .item(item)
-    }
-
-    /// Waits until an item is there or the queue is closed, removing nothing.
-    func waitForItem() {
-        condition.lock()
-        while items.isEmpty && !closed { condition.wait() }
-        condition.unlock()
-    }
-
-    /// Wakes both sides; pushes fail and pops drain what is left.
-    func close() {
-        condition.lock()
-        closed = true
-        condition.broadcast()
-        condition.unlock()
-    }
-}
-
-/// Byte chunks from an async producer (an HTTP body) to the parsing thread.
-///
-/// The producer awaits when too many chunks wait (back-pressure without blocking a
-/// cooperative thread); the parsing thread blocks while none is available.
-/// `@unchecked Sendable`: every stored property is read and written under `condition`.
-package final class ChunkChannel: @unchecked Sendable {
-    package init() {}
-
-    private let condition = NSCondition()
-    private var chunks: [[UInt8]] = []
-    private var finished = false
-    private var failure: (any Error)?
-    private var waitingProducer: CheckedContinuation<Void, Never>?
-    private let capacity = 8
-
-    /// Hands a chunk to the parser, suspending while the channel is full.
-    func send(_ chunk: [UInt8]) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            condition.lock()
-            if finished {
-                condition.unlock()
-                continuation.resume()
-                return
-            }
-            chunks.append(chunk)
-            condition.broadcast()
-            if chunks.count >= capacity {
-                waitingProducer = continuation
-                condition.unlock()
-            } else {
-                condition.unlock()
-                continuation.resume()
-            }
-        }
+extension BridgeQueue where Element == [UInt8] {
+    /// A channel of up to 8 waiting chunks.
+    package convenience init() {
+        self.init(capacity: 8)
     }
 
     /// Starts a task that sends every chunk of `chunks` into this channel, then finishes it
@@ -146,38 +27,11 @@ package final class ChunkChannel: @unchecked Sendable {
         }
     }
 
-    /// Marks the end of the input, or its failure.
-    package func finish(throwing error: (any Error)? = nil) {
-        condition.lock()
-        if !finished {
-            finished = true
-            failure = error
-        }
-        let producer = waitingProducer
-        waitingProducer = nil
-        condition.broadcast()
-        condition.unlock()
-        producer?.resume()
-    }
-
     /// The next chunk, blocking; `nil` at the end.
     ///
     /// - Throws: The error the producer finished with.
     package func receive() throws -> [UInt8]? {
-        condition.lock()
-        while chunks.isEmpty && !finished { condition.wait() }
-        if chunks.isEmpty {
-            let error = failure
-            condition.unlock()
-            if let error { throw error }
-            return nil
-        }
-        let chunk = chunks.removeFirst()
-        let producer = chunks.count < capacity ? waitingProducer : nil
-        if producer != nil { waitingProducer = nil }
-        condition.unlock()
-        producer?.resume()
-        return chunk
+        try pop()
     }
 }
 
@@ -187,11 +41,13 @@ struct StreamStalled: Error {}
 
 /// What the parsing thread and the consumer of one response share.
 package final class ParsedStream: Sendable {
-    let queue = BatchQueue<ReaderMessage>(capacity: 4)
+    /// Planned rows from the parsing thread to the writer: both sides are dedicated threads, so
+    /// they block; the bound keeps memory flat however large the input is.
+    let queue = BridgeQueue<ReaderMessage>(capacity: 4)
     /// Consumed batches go back to the parsing thread, which reuses their memory.
     let pool = RowBatchPool(capacity: 8)
-    let cancellation = CancellationFlag()
-    let failure = FailureBox()
+    let cancellation = Latch()
+    let failure = Locked<(any Error)?>(nil)
 
     /// Hands every batch to `body` on the calling thread (pops block), recycling it after, and
     /// returns the parsing thread's summary.
@@ -203,7 +59,7 @@ package final class ParsedStream: Sendable {
     func consume(source: String? = nil, patience: Double? = nil, _ body: (RowBatch) throws -> Void) throws -> ReaderSummary {
         var summary: ReaderSummary?
         while let message = try next(patience: patience) {
-            if cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
+            if cancellation.isSet { throw SyncError(.cancelled, "cancelled", source: source) }
             switch message {
             case .rows(let batch):
                 try body(batch)
@@ -212,8 +68,8 @@ package final class ParsedStream: Sendable {
                 summary = finished
             }
         }
-        if cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
-        guard let summary else { throw failure.error ?? SyncError(.input, "the response ended early", source: source) }
+        if cancellation.isSet { throw SyncError(.cancelled, "cancelled", source: source) }
+        guard let summary else { throw failure.value ?? SyncError(.input, "the response ended early", source: source) }
         return summary
     }
 
@@ -221,10 +77,10 @@ package final class ParsedStream: Sendable {
     /// `patience` seconds when given.
     private func next(patience: Double?) throws -> ReaderMessage? {
         // A patience of a year or more (or infinity) is no limit: no deadline is computed from it.
-        guard let patience, patience < 31_536_000 else { return queue.pop() }
-        switch queue.pop(waitingAtMost: patience) {
+        guard let patience, patience < 31_536_000 else { return try queue.pop() }
+        switch try queue.pop(waitingAtMost: patience) {
         case .item(let message): return message
-        case .closed: return nil
+        case .finished: return nil
         case .timedOut: throw StreamStalled()
         }
     }
@@ -258,31 +114,25 @@ package final class ParsedStream: Sendable {
 
 /// Tells an async caller that a thread has ended: the thread calls ``signal()`` last thing,
 /// the caller awaits ``wait()``.
-/// `@unchecked Sendable`: `done` and `waiters` are read and written under `lock` only.
-final class ThreadCompletion: @unchecked Sendable {
-    private let lock = NSLock()
-    private var done = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+final class ThreadCompletion: Sendable {
+    private let state = Locked<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     func signal() {
-        lock.lock()
-        done = true
-        let waiting = waiters
-        waiters = []
-        lock.unlock()
+        let waiting = state.withLock { state in
+            state.done = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
         for waiter in waiting { waiter.resume() }
     }
 
     func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            lock.lock()
-            if done {
-                lock.unlock()
-                continuation.resume()
-            } else {
-                waiters.append(continuation)
-                lock.unlock()
+            let done = state.withLock { state in
+                if !state.done { state.waiters.append(continuation) }
+                return state.done
             }
+            if done { continuation.resume() }
         }
     }
 }

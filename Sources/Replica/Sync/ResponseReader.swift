@@ -84,13 +84,13 @@ final class ResponseReader: Sendable {
     /// Reads chunks from `next` until it returns `nil`, pushing rows to `queue`.
     /// Ends with `.finished`, or throws (malformed JSON, an invalid object under `fail`, cancellation).
     /// Batches come from `pool`, where the writer returns them once written.
-    func run(next: () throws -> [UInt8]?, totalBytes: Int64?, queue: BatchQueue<ReaderMessage>,
-             pool: RowBatchPool, cancellation: CancellationFlag) throws {
+    func run(next: () throws -> [UInt8]?, totalBytes: Int64?, queue: BridgeQueue<ReaderMessage>,
+             pool: RowBatchPool, cancellation: Latch) throws {
         var summary = ReaderSummary()
         if case .data(let envelope) = shape {
             var bytes: [UInt8] = []
             while let chunk = try next() {
-                if cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
+                if cancellation.isSet { throw SyncError(.cancelled, "cancelled", source: source) }
                 bytes += chunk
             }
             summary.byteCount = Int64(bytes.count)
@@ -107,7 +107,7 @@ final class ResponseReader: Sendable {
         // The element handlers are closures passed straight to the parser (non-escaping), so the
         // variables they change are not boxed and cost no dynamic exclusivity check per object.
         while let chunk = try next() {
-            if cancellation.isCancelled { throw SyncError(.cancelled, "cancelled", source: source) }
+            if cancellation.isSet { throw SyncError(.cancelled, "cancelled", source: source) }
             try parse {
                 try chunk.withUnsafeBytes { bytes in
                     try parser.feed(bytes, direct: { tokenizer in

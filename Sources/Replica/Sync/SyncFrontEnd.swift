@@ -1,11 +1,10 @@
 import Foundation
-import GRDB
 
 /// What every store's writer shares: the schema's routes and property maps, resolving what a
 /// sync targets, and parsing a response on its own thread into planned row batches.
 ///
-/// The SQLite ``SyncEngine`` writes the batches through GRDB; other stores (PostgreSQL, in
-/// `ReplicaPostgres`) take the same batches, so every store reads JSON the same way.
+/// ``SQLiteReplica`` writes the batches through GRDB, `PostgresReplica` copies them into
+/// PostgreSQL: every store reads JSON the same way.
 package struct SyncFrontEnd: Sendable {
     package let routes: RouteTable
     package let mapping: SchemaMapping
@@ -106,8 +105,8 @@ extension SyncFrontEnd {
     /// only once that thread has ended, whatever happened: no parsing thread outlives a call
     /// (or reads a file handle the caller closes afterwards).
     ///
-    /// - Throws: ``SyncError`` (`.cancelled` when the task was cancelled, `.database` for a
-    ///   database error), or what the input or `consume` threw.
+    /// - Throws: ``SyncError`` (`.cancelled` when the task was cancelled), or what the input or
+    ///   `consume` threw (the write driver maps a store's errors before they get here).
     package func parsing<T: Sendable>(_ plan: SyncPlan, source: String, totalBytes: Int64?, options: SyncOptions,
                               channel: ChunkChannel? = nil, next: @escaping () throws -> [UInt8]?,
                               consume: @escaping @Sendable (ParsedStream) async throws -> T) async throws -> T {
@@ -122,17 +121,17 @@ extension SyncFrontEnd {
                 try reader.run(next: nextChunk.value, totalBytes: totalBytes, queue: stream.queue, pool: stream.pool,
                                cancellation: stream.cancellation)
             } catch {
-                stream.failure.set(error)
+                stream.failure.withLock { if $0 == nil { $0 = error } }
             }
-            stream.queue.close()
+            stream.queue.finish()
             ended.signal()
         }
         thread.name = "Replica.parser"
         thread.stackSize = 4 << 20
         thread.start()
         let abort: @Sendable () -> Void = {
-            stream.cancellation.cancel()
-            stream.queue.close()
+            stream.cancellation.set()
+            stream.queue.finish()
             channel?.finish(throwing: CancellationError())
         }
         do {
@@ -147,12 +146,8 @@ extension SyncFrontEnd {
             abort()
             await ended.wait()
             if error is StreamStalled { throw error }
-            if stream.cancellation.isCancelled, !(error is SyncError) || (error as? SyncError)?.code == .cancelled {
+            if stream.cancellation.isSet, !(error is SyncError) || (error as? SyncError)?.code == .cancelled {
                 throw SyncError(.cancelled, "cancelled; nothing was written", source: source)
-            }
-            if let error = error as? SyncError { throw error }
-            if let error = error as? DatabaseError {
-                throw SyncError(.database, Store.describe(error), source: source, underlying: error)
             }
             throw error
         }

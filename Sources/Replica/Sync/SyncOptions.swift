@@ -48,8 +48,8 @@ public struct SyncOptions: Sendable {
     /// Bytes of staged rows a ``SyncSession`` keeps in memory before it spills them to an
     /// unlinked scratch file in the temporary directory (4 MiB by default).
     public var stagingMemory: Int
-    /// How long, in seconds, a body that streams in (``SyncEngine/sync(_:_:chunks:options:)``,
-    /// ``SyncEngine/importChunks(_:into:source:options:)``) may hold the store's writer while
+    /// How long, in seconds, a body that streams in (``SQLiteReplica/sync(_:_:chunks:options:)``,
+    /// ``SQLiteReplica/importChunks(_:into:source:options:)``) may hold the store's writer while
     /// it waits for more rows (0.1 s by default).
     ///
     /// Such a sync writes rows as they arrive, in one transaction, as fast as a file import,
@@ -136,7 +136,7 @@ public struct SyncResult: Sendable {
     public var writeLockDuration: Duration?
     /// Whether a streamed body paused for longer than ``SyncOptions/streamingPatience`` while it
     /// was being written, so that the sync rolled back and staged it instead (see
-    /// ``SyncEngine/sync(_:_:chunks:options:)``).
+    /// ``SQLiteReplica/sync(_:_:chunks:options:)``).
     ///
     /// ```swift
     /// if result.stagedAfterPause { log.info("slow body: staged") }

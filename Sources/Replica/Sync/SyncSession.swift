@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// One page of a sync session, parsed and staged (not yet in the store).
 public struct StagedPage: Sendable {
@@ -50,8 +49,7 @@ public struct StagedPage: Sendable {
 /// calls from overlapping, so the staged rows are only touched by one call at a time.
 public final class SyncSession: @unchecked Sendable {
     /// The store the session commits into.
-    public var store: any ReplicaStore { backend }
-    let backend: any SessionBackend
+    public let store: any ReplicaStore
     let plan: SyncPlan
     let options: SyncOptions
     /// The description of the synced path, for errors.
@@ -72,13 +70,13 @@ public final class SyncSession: @unchecked Sendable {
     private var data: JSONValue?
     private let tracked: [Bool]
 
-    init(backend: any SessionBackend, plan: SyncPlan, options: SyncOptions, source: String) {
-        self.backend = backend
+    init(store: any ReplicaStore, plan: SyncPlan, options: SyncOptions, source: String) {
+        self.store = store
         self.plan = plan
         self.options = options
         self.source = source
         self.staged = StagedRows(memoryBudget: max(0, options.stagingMemory))
-        let count = backend.frontEnd.mapping.maps.count
+        let count = store.mapping.maps.count
         var tracked = plan.staleEntities
         if let target = plan.targetEntity { tracked.insert(target) }
         self.tracked = (0..<count).map { tracked.contains($0) }
@@ -212,7 +210,7 @@ public final class SyncSession: @unchecked Sendable {
         // Only this call's consumer touches the staged rows until it returns.
         let staged = UncheckedBox(self.staged)
         let tracked = self.tracked
-        let frontEnd = backend.frontEnd
+        let frontEnd = store.backend.frontEnd
         let keyIndexes = frontEnd.mapping.maps.map(\.primaryKeyIndex)
         let count = keyIndexes.count
         // The keys of this page, by entity: the consumer fills them on its background thread.
@@ -258,18 +256,9 @@ public final class SyncSession: @unchecked Sendable {
             withState { finished = true }
             end(failed: false)
             return result
-        } catch let error as SyncError {
-            end(failed: true)
-            throw error
         } catch {
             end(failed: true)
-            if Task.isCancelled || error is CancellationError {
-                throw SyncError(.cancelled, "cancelled; nothing was written", source: source)
-            }
-            if let error = error as? DatabaseError {
-                throw SyncError(.database, Store.describe(error), source: source, underlying: error)
-            }
-            throw error
+            throw store.writeError(error, source: source)
         }
     }
 
@@ -284,13 +273,21 @@ public final class SyncSession: @unchecked Sendable {
                                 ignoredKeyCount: statistics.ignoredKeyCount, objectCount: statistics.objectCount,
                                 byteCount: byteCount, data: data, route: plan.route, metadata: metadata,
                                 seenKeys: seenKeys, scope: plan.scope)
-        result.ignoredKeys = statistics.ignored.keys(entityNames: backend.frontEnd.mapping.maps.map(\.entity.name))
+        result.ignoredKeys = statistics.ignored.keys(entityNames: store.mapping.maps.map(\.entity.name))
         let deleting = complete ? completeCollections.intersection(plan.staleEntities).sorted() : []
         // Nothing staged and nothing to delete: the store stays as it is.
         if staged.isEmpty && deleting.isEmpty && records.isEmpty { return result }
-        let commit = SessionCommit(staged: staged, plan: plan, deleting: deleting, seen: seen, seenAllStaged: seenAllStaged,
-                                   records: records, source: source)
-        (result.changes, result.writeLockDuration) = try await backend.commitSession(commit)
+        // Every key this session saw counts as seen; its staged top-level keys are among them.
+        var job = WriteJob(source: source)
+        job.rows = .staged(staged)
+        job.stale = .fixed(deleting.map { entity in
+            StaleDeletion(entity: entity, scope: entity == plan.targetEntity ? plan.scope : nil, keeping: seen[entity],
+                          includesWritten: true, allWritten: seenAllStaged)
+        })
+        job.records = records
+        let outcome = try await store.transact(job)
+        result.changes = outcome.changes
+        result.writeLockDuration = outcome.writeLockDuration
         return result
     }
 }
@@ -299,43 +296,4 @@ public final class SyncSession: @unchecked Sendable {
 final class KeysBox {
     var keys: [PrimaryKeys]
     init(count: Int) { keys = Array(repeating: PrimaryKeys(), count: count) }
-}
-
-extension SessionBackend {
-    /// A sync session of `target` on this store (what every store's `session` methods return).
-    package func startSession(_ target: ImportTarget, source: String, options: SyncOptions) throws -> SyncSession {
-        SyncSession(backend: self, plan: try frontEnd.resolve(target, options: options), options: options, source: source)
-    }
-}
-
-extension SyncEngine {
-    /// Starts a sync session for `path`: stage its pages, then commit them as one transaction.
-    ///
-    /// ```swift
-    /// let session = try engine.session(.get, "/people")
-    /// _ = try await session.stage(body: page1)
-    /// _ = try await session.stage(body: page2)
-    /// let result = try await session.commit()
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - method: The request's method.
-    ///   - path: The path; its route says what the pages hold.
-    ///   - options: Options for every page.
-    /// - Returns: An empty session.
-    /// - Throws: ``SyncError`` when no route matches.
-    public func session(_ method: HTTPMethod = .get, _ path: String, options: SyncOptions = SyncOptions()) throws -> SyncSession {
-        try startSession(.route(method, path), source: "\(method) \(path)", options: options)
-    }
-
-    /// Starts a sync session writing into `target`.
-    ///
-    /// ```swift
-    /// let session = try engine.session(.entity("Person"), source: "people feed")
-    /// ```
-    ///
-    /// - Throws: ``SyncError`` when the target is unknown.
-    public func session(_ target: ImportTarget, source: String = "input", options: SyncOptions = SyncOptions()) throws -> SyncSession {
-        try startSession(target, source: source, options: options)
-    }
 }

@@ -101,8 +101,7 @@ struct DemoCommand: AsyncParsableCommand {
     /// an empty, complete collection of every entity).
     private static func openReplica(_ path: String, schema: Schema) async throws -> OpenedStore {
         guard PostgresURL.isPostgres(path) else {
-            let engine = try SyncEngine(store: Store(path: path, schema: schema))
-            return OpenedStore(store: engine, mapping: engine.mapping, routes: engine.routes, close: {})
+            return try OpenedStore.open(sqlite: Store(path: path, schema: schema))
         }
         let opened = try await OpenedStore.open(postgres: path, schema: schema)
         do {
@@ -124,7 +123,7 @@ struct DemoCommand: AsyncParsableCommand {
         let store = opened.store
         let path = store.location
         guard let base = URL(string: server.baseURL) else { throw CLIError("the mock server's URL \(server.baseURL) is invalid") }
-        let client = try ReplicaClient(store: store, configuration: ClientConfiguration(transport: transport, baseURLs: [.production: base]))
+        let client = ReplicaClient(store: store, configuration: ClientConfiguration(transport: transport, baseURLs: [.production: base]))
 
         // 1. The initial sync, route by route.
         let sync = DemoSync(client: client, report: report, concurrency: concurrency)

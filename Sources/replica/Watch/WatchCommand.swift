@@ -39,7 +39,7 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let watched = PostgresURL.isPostgres(query.db) ? try await watchPostgres() : try watchSQLite()
+        let watched = try await watch()
         defer { watched.stop() }
         let updates = watched.results.updates()
         let deadline = duration.map { ContinuousClock.now + .checkedSeconds($0) }
@@ -67,45 +67,31 @@ struct WatchCommand: AsyncParsableCommand {
                   sectionKey: section, limit: query.limit)
     }
 
-    /// On an SQLite file: other processes' commits are noticed by polling every `--poll` milliseconds.
-    func watchSQLite() throws -> Watched {
-        let store = try query.openStore()
+    /// Opens `--db` and the live result set. Other processes' commits are seen as they commit:
+    /// an SQLite file is polled every `--poll` milliseconds, PostgreSQL announces them (`LISTEN`).
+    func watch() async throws -> Watched {
+        let opened = PostgresURL.isPostgres(query.db) ? try await OpenedStore.open(db: query.db, schema: nil)
+            : try OpenedStore.open(sqlite: query.openStore())
+        let store = opened.store
         do {
-            let engine = try SyncEngine(store: store)
             // Before the first snapshot: another process's commit after it is then reported, not lost.
-            let monitor = engine.detectExternalChanges(every: .milliseconds(poll))
-            let entity = try store.requireEntity(query.entity)
+            let monitor = store.detectExternalChanges(every: .milliseconds(poll))
             let results: LiveResultSet
+            let entity: Entity
             do {
-                results = try LiveResultSet(engine: engine, query: liveQuery(entity))
+                entity = try store.requireEntity(query.entity)
+                results = try await LiveResultSet(store: store, query: liveQuery(entity))
             } catch {
                 monitor.stop()
                 throw error
             }
             return Watched(results: results, columns: entity.attributes.map(\.name),
-                           stop: { monitor.stop(); results.close() }, close: {})
-        } catch let error as StoreError {
-            throw CLIError(error.description)
-        } catch let error as SyncError {
-            throw CLIError(error.description)
-        } catch let error as LiveResultError {
-            throw CLIError(error.description)
-        }
-    }
-
-    /// On PostgreSQL: other processes' commits arrive by `LISTEN`, as they commit.
-    func watchPostgres() async throws -> Watched {
-        let opened = try await OpenedStore.open(db: query.db, schema: nil)
-        do {
-            guard let replica = opened.store as? PostgresReplica else { throw CLIError("\(query.db): not a PostgreSQL replica") }
-            let entity = try replica.requireEntity(query.entity)
-            let results = try await LiveResultSet(replica: replica, query: liveQuery(entity))
-            return Watched(results: results, columns: entity.attributes.map(\.name), stop: { results.close() },
-                           close: opened.close)
+                           stop: { monitor.stop(); results.close() }, close: opened.close)
         } catch {
             await opened.close()
             switch error {
             case let error as StoreError: throw CLIError(error.description)
+            case let error as SyncError: throw CLIError(error.description)
             case let error as LiveResultError: throw CLIError(error.description)
             default: throw error
             }

@@ -18,7 +18,7 @@ struct CallConfigurationTests {
         #expect(transport.requests[1].url.absoluteString == "file:///dev/users/3/posts")
         #expect(transport.requests.map(\.timeout) == [.seconds(30), .seconds(3), .milliseconds(1500)])
         // An environment without a base URL is refused, and the current one stays.
-        let partial = try ReplicaClient(store: client.store, configuration: ClientConfiguration(
+        let partial = ReplicaClient(store: client.store, configuration: ClientConfiguration(
             transport: transport, baseURLs: [.production: try #require(URL(string: "http://127.0.0.1:9"))]))
         #expect(throws: ClientError.self) { try partial.use(.development) }
         #expect(partial.environment == .production)
@@ -38,7 +38,7 @@ struct CallConfigurationTests {
         #expect(again.routes.first?.timeout == .seconds(90) && again.routes.first?.headers == route.headers)
 
         let transport = ScriptedTransport { _, _ in json(200, #"[{"id": 1, "title": "q1"}]"#) }
-        let engine = try SyncEngine(store: Store.inMemory(schema: schema))
+        let engine = try SQLiteReplica(store: Store.inMemory(schema: schema))
         let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(
             transport: transport, baseURLs: [.production: try #require(URL(string: "http://127.0.0.1:9"))]))
         try await client.call("/reports")

@@ -274,7 +274,7 @@ struct ClientTests {
                 Attribute("name", .string)
             }
         }
-        let engine = try SyncEngine(store: try Store.inMemory(schema: schema))
+        let engine = try SQLiteReplica(store: try Store.inMemory(schema: schema))
         guard let base = URL(string: "http://127.0.0.1:9") else { return }
         var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
         configuration.sinceCursors["/users"] = SinceCursor(parameter: "since", source: .metadata(JSONPointer("/meta/cursor") ?? .root))

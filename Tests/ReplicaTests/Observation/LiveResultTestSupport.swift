@@ -6,7 +6,7 @@ import Testing
 /// A store of items in groups (and unrelated tags), its engine, and JSON helpers.
 struct LiveResultFixture {
     let store: Store
-    let engine: SyncEngine
+    let engine: SQLiteReplica
 
     static func schema() throws -> Schema {
         try Schema(name: "live", routes: [
@@ -33,7 +33,7 @@ struct LiveResultFixture {
 
     init() throws {
         store = try Store.inMemory(schema: try Self.schema())
-        engine = try SyncEngine(store: store)
+        engine = try SQLiteReplica(store: store)
     }
 
     /// One item as JSON; `nil` values are JSON null.

@@ -10,7 +10,7 @@ struct ExternalChangeTests {
         let directory = try TestSupport.temporaryDirectory()
         let path = directory.path("blog.sqlite")
         let store = try Store(path: path, schema: try Schema(contentsOf: TestSupport.schemaFile("blog.json")))
-        let engine = try SyncEngine(store: store)
+        let engine = try SQLiteReplica(store: store)
         let stream = engine.changes()
         let monitor = engine.detectExternalChanges(every: .milliseconds(20))
         defer { monitor.stop() }
@@ -34,7 +34,7 @@ struct ExternalChangeTests {
         let directory = try TestSupport.temporaryDirectory()
         let path = directory.path("blog.sqlite")
         let store = try Store(path: path, schema: try Schema(contentsOf: TestSupport.schemaFile("blog.json")))
-        let engine = try SyncEngine(store: store)
+        let engine = try SQLiteReplica(store: store)
         let stream = engine.changes()
         // The first poll comes a second later; the commit lands before it.
         let monitor = engine.detectExternalChanges(every: .seconds(1))

@@ -32,7 +32,7 @@ struct InPlaceDecodingTests {
     /// What an import of `json` into `Item` gave: the changes, the rows and the ignored keys, or the error.
     static func importOutcome(_ json: String, chunkSize: Int) async throws -> String {
         let store = try Store.inMemory(schema: schema)
-        let engine = try SyncEngine(store: store)
+        let engine = try SQLiteReplica(store: store)
         do {
             let result = try await engine.importChunks(Chunked(bytes: Array(json.utf8), size: chunkSize), into: .entity("Item"),
                                                        options: SyncOptions(onInvalid: .skip))

@@ -34,11 +34,11 @@ struct BatchFixture {
     }()
 
     let store: Store
-    let engine: SyncEngine
+    let engine: SQLiteReplica
 
     init() throws {
         store = try Store.inMemory(schema: Self.schema)
-        engine = try SyncEngine(store: store)
+        engine = try SQLiteReplica(store: store)
     }
 
     func load(_ entity: String, _ json: String, chunkSize: Int = 1 << 16,

@@ -20,7 +20,7 @@ struct StreamingImportTests {
         // written as it arrives; 0 stages the second from the start.
         for patience: Double in [.infinity, 0] {
             let store = try Store.inMemory(schema: FastObjectDecoderTests.schema)
-            let engine = try SyncEngine(store: store)
+            let engine = try SQLiteReplica(store: store)
             let result = try await engine.importChunks(Chunked(bytes: json, size: 4096), into: .entity("Item"),
                                                        options: SyncOptions(onInvalid: .skip, streamingPatience: patience))
             #expect(result.changes["Item"]?.inserted.count == 5000)
@@ -35,7 +35,7 @@ struct StreamingImportTests {
     @Test("a body that pauses mid-way lets go of the writer: another import commits, nothing of the paused one shows, and it lands whole after")
     func pausedBodyLetsGo() async throws {
         let store = try Store.inMemory(schema: FastObjectDecoderTests.schema)
-        let engine = try SyncEngine(store: store)
+        let engine = try SQLiteReplica(store: store)
         let changes = ChangeLog()
         let token = engine.addObserver(queue: DispatchQueue(label: "observer")) { changes.append($0) }
         defer { engine.removeObserver(token) }
@@ -76,7 +76,7 @@ struct StreamingImportTests {
     @Test("a body that fails after a pause leaves the store as it was")
     func pausedThenFailed() async throws {
         let store = try Store.inMemory(schema: FastObjectDecoderTests.schema)
-        let engine = try SyncEngine(store: store)
+        let engine = try SQLiteReplica(store: store)
         let (body, continuation) = AsyncStream<[UInt8]>.makeStream()
         continuation.yield(Array(("[" + Self.items(1...5000) + ",").utf8))
         let paused = Task { try await engine.importChunks(body, into: .entity("Item"), options: SyncOptions(streamingPatience: 0.05)) }

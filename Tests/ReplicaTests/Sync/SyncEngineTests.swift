@@ -6,11 +6,11 @@ import Testing
 /// A blog store and its engine, in memory.
 struct BlogFixture {
     let store: Store
-    let engine: SyncEngine
+    let engine: SQLiteReplica
 
     init() throws {
         store = try Store.inMemory(schema: try Schema(contentsOf: TestSupport.schemaFile("blog.json")))
-        engine = try SyncEngine(store: store)
+        engine = try SQLiteReplica(store: store)
     }
 
     func sync(_ path: String, _ json: String, _ method: HTTPMethod = .get, options: SyncOptions = SyncOptions()) async throws -> SyncResult {
@@ -260,7 +260,7 @@ struct SyncEngineTests {
 
 @Suite("Sync engine envelopes")
 struct SyncEnvelopeTests {
-    static func engine() throws -> SyncEngine {
+    static func engine() throws -> SQLiteReplica {
         let schema = try Schema(name: "api", envelope: "data", routes: [
             Route(.get, "/posts", target: .entity("Post"), stale: .delete),
             Route(.get, "/raw/posts", target: .entity("Post"), envelope: ""),
@@ -272,7 +272,7 @@ struct SyncEnvelopeTests {
                 Attribute("title", .string)
             }
         }
-        return try SyncEngine(store: try Store.inMemory(schema: schema))
+        return try SQLiteReplica(store: try Store.inMemory(schema: schema))
     }
 
     @Test("schema and route envelopes are unwrapped, with the entity's namespace inside")

@@ -136,7 +136,7 @@ struct SyncSessionTests {
         // parser is still reading an endless, slow input.
         let first = "[" + (1...3000).map { $0 == 2 ? #"{"user_id": 2}"# : #"{"user_id": \#($0), "name": "u"}"# }
             .joined(separator: ",") + ","
-        let plan = try blog.engine.resolve(.route(.get, "/users"), options: SyncOptions())
+        let plan = try blog.engine.frontEnd.resolve(.route(.get, "/users"), options: SyncOptions())
         await #expect(throws: SyncError.self) {
             try await blog.engine.run(plan, source: "probe", totalBytes: nil, options: SyncOptions()) {
                 probe.next(first: first)

@@ -46,7 +46,7 @@ struct UpsertStatementTests {
     @Test("partial objects (no required name) update, keep or skip rows by every present value")
     func partialObjects() async throws {
         let store = try Store.inMemory(schema: Self.schema)
-        let engine = try SyncEngine(store: store)
+        let engine = try SQLiteReplica(store: store)
         func load(_ json: String) async throws -> SyncResult {
             try await engine.importChunks(Chunked(bytes: Array(json.utf8), size: 1 << 16), into: .entity("Mix"))
         }

@@ -62,7 +62,7 @@ extension ImportWorkload {
              + "calls `importFile(\"-\", into: .route(.get, \"\(shape.route)\"))`, as `cat FILE | replica import --route "
              + "\(shape.route) -` does; `importFile` is the file itself in the same run (the Replica column above)."),
             (.replicaChunks, "through sync(chunks:)",
-             "\(shape.title) through `sync(chunks:)`: `SyncEngine.sync(.get, \"\(shape.route)\", chunks:)` with an "
+             "\(shape.title) through `sync(chunks:)`: `SQLiteReplica.sync(.get, \"\(shape.route)\", chunks:)` with an "
              + "`AsyncStream` of 64 KiB chunks read from the file as it asks for them, written as they arrive "
              + "(`SyncOptions.streamingPatience` 0.1 s); "
              + (m.stagedAfterPause == 0 ? "no pass paused long enough to be staged instead"
@@ -88,7 +88,7 @@ extension ImportWorkload {
             parser.targets = [Target(description: "≥ 500 MB/s",
                                      met: median(m.parseRates).map { $0 >= parserTarget })]
         }
-        parser.notes = ["\(shape.title): parser alone: `SyncEngine.validateFile(path, into: .route(.get, \"\(shape.route)\"))` "
+        parser.notes = ["\(shape.title): parser alone: `SQLiteReplica.validateFile(path, into: .route(.get, \"\(shape.route)\"))` "
                         + "reads the file in 64 KiB chunks, parses it and maps every object to its row as an import "
                         + "does, and writes nothing (no transaction); MB/s of JSON, median of every parse (3 per run)."]
             + problems

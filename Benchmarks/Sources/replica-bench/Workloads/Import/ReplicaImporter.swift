@@ -44,7 +44,7 @@ enum ReplicaImporter {
     static func run(shape: ImportShape, mode: Mode, database: String,
                     passes: [(key: String, file: String)]) async throws -> WorkerReply {
         let store = try Store(path: database, schema: try shape.schema())
-        let engine = try SyncEngine(store: store)
+        let engine = try SQLiteReplica(store: store)
         let route = ImportTarget.route(.get, shape.route)
         var reply = WorkerReply()
         let clock = ContinuousClock()

@@ -7,7 +7,7 @@ import Replica
 /// For each size (10,000, 100,000 and 1,000,000 rows), a child process imports that many generated objects,
 /// opens a live result set on every row sorted by `score` descending, and starts a consumer
 /// iterating `updates()`. Then, ~30 times (after 3 untimed warm-ups), it commits one transaction
-/// through `SyncEngine.importChunks` (a prebuilt JSON body, untimed) that changes the `score` of
+/// through `SQLiteReplica.importChunks` (a prebuilt JSON body, untimed) that changes the `score` of
 /// 1 % of the rows, chosen at random, so those rows move. Timestamps: just before the call, just
 /// after it returns, and in the consumer the moment `next()` hands over the update. The diff can
 /// be computed before the call returns, so **commit → diff** is (delivered − returned) clamped at
@@ -84,7 +84,7 @@ struct CommitToDiffWorkload: Workload {
         try data.writeJSON(to: file)
         let store = try Store(path: (directory as NSString).appendingPathComponent("bench.sqlite"),
                               schema: try ReplicaImporter.schema())
-        let engine = try SyncEngine(store: store)
+        let engine = try SQLiteReplica(store: store)
         _ = try await engine.importFile(file, into: .entity("Item"), options: SyncOptions())
 
         let resultSet = try LiveResultSet(engine: engine, query: LiveQuery("Item", sort: [.descending("score")]))

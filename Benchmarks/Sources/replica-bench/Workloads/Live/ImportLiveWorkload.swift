@@ -4,7 +4,7 @@ import Replica
 /// `import-live`: the cost of live result sets on a large import (issue 5's first performance target).
 ///
 /// Pass 1 of the `import` workload (the generated 1,000,000-object file, 100,000 with `--quick`,
-/// into an empty store through `SyncEngine.importFile`), once with no live result sets and once
+/// into an empty store through `SQLiteReplica.importFile`), once with no live result sets and once
 /// with the ten of ``queries`` open on `Item`, each variant in its own child process, alternating
 /// which goes first, median of 3 runs each. The import time is the time until `importFile`
 /// returns; the result sets then update asynchronously, and the child also measures how long after
@@ -146,7 +146,7 @@ struct ImportLiveWorkload: Workload {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try Store(path: (directory as NSString).appendingPathComponent("bench.sqlite"),
                               schema: try ReplicaImporter.schema())
-        let engine = try SyncEngine(store: store)
+        let engine = try SQLiteReplica(store: store)
         let resultSets = try Self.queries.prefix(sets).map { try LiveResultSet(engine: engine, query: $0) }
         defer { resultSets.forEach { $0.close() } }
 

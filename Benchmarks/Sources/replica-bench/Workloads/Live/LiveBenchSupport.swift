@@ -1,6 +1,6 @@
 import Foundation
 
-/// One chunk of bytes as an `AsyncSequence`, for `SyncEngine.importChunks` with a prebuilt body.
+/// One chunk of bytes as an `AsyncSequence`, for `SQLiteReplica.importChunks` with a prebuilt body.
 struct SingleChunk: AsyncSequence, Sendable {
     typealias Element = [UInt8]
     typealias Failure = Never

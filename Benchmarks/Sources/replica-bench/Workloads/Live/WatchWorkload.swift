@@ -9,7 +9,7 @@ import Replica
 ///
 /// A child process creates an empty store, starts `replica watch --db … Item --sort name --poll 50`
 /// in a detached tmux session, waits for its first screen, then imports the generated file
-/// (`SyncEngine.importFile`, by entity) itself. The watcher, another process, sees the commit
+/// (`SQLiteReplica.importFile`, by entity) itself. The watcher, another process, sees the commit
 /// through SQLite's `data_version`. Measured: the time from `importFile` returning until the pane
 /// shows "1,000,000 rows"; then `End` is pressed and the pane must show the position line
 /// "…–1,000,000 of 1,000,000" and the last row's name; the watcher's peak RSS (`VmHWM`) is read
@@ -103,7 +103,7 @@ struct WatchWorkload: Workload {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let db = (directory as NSString).appendingPathComponent("watch.sqlite")
         let store = try Store(path: db, schema: try ReplicaImporter.schema())
-        let engine = try SyncEngine(store: store)
+        let engine = try SQLiteReplica(store: store)
 
         let tmux = Tmux(executable: try request.require("tmux"), directory: directory)
         defer { tmux.run(["kill-server"]) }

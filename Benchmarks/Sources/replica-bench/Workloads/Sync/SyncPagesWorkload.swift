@@ -188,11 +188,11 @@ struct SyncPagesWorkload: Workload {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let database = (directory as NSString).appendingPathComponent("file.sqlite")
         let store = try Store(path: database, schema: try Schema(contentsOf: URL(fileURLWithPath: schemaPath)))
-        let engine = try SyncEngine(store: store)
+        let engine = try SQLiteReplica(store: store)
         // The same files through the staged path (a one-page sync session), without HTTP: what staging costs.
         let stagedStore = try Store(path: (directory as NSString).appendingPathComponent("staged.sqlite"),
                                     schema: try Schema(contentsOf: URL(fileURLWithPath: schemaPath)))
-        let staged = try SyncEngine(store: stagedStore)
+        let staged = try SQLiteReplica(store: stagedStore)
         var reply = WorkerReply()
         for (key, file) in [("pass1", try request.require("first")), ("pass2", try request.require("second"))] {
             var start = ContinuousClock.now
@@ -217,7 +217,7 @@ struct SyncPagesWorkload: Workload {
         }
         let control = try request.require("control")
         let store = try Store(path: try request.require("database"), schema: try Schema(contentsOf: URL(fileURLWithPath: schemaPath)))
-        let engine = try SyncEngine(store: store)
+        let engine = try SQLiteReplica(store: store)
         let transport = HTTPTransport()
         var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
         configuration.timeout = .seconds(600)

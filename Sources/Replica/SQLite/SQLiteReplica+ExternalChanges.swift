@@ -5,25 +5,38 @@ import GRDB
 ///
 /// Stops when ``stop()`` is called or when it is released.
 ///
-/// `@unchecked Sendable`: the only state is the timer, whose `cancel()` is thread-safe.
+/// A store that hears other processes' commits by itself (PostgreSQL, through `LISTEN`) returns
+/// one that polls nothing.
+///
+/// ```swift
+/// let monitor = store.detectExternalChanges(every: .milliseconds(250))
+/// monitor.stop()
+/// ```
+///
+/// `@unchecked Sendable`: the only state is the timer, set once, whose `cancel()` is thread-safe.
 public final class ExternalChangeMonitor: @unchecked Sendable {
-    private let timer: any DispatchSourceTimer
+    private let timer: (any DispatchSourceTimer)?
 
     init(timer: any DispatchSourceTimer) {
         self.timer = timer
     }
 
+    /// A monitor that polls nothing (for a store whose other processes' commits reach it anyway).
+    package init() {
+        self.timer = nil
+    }
+
     /// Stops polling.
     public func stop() {
-        timer.cancel()
+        timer?.cancel()
     }
 
     deinit {
-        timer.cancel()
+        timer?.cancel()
     }
 }
 
-extension SyncEngine {
+extension SQLiteReplica {
     /// Publishes a change set that marks `entities` (all when `nil`) as changed in unknown ways,
     /// so that observers and live result sets re-read them.
     ///

@@ -1,0 +1,129 @@
+import Foundation
+
+/// What one write transaction does, as the write driver decided it: the rows to write, the
+/// stale rows to delete, a row to delete, the HTTP client's records. A store carries it out
+/// (``StoreBackend/perform(_:)``) in one transaction of its own kind: SQLite's row writer on
+/// GRDB's writer queue, PostgreSQL's write session on one connection.
+///
+/// `@unchecked Sendable`: a session's staged rows (a class) are only touched by the one call
+/// that commits them; the session refuses every other call until it returns.
+package struct WriteJob: @unchecked Sendable {
+    /// Where the transaction's rows come from.
+    package enum Rows {
+        /// None (a deletion).
+        case none
+        /// A response parsed as it is written; with `patience`, a wait of more than that many
+        /// seconds for the next rows throws ``StreamStalled`` and rolls back (SQLite).
+        case stream(ParsedStream, patience: Double?)
+        /// A sync session's staged pages.
+        case staged(StagedRows)
+    }
+
+    /// Which stale rows go.
+    package enum Stale {
+        /// None.
+        case none
+        /// The rows of the plan's stale entities whose collections the stream held complete,
+        /// except those the transaction writes as top-level rows and skipped objects' keys.
+        case completeCollections(SyncPlan)
+        /// Decided before the transaction (a session, an explicit deletion).
+        case fixed([StaleDeletion])
+    }
+
+    package var rows: Rows = .none
+    package var stale: Stale = .none
+    /// The entities whose top-level keys the transaction collects while writing.
+    package var tracked: Set<Int> = []
+    /// The entity whose written top-level keys the outcome reports.
+    package var reportedEntity: Int?
+    /// One row to delete by its key.
+    package var deletedRow: (entity: Int, key: AttributeValue)?
+    /// The HTTP client's records (validators, cursors, page keys), written beside the rows.
+    package var records: [ClientCache.Record] = []
+    /// What is written, for errors.
+    package var source: String
+
+    package init(source: String) {
+        self.source = source
+    }
+
+    /// The stale deletions to make once the rows are written, and the skipped objects' keys by
+    /// entity: the one place that decides which keys a deletion keeps.
+    package func deletions(after summary: ReaderSummary?, frontEnd: SyncFrontEnd) -> (deletions: [StaleDeletion], skipped: [Int: PrimaryKeys]) {
+        switch stale {
+        case .none:
+            return ([], [:])
+        case .fixed(let deletions):
+            return (deletions, [:])
+        case .completeCollections(let plan):
+            guard let summary else { return ([], [:]) }
+            // A skipped object's key still counts as seen: its row stays.
+            let skipped = frontEnd.skippedKeys(summary)
+            let deletions = summary.completeCollections.intersection(plan.staleEntities).sorted().map { entity in
+                let kept = skipped[entity] ?? PrimaryKeys()
+                return StaleDeletion(entity: entity, scope: entity == plan.targetEntity ? plan.scope : nil, keeping: kept,
+                                     includesWritten: false, allWritten: kept.isEmpty)
+            }
+            return (deletions, skipped)
+        }
+    }
+}
+
+/// One entity's stale-row deletion: rows inside `scope` that are neither written as top-level
+/// rows by the transaction nor among `keeping` go.
+package struct StaleDeletion: Sendable {
+    package var entity: Int
+    /// The synced scope (the route's variables); `nil` for the whole table.
+    package var scope: RouteScope?
+    /// Keys that count as seen: skipped objects', vouched pages', or all a session saw.
+    package var keeping: PrimaryKeys
+    /// Whether `keeping` holds every top-level key the transaction writes (a session's seen
+    /// keys): a store then needs no keys of its own.
+    package var includesWritten: Bool
+    /// Whether every key of `keeping` names a row the transaction writes (nothing vouched for,
+    /// nothing skipped): a store that knows its written rows may then ignore `keeping`.
+    package var allWritten: Bool
+
+    package init(entity: Int, scope: RouteScope?, keeping: PrimaryKeys, includesWritten: Bool, allWritten: Bool) {
+        self.entity = entity
+        self.scope = scope
+        self.keeping = keeping
+        self.includesWritten = includesWritten
+        self.allWritten = allWritten
+    }
+
+    /// The keys to keep besides the rows the transaction writes as top-level rows of `entity`
+    /// (what a store that finds its written rows itself, as PostgreSQL's stage tables do, adds).
+    package var keepingBeyondWritten: PrimaryKeys { allWritten ? PrimaryKeys() : keeping }
+
+    /// Every key to keep, given the top-level keys the transaction wrote (SQLite's row writer).
+    package func keysToKeep(written: @autoclosure () -> PrimaryKeys) -> PrimaryKeys {
+        if includesWritten { return keeping }
+        var keys = written()
+        keys.formUnion(keeping)
+        return keys
+    }
+}
+
+/// What a store's transaction reports back to the driver.
+package struct WriteOutcome: Sendable {
+    /// The committed change set (already published).
+    package var changes: ChangeSet
+    /// The stream's summary, for ``WriteJob/Rows/stream(_:patience:)`` jobs.
+    package var summary: ReaderSummary?
+    /// The skipped objects' keys by entity (from ``WriteJob/deletions(after:frontEnd:)``).
+    package var skipped: [Int: PrimaryKeys]
+    /// The top-level keys written of ``WriteJob/reportedEntity``.
+    package var reportedKeys: PrimaryKeys
+    /// How long the store's write lock was held.
+    package var writeLockDuration: Duration?
+
+    package init(changes: ChangeSet, summary: ReaderSummary?, skipped: [Int: PrimaryKeys], reportedKeys: PrimaryKeys,
+                 writeLockDuration: Duration?) {
+        self.changes = changes
+        self.summary = summary
+        self.skipped = skipped
+        self.reportedKeys = reportedKeys
+        self.writeLockDuration = writeLockDuration
+    }
+}
