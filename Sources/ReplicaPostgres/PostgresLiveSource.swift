@@ -14,15 +14,14 @@ import Replica
 /// read at a time; a load runs in one `REPEATABLE READ` transaction, so its count and its rows
 /// agree.
 ///
-/// `@unchecked Sendable`: the connection is guarded by `lock`.
-final class PostgresLiveSource: LiveRowSource, @unchecked Sendable {
+final class PostgresLiveSource: LiveRowSource, Sendable {
     let url: PostgresURL
     let schema: Schema
     let configuration: PostgresConnection.Configuration
     let logger: Logger
-    private let lock = NSLock()
-    private var connection: PostgresConnection?
-    private var closed = false
+    /// The reading connection (opened on first use), and whether the replica was closed; held
+    /// locked for the whole of each read, so reads run one at a time.
+    private let state = Locked<(connection: PostgresConnection?, closed: Bool)>((nil, false))
 
     init(url: PostgresURL, schema: Schema, configuration: PostgresConnection.Configuration, logger: Logger) {
         self.url = url
@@ -64,19 +63,20 @@ final class PostgresLiveSource: LiveRowSource, @unchecked Sendable {
                 if matching <= resident || (request.limit ?? Int.max) <= resident {
                     let columns = names.map(\.quotedIdentifier).joined(separator: ", ")
                     let sql = "SELECT \(columns) FROM \(table)\(whereClause) ORDER BY \(orderBy)\(limit)"
-                    let rows = Collected<EntityRow>()
+                    // Filled by postgres-nio's row callback, on the connection's event loop, one row after the other.
+                    let rows = Locked<[EntityRow]>([])
                     _ = try connection.query(PostgresSQL.query(sql, arguments), logger: logger) { row in
-                        rows.items.append(try PostgresSQL.entityRow(row, of: entity, names: names, types: types,
-                                                                    keyIndex: keyIndex))
+                        let decoded = try PostgresSQL.entityRow(row, of: entity, names: names, types: types, keyIndex: keyIndex)
+                        rows.withLock { $0.append(decoded) }
                     }.wait()
-                    load = .rows(rows.items)
+                    load = .rows(rows.value)
                 } else {
                     let columns = ([keyIndex] + request.sortAttributes).map { names[$0].quotedIdentifier }
                     let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(table)\(whereClause) ORDER BY \(orderBy)\(limit)"
                     let keyType = types[keyIndex]
                     let sortTypes = request.sortAttributes.map { types[$0] }
                     // Streamed as the rows arrive: a million rows cost their entries, not their messages.
-                    let entries = Collected<SnapshotEntry>()
+                    let entries = Locked<[SnapshotEntry]>([])
                     _ = try connection.query(PostgresSQL.query(sql, arguments), logger: logger) { row in
                         var cells = row.makeIterator()
                         guard let keyCell = cells.next() else { return }
@@ -85,9 +85,13 @@ final class PostgresLiveSource: LiveRowSource, @unchecked Sendable {
                             guard let cell = cells.next() else { break }
                             entry.append(try PostgresSQL.value(cell, type: type), slot: slot)
                         }
-                        entries.items.append(entry)
+                        let decoded = entry
+                        entries.withLock { $0.append(decoded) }
                     }.wait()
-                    load = .entries(entries.items)
+                    load = .entries(entries.withLock { entries in
+                        defer { entries = [] }
+                        return entries
+                    })
                 }
                 _ = try connection.query("COMMIT", logger: logger).wait()
                 return load
@@ -105,25 +109,27 @@ final class PostgresLiveSource: LiveRowSource, @unchecked Sendable {
         let keyIndex = names.firstIndex(of: entity.primaryKey) ?? 0
         let columns = names.map(\.quotedIdentifier).joined(separator: ", ")
         let condition = predicate.isAll ? "" : " AND (" + PostgresSQL.condition(predicate.sql, names: names) + ")"
-        let rows = Collected<EntityRow>()
+        // Filled by postgres-nio's row callback, on the connection's event loop, one row after the other.
+        let rows = Locked<[EntityRow]>([])
         try reading(entity) { connection in
             for chunk in liveKeyChunks(keys) {
                 let sql = "SELECT \(columns) FROM \(entity.tableName.quotedIdentifier) "
                     + "WHERE \(entity.primaryKey.quotedIdentifier) IN (\(chunk.marks))\(condition)"
                 _ = try connection.query(PostgresSQL.query(sql, chunk.keys + predicate.arguments), logger: logger) { row in
-                    rows.items.append(try PostgresSQL.entityRow(row, of: entity, names: names, types: types, keyIndex: keyIndex))
+                    let decoded = try PostgresSQL.entityRow(row, of: entity, names: names, types: types, keyIndex: keyIndex)
+                    rows.withLock { $0.append(decoded) }
                 }.wait()
             }
         }
-        return rows.items
+        return rows.value
     }
 
     /// Closes the connection; later reads fail.
     func close() async {
-        let open: PostgresConnection? = lock.withLock {
-            closed = true
-            defer { connection = nil }
-            return connection
+        let open: PostgresConnection? = state.withLock { state in
+            state.closed = true
+            defer { state.connection = nil }
+            return state.connection
         }
         try? await open?.close()
     }
@@ -132,15 +138,15 @@ final class PostgresLiveSource: LiveRowSource, @unchecked Sendable {
     /// errors become a ``Replica/StoreError`` naming the entity and the URL without its password.
     private func reading<T>(_ entity: Entity, _ body: (PostgresConnection) throws -> T) throws -> T {
         do {
-            return try lock.withLock {
-                guard !closed else { throw PostgresStoreError(.server, "the replica is closed", url: url.description) }
+            return try state.withLock { state in
+                guard !state.closed else { throw PostgresStoreError(.server, "the replica is closed", url: url.description) }
                 let current: PostgresConnection
-                if let open = connection, !open.isClosed {
+                if let open = state.connection, !open.isClosed {
                     current = open
                 } else {
                     current = try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(),
                                                              configuration: configuration, id: 0, logger: logger).wait()
-                    connection = current
+                    state.connection = current
                 }
                 return try body(current)
             }
@@ -151,10 +157,4 @@ final class PostgresLiveSource: LiveRowSource, @unchecked Sendable {
                              path: url.description)
         }
     }
-}
-
-/// Rows collected by a postgres-nio row callback, which runs on the connection's event loop
-/// one row after the other; read once the query's future has completed.
-private final class Collected<Item>: @unchecked Sendable {
-    var items: [Item] = []
 }

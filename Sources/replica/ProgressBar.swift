@@ -2,19 +2,17 @@ import Foundation
 import Replica
 
 /// A one-line progress bar on standard error, redrawn in place; silent when stderr is not a terminal.
-/// `@unchecked Sendable`: progress arrives on the parsing thread, drawing is guarded by `lock`.
-final class ProgressBar: @unchecked Sendable {
+/// Progress arrives on the parsing thread; drawing is serialized by the lock of `drawn`.
+final class ProgressBar: Sendable {
     private let enabled: Bool
-    private let lock = NSLock()
     private let started = ContinuousClock.now
-    private var drawn = false
+    /// Whether a bar is on screen.
+    private let drawn = Locked(false)
 
     init(enabled: Bool) { self.enabled = enabled }
 
     func update(_ progress: SyncProgress) {
         guard enabled else { return }
-        lock.lock()
-        defer { lock.unlock() }
         let width = min(40, max(10, (Terminal.width(of: STDERR_FILENO) ?? 80) - 50))
         let elapsed = started.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -27,15 +25,17 @@ final class ProgressBar: @unchecked Sendable {
             line += String(format: "%3.0f%% ", fraction * 100)
         }
         line += "\(Format.integer(progress.objectsWritten)) objects, \(Format.integer(rate)) objects/s\u{1B}[K"
-        Output.write(line, to: .standardError)
-        drawn = true
+        drawn.withLock { drawn in
+            Output.write(line, to: .standardError)
+            drawn = true
+        }
     }
 
     func clear() {
-        lock.lock()
-        defer { lock.unlock() }
-        if drawn { Output.write("\r\u{1B}[K", to: .standardError) }
-        drawn = false
+        drawn.withLock { drawn in
+            if drawn { Output.write("\r\u{1B}[K", to: .standardError) }
+            drawn = false
+        }
     }
 }
 

@@ -109,20 +109,18 @@ extension ReplicaClient {
 
 /// The bodies of a call's pages, kept as they stream by (for a delegate that hears each page's
 /// JSON): each up to a limit, past which that page's copy is dropped.
-///
-/// `@unchecked Sendable`: `pages` is guarded by `lock`.
-final class BodyCapture: @unchecked Sendable {
-    private let lock = NSLock()
-    private var pages: [[UInt8]?] = []
+final class BodyCapture: Sendable {
+    private let pages = Locked<[[UInt8]?]>([])
     let limit: Int
 
     init(limit: Int) { self.limit = limit }
 
     /// Starts the copy of the next page.
-    func beginPage() { lock.withLock { pages.append([]) } }
+    func beginPage() { pages.withLock { $0.append([]) } }
 
     func append(_ chunk: [UInt8]) {
-        lock.withLock {
+        let limit = self.limit
+        pages.withLock { pages in
             guard let last = pages.indices.last, let page = pages[last] else { return }
             pages[last] = page.count + chunk.count > limit ? nil : page + chunk
         }
@@ -130,7 +128,7 @@ final class BodyCapture: @unchecked Sendable {
 
     /// Each page's JSON (`nil` for an empty body, a body past the limit, or one that is not JSON).
     var json: [JSONValue?] {
-        lock.withLock { pages }.map { page in
+        pages.value.map { page in
             guard let page, !ReplicaClient.isBlank(page) else { return nil }
             return try? JSONValue(parsing: page)
         }

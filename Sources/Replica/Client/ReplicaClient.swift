@@ -300,16 +300,14 @@ public final class ReplicaClient: Sendable {
     }
 }
 
-/// The environment a client sends to, switchable at run time. `@unchecked Sendable`: `current` is
-/// guarded by `lock`.
-final class EnvironmentState: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Environment
+/// The environment a client sends to, switchable at run time.
+final class EnvironmentState: Sendable {
+    private let current: Locked<Environment>
 
-    init(_ environment: Environment) { current = environment }
+    init(_ environment: Environment) { current = Locked(environment) }
 
     var value: Environment {
-        get { lock.withLock { current } }
-        set { lock.withLock { current = newValue } }
+        get { current.value }
+        set { current.withLock { $0 = newValue } }
     }
 }

@@ -27,6 +27,7 @@ extension LiveResultCore {
     }
 
     func setDelegate(_ delegate: (any LiveResultSetDelegate)?, queue: DispatchQueue) {
+        dispatchPrecondition(condition: .onQueue(self.queue))
         guard let delegate, !closedFlag.isSet else {
             delegateConsumer = nil
             return
@@ -37,6 +38,7 @@ extension LiveResultCore {
     }
 
     func feedDelegate() {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard var consumer = delegateConsumer, !consumer.isDelivering, consumer.seenVersion != version else { return }
         guard consumer.delegate.value != nil else {
             delegateConsumer = nil
@@ -86,6 +88,7 @@ extension LiveResultCore {
     }
 
     func delegateDidFinish(_ generation: UInt64) {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard var consumer = delegateConsumer, consumer.generation == generation else { return }
         consumer.isDelivering = false
         delegateConsumer = consumer
@@ -94,6 +97,7 @@ extension LiveResultCore {
 
     /// Registers an iterator starting at the current snapshot.
     func addStream() -> (id: UInt64, snapshot: ResultSnapshot) {
+        dispatchPrecondition(condition: .onQueue(queue))
         let id = nextStreamID
         nextStreamID += 1
         if !closedFlag.isSet {
@@ -103,12 +107,14 @@ extension LiveResultCore {
     }
 
     func removeStream(_ id: UInt64) {
+        dispatchPrecondition(condition: .onQueue(queue))
         let waiting = streams.removeValue(forKey: id)?.waiting
         waiting?.resume(returning: nil)
     }
 
     /// An iterator asks for its next update.
     func request(_ id: UInt64, _ continuation: CheckedContinuation<LiveResultUpdate?, Never>) {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard var consumer = streams[id], !consumer.isCancelled, !closedFlag.isSet, consumer.waiting == nil else {
             continuation.resume(returning: nil)
             return
@@ -119,6 +125,7 @@ extension LiveResultCore {
     }
 
     func cancelStream(_ id: UInt64) {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard var consumer = streams[id] else { return }
         consumer.isCancelled = true
         let waiting = consumer.waiting
@@ -128,6 +135,7 @@ extension LiveResultCore {
     }
 
     func feedStream(_ id: UInt64) {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard var consumer = streams[id], let waiting = consumer.waiting, consumer.seenVersion != version else { return }
         let diff = self.diff(since: consumer.seenVersion, snapshot: consumer.seen)
         let previous = consumer.seen

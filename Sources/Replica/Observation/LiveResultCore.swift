@@ -4,7 +4,8 @@ import Foundation
 /// and consumers.
 ///
 /// `@unchecked Sendable`: every mutable property is read and written only on `queue`, a serial
-/// queue (the engine delivers change sets on it; every public entry point hops onto it).
+/// queue (the store delivers change sets on it; every public entry point hops onto it), which
+/// each method that touches them checks with `dispatchPrecondition`.
 final class LiveResultCore: @unchecked Sendable {
     let source: any LiveRowSource
     let queue: DispatchQueue
@@ -42,6 +43,7 @@ final class LiveResultCore: @unchecked Sendable {
 
     /// Loads the first snapshot (on `queue`).
     func load() throws {
+        dispatchPrecondition(condition: .onQueue(queue))
         statistics.requeries += 1
         let base = try plan.load(source)
         if plan.query.window != nil {
@@ -88,6 +90,7 @@ final class LiveResultCore: @unchecked Sendable {
 
     /// Shows another window of the result (or all of it, with `nil`) and reports the diff.
     func moveWindow(_ window: LiveWindow?) throws -> ResultDiff {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard !closedFlag.isSet else { throw LiveResultError(.closed, "the live result set was closed") }
         processPending()
         let whole = full ?? current
@@ -110,6 +113,7 @@ final class LiveResultCore: @unchecked Sendable {
     /// Takes a committed change set (on `queue`); bursts that arrive before processing runs are
     /// processed together.
     func receive(_ changes: ChangeSet) {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard !closedFlag.isSet, let entityChanges = changes[plan.query.entity], !entityChanges.isEmpty else { return }
         pending.append(entityChanges)
         guard !isScheduled else { return }
@@ -119,6 +123,7 @@ final class LiveResultCore: @unchecked Sendable {
 
     /// Processes the change sets received so far (on `queue`); a no-op when there are none.
     func processPending() {
+        dispatchPrecondition(condition: .onQueue(queue))
         isScheduled = false
         let batch = pending
         pending = []
@@ -133,6 +138,7 @@ final class LiveResultCore: @unchecked Sendable {
 
     /// Replaces the query and reports the diff from the old results to the new.
     func refresh(_ query: LiveQuery) throws -> ResultDiff {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard !closedFlag.isSet else { throw LiveResultError(.closed, "the live result set was closed") }
         let newPlan = try QueryPlan(query: query, source: source)
         let base = try newPlan.load(source)
@@ -157,6 +163,7 @@ final class LiveResultCore: @unchecked Sendable {
 
     /// Makes `next` current and feeds consumers.
     func advance(to next: ResultSnapshot, diff: ResultDiff? = nil) {
+        dispatchPrecondition(condition: .onQueue(queue))
         let diff = diff.map { bounded($0, to: next) } ?? boundedDiff(from: current, to: next)
         // An empty diff means equal snapshots: same sections, keys, positions and values.
         guard !diff.isEmpty else { return }
@@ -217,6 +224,7 @@ final class LiveResultCore: @unchecked Sendable {
 
     /// Stops everything (on `queue`): waiting iterators end.
     func shutdown() {
+        dispatchPrecondition(condition: .onQueue(queue))
         pending = []
         delegateConsumer = nil
         let waiting = streams.values.compactMap(\.waiting)

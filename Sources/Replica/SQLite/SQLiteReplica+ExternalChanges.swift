@@ -92,15 +92,16 @@ extension SQLiteReplica {
     }
 }
 
-/// The last data version seen; only the monitor's serial queue touches it.
-/// `@unchecked Sendable`: confined to that queue (the timer's event handler).
-private final class DataVersion: @unchecked Sendable {
-    private var value: Int?
+/// The last data version seen (read and written by the monitor's timer, on its serial queue).
+private final class DataVersion: Sendable {
+    private let value = Locked<Int?>(nil)
 
     /// Records `version`; `true` when it differs from a previous one.
     func update(_ version: Int) -> Bool {
-        defer { value = version }
-        guard let value else { return false }
-        return value != version
+        value.withLock { value in
+            defer { value = version }
+            guard let value else { return false }
+            return value != version
+        }
     }
 }

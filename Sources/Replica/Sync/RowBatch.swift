@@ -251,11 +251,8 @@ package struct RowBatch: Sendable {
 }
 
 /// Consumed batches on their way back from the writer to the parsing thread, which reuses them.
-///
-/// `@unchecked Sendable`: `free` is read and written under `lock` only.
-final class RowBatchPool: @unchecked Sendable {
-    private let lock = NSLock()
-    private var free: [RowBatch] = []
+final class RowBatchPool: Sendable {
+    private let free = Locked<[RowBatch]>([])
     private let capacity: Int
     /// Batches that grew beyond this many bytes (a few huge values) are not kept.
     private let maximumRetainedBytes = 8 << 20
@@ -264,10 +261,7 @@ final class RowBatchPool: @unchecked Sendable {
 
     /// An empty batch: a returned one when there is one, else a new one.
     func take() -> RowBatch {
-        lock.lock()
-        let batch = free.popLast()
-        lock.unlock()
-        guard var batch else { return RowBatch() }
+        guard var batch = free.withLock({ $0.popLast() }) else { return RowBatch() }
         batch.removeAll()
         return batch
     }
@@ -276,8 +270,10 @@ final class RowBatchPool: @unchecked Sendable {
     /// reuses its storage instead of copying it.
     func recycle(_ batch: consuming RowBatch) {
         guard batch.retainedBytes <= maximumRetainedBytes else { return }
-        lock.lock()
-        if free.count < capacity { free.append(batch) }
-        lock.unlock()
+        let capacity = self.capacity
+        var returned: RowBatch? = consume batch
+        free.withLock { free in
+            if free.count < capacity, let batch = returned.take() { free.append(batch) }
+        }
     }
 }

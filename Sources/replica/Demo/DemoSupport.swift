@@ -2,33 +2,28 @@ import Foundation
 import Replica
 
 /// The demo's output: lines on standard output, a progress line redrawn on standard error when it
-/// is a terminal. `@unchecked Sendable`: writes are serialized by `lock`.
-final class DemoReport: @unchecked Sendable {
+/// is a terminal. Writes are serialized by the lock of `progressShown`.
+final class DemoReport: Sendable {
     private let progressEnabled: Bool
-    private let lock = NSLock()
-    private var progressShown = false
+    /// Whether a progress line is on screen (to be cleared before the next line).
+    private let progressShown = Locked(false)
 
     init(progress: Bool) { progressEnabled = progress }
 
     func line(_ text: String) {
-        lock.withLock {
-            clearProgress()
+        progressShown.withLock { shown in
+            if shown { Output.write("\r\u{1B}[K", to: .standardError) }
+            shown = false
             Output.write(text + "\n", to: .standardOutput)
         }
     }
 
     func progress(_ text: String) {
         guard progressEnabled else { return }
-        lock.withLock {
+        progressShown.withLock { shown in
             Output.write("\r" + text + "\u{1B}[K", to: .standardError)
-            progressShown = true
+            shown = true
         }
-    }
-
-    private func clearProgress() {
-        guard progressShown else { return }
-        Output.write("\r\u{1B}[K", to: .standardError)
-        progressShown = false
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> String {
@@ -119,8 +114,8 @@ actor DemoSync {
     }
 }
 
-/// What the periodic sync reported. `@unchecked Sendable`: guarded by `lock`.
-final class DemoPeriodicTally: @unchecked Sendable {
+/// What the periodic sync reported.
+final class DemoPeriodicTally: Sendable {
     struct Counts: Sendable {
         var syncs = 0
         var notModified = 0
@@ -134,11 +129,10 @@ final class DemoPeriodicTally: @unchecked Sendable {
         }
     }
 
-    private let lock = NSLock()
-    private var counts = Counts()
+    private let counts = Locked(Counts())
 
     func record(_ outcome: Result<CallResult, any Error>) {
-        lock.withLock {
+        counts.withLock { counts in
             counts.syncs += 1
             switch outcome {
             case .success(let result):
@@ -153,11 +147,11 @@ final class DemoPeriodicTally: @unchecked Sendable {
         }
     }
 
-    var snapshot: Counts { lock.withLock { counts } }
+    var snapshot: Counts { counts.value }
 }
 
-/// The diffs the live result set delivered. `@unchecked Sendable`: guarded by `lock`.
-final class DemoDiffCounter: @unchecked Sendable {
+/// The diffs the live result set delivered.
+final class DemoDiffCounter: Sendable {
     struct Counts: Sendable {
         var diffs = 0
         var inserted = 0
@@ -174,11 +168,10 @@ final class DemoDiffCounter: @unchecked Sendable {
         var short: String { "\(diffs) diffs: +\(inserted) ~\(updated) ↕\(moved) −\(deleted)" }
     }
 
-    private let lock = NSLock()
-    private var counts = Counts()
+    private let counts = Locked(Counts())
 
     func record(_ diff: ResultDiff) {
-        lock.withLock {
+        counts.withLock { counts in
             counts.diffs += 1
             counts.inserted += diff.rowInserts.count
             counts.updated += diff.rowUpdates.count
@@ -188,5 +181,5 @@ final class DemoDiffCounter: @unchecked Sendable {
         }
     }
 
-    var snapshot: Counts { lock.withLock { counts } }
+    var snapshot: Counts { counts.value }
 }
