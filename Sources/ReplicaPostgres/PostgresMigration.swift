@@ -19,20 +19,19 @@ struct PostgresMigration {
     static let changeSequence = "replica_change_seq"
 
     func prepare(schema: Schema?) async throws -> Schema {
-        try await run("BEGIN")
         do {
-            try await run("SELECT pg_advisory_xact_lock(\(Self.openLock))")
-            let catalog = try await readCatalog()
-            let recorded = try await recordedSchema(catalog)
-            let plan = try StoreMigrator(path: url.description, dialect: .postgres)
-                .plan(recorded: recorded, given: schema, catalog: catalog)
-            for statement in plan.statements { try await run(statement) }
-            try await createBookkeeping()
-            if plan.recordsSchema { try await record(plan.schema) }
-            try await run("COMMIT")
-            return plan.schema
+            return try await connection.transaction(logger: logger) { _ in
+                try await run("SELECT pg_advisory_xact_lock(\(Self.openLock))")
+                let catalog = try await readCatalog()
+                let recorded = try await recordedSchema(catalog)
+                let plan = try StoreMigrator(path: url.description, dialect: .postgres)
+                    .plan(recorded: recorded, given: schema, catalog: catalog)
+                for statement in plan.statements { try await run(statement) }
+                try await createBookkeeping()
+                if plan.recordsSchema { try await record(plan.schema) }
+                return plan.schema
+            }
         } catch {
-            try? await run("ROLLBACK")
             if error is StoreError || error is PostgresStoreError { throw error }
             throw PostgresStoreError.from(error, url: url, doing: "cannot open the replica")
         }

@@ -57,12 +57,23 @@ extension PostgresReplica: StoreBackend {
         let maps = frontEnd.mapping.maps
         let logger = self.logger
         let url = self.url
-        do {
-            return try await connections.withConnection { connection in
-                try await connection.withTransaction(logger: logger) { connection in
-                    try await body(PostgresWriteSession(connection: connection, maps: maps, logger: logger, url: url))
-                }
+        return try await connections.withConnection { connection in
+            try await connection.transaction(logger: logger) { connection in
+                try await body(PostgresWriteSession(connection: connection, maps: maps, logger: logger, url: url))
             }
+        }
+    }
+}
+
+extension PostgresConnection {
+    /// Runs `body` in one transaction (postgres-nio's `withTransaction`: `BEGIN`, then `COMMIT`,
+    /// or `ROLLBACK` when `body` throws): every transaction of the replica goes through here.
+    ///
+    /// - Throws: What `body` threw, or the error of `BEGIN` or `COMMIT`, unwrapped from
+    ///   postgres-nio's `PostgresTransactionError` so that callers see the cause.
+    func transaction<T: Sendable>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await withTransaction(logger: logger) { connection in try await body(connection) }
         } catch let error as PostgresTransactionError {
             throw error.closureError ?? error.beginError ?? error.commitError ?? error
         }

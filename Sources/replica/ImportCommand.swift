@@ -57,14 +57,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     func run() async throws {
         if PostgresURL.isPostgres(db) && !dryRun {
-            let opened = try await OpenedStore.open(db: db, schema: schema)
-            do {
-                try await importing(into: opened.store)
-            } catch {
-                await opened.close()
-                throw error
-            }
-            await opened.close()
+            try await OpenedStore.open(db: db, schema: schema).using { try await importing(into: $0.store) }
             return
         }
         let store = try dryRun ? openStoreForDryRun() : openStore()

@@ -14,6 +14,19 @@ struct OpenedStore {
         await store.close()
     }
 
+    /// Runs `body`, then closes the store, whether `body` returned or threw.
+    func using<T>(_ body: (OpenedStore) async throws -> T) async throws -> T {
+        let result: T
+        do {
+            result = try await body(self)
+        } catch {
+            await close()
+            throw error
+        }
+        await close()
+        return result
+    }
+
     /// Opens `db` with the schema file (creating tables), or with the schema it records.
     ///
     /// - Throws: `CLIError` with the store's message (the URL never shows its password).

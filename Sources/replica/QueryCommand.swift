@@ -30,13 +30,7 @@ struct QueryCommand: AsyncParsableCommand {
     func run() async throws {
         let opened = PostgresURL.isPostgres(query.db) ? try await OpenedStore.open(db: query.db, schema: nil)
             : try OpenedStore.open(sqlite: query.openStore())
-        do {
-            try await printRows(of: opened.store)
-        } catch {
-            await opened.close()
-            throw error
-        }
-        await opened.close()
+        try await opened.using { try await printRows(of: $0.store) }
     }
 
     func printRows(of store: any ReplicaStore) async throws {

@@ -52,15 +52,7 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let opened = try await OpenedStore.open(db: db, schema: schema)
-        let failed: Bool
-        do {
-            failed = try await sync(into: opened)
-        } catch {
-            await opened.close()
-            throw error
-        }
-        await opened.close()
+        let failed = try await OpenedStore.open(db: db, schema: schema).using { try await sync(into: $0) }
         if failed { throw ExitCode.failure }
     }
 

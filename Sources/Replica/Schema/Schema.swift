@@ -36,12 +36,8 @@ public struct Schema: Sendable, Hashable {
         entities: [Entity],
         routes: [Route] = []
     ) throws {
-        self.name = name
-        self.version = version
-        self.keyConvention = keyConvention
-        self.envelope = envelope
-        self.entities = entities
-        self.routes = routes
+        self.init(unchecked: name, version: version, keyConvention: keyConvention, envelope: envelope, entities: entities,
+                  routes: routes)
         try SchemaValidator(file: nil).validate(&self)
     }
 

@@ -86,14 +86,9 @@ struct DemoCommand: AsyncParsableCommand {
 
     private func run(server: MockServer, transport: HTTPTransport, schema: Schema, data: DemoData, path: String,
                      report: DemoReport, interactive: Bool) async throws {
-        let opened = try await Self.openReplica(path, schema: schema)
-        do {
+        try await Self.openReplica(path, schema: schema).using { opened in
             try await run(server: server, transport: transport, data: data, opened: opened, report: report, interactive: interactive)
-        } catch {
-            await opened.close()
-            throw error
         }
-        await opened.close()
     }
 
     /// Opens the demo's replica: a new SQLite file (the old one was removed), or the PostgreSQL
