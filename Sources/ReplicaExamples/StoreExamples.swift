@@ -77,3 +77,19 @@ public func typedLiveResultExample(engine: SQLiteReplica) throws -> (all: Int, s
     // README: end
     return (all.count, screen.map(\.title), first?.title)
 }
+
+// README: store-protocol
+/// Works the same on either store: `store` may be an SQLiteReplica or a PostgresReplica.
+func followPeople(in store: any ReplicaStore, page: Data) async throws -> Int {
+    let people = try await LiveResultSet(store: store, query: LiveQuery("Person", sort: [.ascending("name")]))
+    defer { people.close() }
+    let result = try await store.sync(.get, "/people", body: page)   // one transaction
+    print(result.changes)                                            // #1 Person: 2 inserted
+    return people.snapshot.count                                     // reflects the commit
+}
+// README: end
+
+/// README "Architecture": the store-neutral example, run on any store.
+public func storeProtocolExample(store: any ReplicaStore, page: Data) async throws -> Int {
+    try await followPeople(in: store, page: page)
+}
