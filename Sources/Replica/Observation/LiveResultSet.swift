@@ -4,12 +4,13 @@ import Foundation
 /// NSFetchedResultsController, for Linux): an immutable ``snapshot``, and for each commit that
 /// changes it, a ``ResultDiff`` a list view can apply.
 ///
-/// It watches the sync engine's change sets. A change set not touching the entity costs nothing;
+/// It watches its store's change sets (any ``ReplicaStore``: ``SQLiteReplica`` or `PostgresReplica`).
+/// A change set not touching the entity costs nothing;
 /// one that does is evaluated from the changed keys when it can (see
 /// ``LiveResultCore/evaluate(_:)`` for when the query is re-run instead). All state is owned by one
 /// serial queue. Updates arrive as an async sequence (``updates()``) or through a delegate on the
-/// queue you pick (``setDelegate(_:queue:)``). Once `engine.sync` has returned, ``snapshot``
-/// reflects its commit. ``close()`` (or releasing the set) unregisters it from the engine.
+/// queue you pick (``setDelegate(_:queue:)``). Once `store.sync` has returned, ``snapshot``
+/// reflects its commit. ``close()`` (or releasing the set) unregisters it from the store.
 ///
 /// ```swift
 /// let posts = try LiveResultSet(engine: engine, query: LiveQuery(
@@ -19,13 +20,13 @@ import Foundation
 /// try await engine.sync(.get, "/users/3/posts", body: data)
 /// ```
 public final class LiveResultSet: Sendable {
-    /// The store whose commits are watched: a ``SQLiteReplica``, or a replica of another module
-    /// (`PostgresReplica`).
+    /// The store whose commits are watched: an ``SQLiteReplica`` or a `PostgresReplica`.
     public let store: any ReplicaStore
     let core: LiveResultCore
     let token: ObserverToken
 
-    /// Opens a live result set and loads its first snapshot.
+    /// Opens a live result set on an SQLite replica and loads its first snapshot, synchronously
+    /// (``init(store:query:)`` is the same for any store).
     ///
     /// ```swift
     /// let users = try LiveResultSet(engine: engine, query: LiveQuery("User", sort: [.ascending("name")]))
