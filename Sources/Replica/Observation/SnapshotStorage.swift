@@ -104,6 +104,12 @@ struct SnapshotLayout: Sendable {
         for (slot, attribute) in sortAttributes.enumerated() { values[attribute] = entry.value(slot: slot) ?? .null }
         return EntityRow(entity: entityName, names: names, values: values, primaryKeyIndex: keyIndex)
     }
+
+    /// A row holding only an entry's key (its layout's skeleton when there is a layout).
+    static func keyOnly(_ entry: SnapshotEntry, layout: SnapshotLayout?) -> EntityRow {
+        if let layout { return layout.skeleton(entry) }
+        return EntityRow(entity: "", names: ["key"], values: [entry.key], primaryKeyIndex: 0)
+    }
 }
 
 /// Where a snapshot's row values are.

@@ -1,0 +1,43 @@
+/// The rows of a section or of a whole ``ResultSnapshot``, in order: a random-access collection
+/// whose rows are held (small snapshots) or read from the store in batches as they are accessed.
+///
+/// ```swift
+/// let rows = snapshot.sections[0].rows
+/// print(rows.count, rows.first as Any, rows.keys.prefix(3))
+/// ```
+public struct ResultRows: RandomAccessCollection, Sendable {
+    /// Consecutive runs of entries (one per section), none empty.
+    let segments: [[SnapshotEntry]]
+    /// Where each segment starts.
+    let runs: RunStarts
+    let values: SnapshotRows
+    let layout: SnapshotLayout?
+
+    init(segments: [[SnapshotEntry]], values: SnapshotRows, layout: SnapshotLayout?) {
+        let kept = segments.filter { !$0.isEmpty }
+        self.segments = kept
+        self.runs = RunStarts(lengths: kept.map(\.count))
+        self.values = values
+        self.layout = layout
+    }
+
+    public var count: Int { runs.total }
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { runs.total }
+
+    public subscript(position: Int) -> EntityRow {
+        precondition(position >= 0 && position < count, "row index \(position) out of range 0..<\(count)")
+        let (segment, offset) = runs.locate(position)
+        return values.row(at: offset, in: segments[segment], layout: layout)
+    }
+
+    /// The primary keys, in order (no read).
+    ///
+    /// ```swift
+    /// let shown = Set(snapshot.rows.keys.map(\.description))
+    /// ```
+    public var keys: [AttributeValue] { segments.flatMap { $0.map(\.key) } }
+
+    /// Every entry, in order.
+    var allEntries: [SnapshotEntry] { segments.count == 1 ? segments[0] : segments.flatMap { $0 } }
+}
