@@ -41,8 +41,8 @@ extension ResultSnapshot {
     ///   - type: The type.
     ///   - indexPath: Section (offset included) and row.
     /// - Returns: The value, or `nil`.
-    /// - Throws: ``StoreError`` (`decoding`) when the row does not fit.
+    /// - Throws: ``StoreError`` (`decoding`) when the row does not fit, or a failed read.
     public func decode<T: Decodable>(_ type: T.Type, at indexPath: ResultIndexPath) throws -> T? {
-        try row(at: indexPath)?.decode(type)
+        try loadRow(at: indexPath)?.decode(type)
     }
 }

@@ -1,7 +1,7 @@
 extension ResultSnapshot {
     /// Every row's position, keyed by primary key (built once, on first use).
     func positionTable() -> [ExactKey: Position] {
-        lookup.table {
+        memo.table {
             var positions: [ExactKey: Position] = [:]
             positions.reserveCapacity(count)
             for (s, part) in parts.enumerated() {

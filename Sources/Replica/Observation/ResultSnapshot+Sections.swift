@@ -19,7 +19,8 @@ extension ResultSnapshot {
             self.key = key
             var table: [ExactKey: EntityRow] = [:]
             for row in rows { table[ExactKey(row.primaryKey)] = row }
-            self.rows = ResultRows(segments: [rows.map { SnapshotEntry(key: $0.primaryKey) }], values: .resident(table), layout: nil)
+            self.rows = ResultRows(segments: [rows.map { SnapshotEntry(key: $0.primaryKey) }], values: .resident(table), layout: nil,
+                                   memo: SnapshotMemo())
         }
 
         init(key: AttributeValue, rows: ResultRows) {
@@ -35,7 +36,7 @@ extension ResultSnapshot {
     /// for section in snapshot.sections { print(section.key, section.rows.count) }
     /// ```
     public var sections: [Section] {
-        parts.map { Section(key: $0.key, rows: ResultRows(segments: [$0.entries], values: values, layout: layout)) }
+        parts.map { Section(key: $0.key, rows: ResultRows(segments: [$0.entries], values: values, layout: layout, memo: memo)) }
     }
 
     /// The reported index of the section whose key is `key`, or `nil`.

@@ -14,10 +14,15 @@
 /// values cost. Such a row shows the values it has when it is read; a row deleted since it was
 /// taken reads as its key and sort values, other attributes null. ``holdsRows`` tells which.
 ///
+/// **When a read fails.** Throwing accessors (``loadRow(at:)``, ``rows(in:)``, ``decode(_:in:)``)
+/// throw the ``StoreError``, which names the entity. Accessors that cannot throw (``row(at:)``,
+/// the elements of ``rows`` and of each section's rows) return the row's placeholder (its key and
+/// sort values, as for a deleted row) and record the error in ``loadError``.
+///
 /// ```swift
 /// let snapshot = resultSet.snapshot
 /// for section in snapshot.sections { print(section.key, section.rows.count) }
-/// if let path = snapshot.indexPath(of: .integer(7)) { print(snapshot.row(at: path) ?? "gone") }
+/// if let path = snapshot.indexPath(of: .integer(7)) { print(try snapshot.loadRow(at: path) ?? "gone") }
 /// let page = try snapshot.rows(in: 1_000 ..< 1_040)   // one query for a screenful
 /// ```
 public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
@@ -65,7 +70,8 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
     /// let atEnd = snapshot.windowStart + snapshot.count == snapshot.totalCount
     /// ```
     public let totalCount: Int
-    let lookup = KeyLookup()
+    /// What this snapshot learns after it is taken: its key table, its failed reads.
+    let memo = SnapshotMemo()
 
     /// Builds a snapshot from parts.
     init(parts: [Part], sectionOffset: Int, isSectioned: Bool, layout: SnapshotLayout?, isSorted: Bool, values: SnapshotRows,
