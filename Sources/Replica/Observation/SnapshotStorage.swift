@@ -210,17 +210,21 @@ final class RowCache: @unchecked Sendable {
         if let row = cached(entry.key) { return row }
         let end = min(entries.count, index + batchSize)
         let start = max(0, min(index, end - batchSize))
-        try load(entries[start ..< end].map(\.key), layout: layout, entries: Array(entries[start ..< end]))
-        return cached(entry.key) ?? layout.skeleton(entry)
+        let read = try load(entries[start ..< end].map(\.key), layout: layout, entries: Array(entries[start ..< end]))
+        // The row just read, even if another thread's batch has evicted it since.
+        if let row = cached(entry.key) ?? read.first(where: { $0.primaryKey.isIdentical(to: entry.key) }) { return row }
+        return layout.skeleton(entry)
     }
 
     /// Reads the rows of `keys` that are not cached; the keys the store lacks are cached as
     /// skeletons (`entries`, when given, supply their sort values).
     ///
+    /// - Returns: The rows read from the store (none for keys it lacks or that were cached).
     /// - Throws: ``StoreError`` naming the entity and the keys when the read fails.
-    func load(_ keys: [AttributeValue], layout: SnapshotLayout, entries: [SnapshotEntry]? = nil) throws(StoreError) {
+    @discardableResult
+    func load(_ keys: [AttributeValue], layout: SnapshotLayout, entries: [SnapshotEntry]? = nil) throws(StoreError) -> [EntityRow] {
         let missing = lock.withLock { keys.filter { rows[ExactKey($0)] == nil } }
-        guard !missing.isEmpty else { return }
+        guard !missing.isEmpty else { return [] }
         let found: [EntityRow]
         do {
             found = try source.liveRows(of: entity, keys: missing, predicate: .all)
@@ -236,6 +240,7 @@ final class RowCache: @unchecked Sendable {
             }
             evict()
         }
+        return found
     }
 
     /// A failed read of `keys` as a ``StoreError`` that names the entity and the keys, keeping
