@@ -104,6 +104,12 @@ struct SnapshotLayout: Sendable {
         for (slot, attribute) in sortAttributes.enumerated() { values[attribute] = entry.value(slot: slot) ?? .null }
         return EntityRow(entity: entityName, names: names, values: values, primaryKeyIndex: keyIndex)
     }
+
+    /// A row holding only an entry's key (its layout's skeleton when there is a layout).
+    static func keyOnly(_ entry: SnapshotEntry, layout: SnapshotLayout?) -> EntityRow {
+        if let layout { return layout.skeleton(entry) }
+        return EntityRow(entity: "", names: ["key"], values: [entry.key], primaryKeyIndex: 0)
+    }
 }
 
 /// Where a snapshot's row values are.
@@ -119,14 +125,39 @@ enum SnapshotRows: Sendable {
         return false
     }
 
-    /// The row of entry `index` of `entries`: held, cached, read from the store, or its skeleton.
-    func row(at index: Int, in entries: [SnapshotEntry], layout: SnapshotLayout?) -> EntityRow {
+    /// The row of entry `index` of `entries`: held, cached, or read from the store (a row the
+    /// store no longer has reads as its skeleton).
+    ///
+    /// - Throws: ``StoreError`` naming the entity when reading the store fails.
+    func row(at index: Int, in entries: [SnapshotEntry], layout: SnapshotLayout?) throws(StoreError) -> EntityRow {
         switch self {
         case .resident(let table):
             return table[ExactKey(entries[index].key)] ?? SnapshotLayout.keyOnly(entries[index], layout: layout)
         case .lazy(let cache):
             guard let layout else { return SnapshotLayout.keyOnly(entries[index], layout: nil) }
-            return cache.row(at: index, in: entries, layout: layout)
+            return try cache.row(at: index, in: entries, layout: layout)
+        }
+    }
+
+    /// ``row(at:in:layout:)``, recording a failed read in `memo` (the snapshot's
+    /// ``ResultSnapshot/loadError``) before throwing it.
+    func loadRow(at index: Int, in entries: [SnapshotEntry], layout: SnapshotLayout?, memo: SnapshotMemo) throws(StoreError) -> EntityRow {
+        do {
+            return try row(at: index, in: entries, layout: layout)
+        } catch {
+            memo.record(error)
+            throw error
+        }
+    }
+
+    /// ``row(at:in:layout:)`` for accessors that cannot throw: when the read fails, the error is
+    /// recorded in `memo` (the snapshot's ``ResultSnapshot/loadError``) and the row reads as its
+    /// placeholder (key and sort values).
+    func rowOrPlaceholder(at index: Int, in entries: [SnapshotEntry], layout: SnapshotLayout?, memo: SnapshotMemo) -> EntityRow {
+        do {
+            return try loadRow(at: index, in: entries, layout: layout, memo: memo)
+        } catch {
+            return SnapshotLayout.keyOnly(entries[index], layout: layout)
         }
     }
 }
@@ -172,23 +203,34 @@ final class RowCache: @unchecked Sendable {
 
     /// The row of entry `index` of `entries`; on a miss, reads the batch of entries from `index`
     /// (those not cached) in one query. A row the store no longer has reads as its skeleton.
-    func row(at index: Int, in entries: [SnapshotEntry], layout: SnapshotLayout) -> EntityRow {
+    ///
+    /// - Throws: ``StoreError`` naming the entity when the read fails (nothing is cached then).
+    func row(at index: Int, in entries: [SnapshotEntry], layout: SnapshotLayout) throws(StoreError) -> EntityRow {
         let entry = entries[index]
         if let row = cached(entry.key) { return row }
         let end = min(entries.count, index + batchSize)
         let start = max(0, min(index, end - batchSize))
-        _ = try? load(entries[start ..< end].map(\.key), layout: layout, entries: Array(entries[start ..< end]))
-        return cached(entry.key) ?? layout.skeleton(entry)
+        let read = try load(entries[start ..< end].map(\.key), layout: layout, entries: Array(entries[start ..< end]))
+        // The row just read, even if another thread's batch has evicted it since.
+        if let row = cached(entry.key) ?? read.first(where: { $0.primaryKey.isIdentical(to: entry.key) }) { return row }
+        return layout.skeleton(entry)
     }
 
     /// Reads the rows of `keys` that are not cached; the keys the store lacks are cached as
     /// skeletons (`entries`, when given, supply their sort values).
     ///
-    /// - Throws: ``StoreError`` when the read fails.
-    func load(_ keys: [AttributeValue], layout: SnapshotLayout, entries: [SnapshotEntry]? = nil) throws {
+    /// - Returns: The rows read from the store (none for keys it lacks or that were cached).
+    /// - Throws: ``StoreError`` naming the entity and the keys when the read fails.
+    @discardableResult
+    func load(_ keys: [AttributeValue], layout: SnapshotLayout, entries: [SnapshotEntry]? = nil) throws(StoreError) -> [EntityRow] {
         let missing = lock.withLock { keys.filter { rows[ExactKey($0)] == nil } }
-        guard !missing.isEmpty else { return }
-        let found = try source.liveRows(of: entity, keys: missing, predicate: .all)
+        guard !missing.isEmpty else { return [] }
+        let found: [EntityRow]
+        do {
+            found = try source.liveRows(of: entity, keys: missing, predicate: .all)
+        } catch {
+            throw readFailure(error, keys: missing)
+        }
         lock.withLock {
             fetches += 1
             for row in found { insert(row) }
@@ -198,6 +240,20 @@ final class RowCache: @unchecked Sendable {
             }
             evict()
         }
+        return found
+    }
+
+    /// A failed read of `keys` as a ``StoreError`` that names the entity and the keys, keeping
+    /// the store's code, message and path.
+    private func readFailure(_ error: any Error, keys: [AttributeValue]) -> StoreError {
+        let storeError = error as? StoreError
+        var which = ""
+        if let first = keys.first?.jsonValue.serialized(), let last = keys.last?.jsonValue.serialized() {
+            which = keys.count == 1 ? "row \(first)" : "\(keys.count) rows (keys \(first) … \(last))"
+        }
+        return StoreError(storeError?.code ?? .sqlite,
+                          "cannot read \(which) of '\(entity.name)' for a live result: \(storeError?.message ?? String(describing: error))",
+                          path: storeError?.path)
     }
 
     /// Replaces cached rows with fresh values (rows a commit changed), and drops `removed` keys.
@@ -235,18 +291,30 @@ final class RowCache: @unchecked Sendable {
     }
 }
 
-/// A snapshot's key → position table, built on first use (``ResultSnapshot/indexPath(of:)``).
-/// `@unchecked Sendable`: `table` is written once under `lock`.
-final class KeyLookup: @unchecked Sendable {
+/// What a snapshot learns after it is taken: its key → position table, built on first use
+/// (``ResultSnapshot/indexPath(of:)``), and its latest failed row read
+/// (``ResultSnapshot/loadError``). Copies of a snapshot share it.
+/// `@unchecked Sendable`: `positions` and `failure` are read and written under `lock` only.
+final class SnapshotMemo: @unchecked Sendable {
     private let lock = NSLock()
-    private var table: [ExactKey: ResultSnapshot.Position]?
+    private var positions: [ExactKey: ResultSnapshot.Position]?
+    private var failure: StoreError?
 
+    /// The key → position table, built by `build` on first use.
     func table(_ build: () -> [ExactKey: ResultSnapshot.Position]) -> [ExactKey: ResultSnapshot.Position] {
         lock.withLock {
-            if let table { return table }
+            if let positions { return positions }
             let built = build()
-            table = built
+            positions = built
             return built
         }
+    }
+
+    /// The latest failed read, or `nil`.
+    var loadError: StoreError? { lock.withLock { failure } }
+
+    /// Records a failed read.
+    func record(_ error: StoreError) {
+        lock.withLock { failure = error }
     }
 }

@@ -45,8 +45,9 @@ public struct StagedPage: Sendable {
 /// ```
 ///
 /// A session is used by one task at a time: a call made while another is under way throws.
-/// `@unchecked Sendable`: its state is read and written under `lock`, and `busy` keeps
-/// calls from overlapping, so the staged rows are only touched by one call at a time.
+/// `@unchecked Sendable`: its lifecycle and page facts are one ``State`` value, read and written
+/// under `lock` only; the state admits one call at a time, so the staged rows are only touched by
+/// the call under way, or dropped once the session has ended.
 public final class SyncSession: @unchecked Sendable {
     /// The store the session commits into.
     public let store: any ReplicaStore
@@ -55,20 +56,9 @@ public final class SyncSession: @unchecked Sendable {
     /// The description of the synced path, for errors.
     let source: String
     private let lock = NSLock()
-    private var busy = false
-    private var finished = false
+    /// Guarded by `lock`.
+    private var state: State
     private let staged: StagedRows
-    /// Keys that count as seen, by entity index: staged pages' own objects, skipped objects, vouched pages.
-    private var seen: [PrimaryKeys]
-    /// Whether every seen key names a row staged by this session (nothing vouched for, no skipped keys).
-    private var seenAllStaged = true
-    /// Entities whose collection every staged page held as a complete array.
-    private var completeCollections: Set<Int>?
-    private var statistics = PlanStatistics()
-    private var byteCount: Int64 = 0
-    private var metadata: JSONValue?
-    private var data: JSONValue?
-    private let tracked: [Bool]
 
     init(store: any ReplicaStore, plan: SyncPlan, options: SyncOptions, source: String) {
         self.store = store
@@ -76,15 +66,11 @@ public final class SyncSession: @unchecked Sendable {
         self.options = options
         self.source = source
         self.staged = StagedRows(memoryBudget: max(0, options.stagingMemory))
-        let count = store.mapping.maps.count
-        var tracked = plan.staleEntities
-        if let target = plan.targetEntity { tracked.insert(target) }
-        self.tracked = (0..<count).map { tracked.contains($0) }
-        self.seen = Array(repeating: PrimaryKeys(), count: count)
+        self.state = State(plan: plan, entityCount: store.mapping.maps.count, source: source)
     }
 
-    /// The number of rows staged so far.
-    public var stagedRowCount: Int { withState { staged.rowCount } }
+    /// The number of rows staged so far (by the pages whose stage call has returned).
+    public var stagedRowCount: Int { withState { $0.stagedRowCount } }
 
     /// Parses one page arriving as byte chunks (an HTTP body) and stages its rows.
     ///
@@ -132,13 +118,7 @@ public final class SyncSession: @unchecked Sendable {
     /// Counts `keys` (of the route's entity) as seen: the objects of a page that answered
     /// 304 Not Modified, as recorded when it last answered 200. Their rows stay.
     public func vouch(for keys: PrimaryKeys) {
-        guard let target = plan.targetEntity else { return }
-        lock.lock()
-        seen[target].formUnion(keys)
-        if !keys.isEmpty { seenAllStaged = false }
-        // An unchanged page of the collection is a complete page of it, as when it was staged.
-        if completeCollections == nil { completeCollections = [target] }
-        lock.unlock()
+        withState { $0.vouch(for: keys) }
     }
 
     /// Commits every staged page in one write transaction and publishes one change set.
@@ -160,61 +140,56 @@ public final class SyncSession: @unchecked Sendable {
 
     /// Ends the session without writing anything (dropping it does the same).
     public func discard() {
-        lock.lock()
-        finished = true
-        let busy = self.busy
-        lock.unlock()
-        // A call under way discards what it staged when it sees `finished`.
-        if !busy { staged.discard() }
+        // During a call, that call drops what it staged when it ends.
+        apply(withState { $0.discard() })
     }
 
     // MARK: Internals
 
-    /// Marks a call under way; throws when the session has ended or another call is under way.
-    private func begin() throws {
+    /// Runs `body` on the state, under the lock.
+    private func withState<T>(_ body: (inout State) throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
-        if finished { throw SyncError(.input, "this sync session has ended (committed, failed or discarded)", source: source) }
-        if busy { throw SyncError(.input, "a sync session takes one call at a time", source: source) }
-        busy = true
+        return try body(&state)
     }
 
-    private func end(failed: Bool) {
-        lock.lock()
-        busy = false
-        if failed { finished = true }
-        let drop = finished
-        lock.unlock()
-        if drop { staged.discard() }
-    }
-
-    private func withState<T>(_ body: () -> T) -> T {
-        lock.withLock(body)
+    /// Does what a transition asks.
+    private func apply(_ effect: State.Effect) {
+        switch effect {
+        case .keepStagedRows: break
+        case .dropStagedRows: staged.discard()
+        }
     }
 
     /// Stages one page read from `next` (`channel`, when given, is finished on cancellation).
     func stage(source: String, channel: ChunkChannel?, next: @escaping () throws -> [UInt8]?) async throws -> StagedPage {
-        try begin()
+        try withState { try $0.beginStage() }
+        let page: State.Page
         do {
-            let page = try await stagePage(source: source, channel: channel, next: next)
-            end(failed: false)
-            return page
+            page = try await stagePage(source: source, channel: channel, next: next)
         } catch {
-            end(failed: true)
+            apply(withState { $0.fail() })
             throw error
         }
+        let (keys, effect) = withState { $0.endStage(page) }
+        apply(effect)
+        let isData = withState { $0.isData }
+        return StagedPage(keys: keys, metadata: isData ? nil : page.skeleton, data: isData ? page.skeleton : nil,
+                          objectCount: page.statistics.objectCount, skipped: page.statistics.skipped,
+                          ignoredKeyCount: page.statistics.ignoredKeyCount, byteCount: page.byteCount)
     }
 
-    private func stagePage(source: String, channel: ChunkChannel?, next: @escaping () throws -> [UInt8]?) async throws -> StagedPage {
+    /// Parses one page and appends its rows to the staged rows (owned by this call while it runs).
+    private func stagePage(source: String, channel: ChunkChannel?, next: @escaping () throws -> [UInt8]?) async throws -> State.Page {
         let plan = self.plan
         // Only this call's consumer touches the staged rows until it returns.
         let staged = UncheckedBox(self.staged)
-        let tracked = self.tracked
+        let rowsBefore = self.staged.rowCount
+        let tracked = withState { $0.tracked }
         let frontEnd = store.backend.frontEnd
         let keyIndexes = frontEnd.mapping.maps.map(\.primaryKeyIndex)
-        let count = keyIndexes.count
         // The keys of this page, by entity: the consumer fills them on its background thread.
-        let pageKeys = UncheckedBox(KeysBox(count: count))
+        let pageKeys = UncheckedBox(KeysBox(count: keyIndexes.count))
         let summary = try await frontEnd.parsing(plan, source: source, totalBytes: nil, options: options, channel: channel,
                                                next: next) { stream in
             try await stream.drain { batch in
@@ -222,67 +197,41 @@ public final class SyncSession: @unchecked Sendable {
                 try staged.value.append(batch)
             }
         }
-        var keys = pageKeys.value.keys
-        let skippedKeys = summary.statistics.skippedKeys(planner: frontEnd.planner)
-        for (entity, kept) in skippedKeys where tracked[entity] { keys[entity].formUnion(kept) }
-        let isData: Bool
-        if case .data = plan.shape { isData = true } else { isData = false }
-        withState {
-            for entity in 0..<count where tracked[entity] { seen[entity].formUnion(keys[entity]) }
-            if !skippedKeys.isEmpty { seenAllStaged = false }
-            if case .data = plan.shape {
-                completeCollections = []
-            } else {
-                completeCollections = completeCollections.map { $0.intersection(summary.completeCollections) }
-                    ?? summary.completeCollections
-        }
-        statistics.objectCount += summary.statistics.objectCount
-        statistics.ignored.merge(summary.statistics.ignored)
-        statistics.skipped += summary.statistics.skipped
-        byteCount += summary.byteCount
-        if isData { data = summary.skeleton } else if metadata == nil { metadata = summary.skeleton }
-        }
-        return StagedPage(keys: plan.targetEntity.map { keys[$0] } ?? PrimaryKeys(),
-                          metadata: isData ? nil : summary.skeleton, data: isData ? summary.skeleton : nil,
-                          objectCount: summary.statistics.objectCount, skipped: summary.statistics.skipped,
-                          ignoredKeyCount: summary.statistics.ignoredKeyCount, byteCount: summary.byteCount)
+        return State.Page(keys: pageKeys.value.keys, skippedKeys: summary.statistics.skippedKeys(planner: frontEnd.planner),
+                          completeCollections: summary.completeCollections, statistics: summary.statistics,
+                          byteCount: summary.byteCount, skeleton: summary.skeleton, rowCount: self.staged.rowCount - rowsBefore)
     }
 
     /// Commits, writing the client's `records` (validators, page keys) in the same transaction.
     func commit(complete: Bool, records: [ClientCache.Record]) async throws -> SyncResult {
-        try begin()
+        let facts = try withState { try $0.beginCommit(complete: complete) }
         do {
-            let result = try await merge(complete: complete, records: records)
-            withState { finished = true }
-            end(failed: false)
+            let result = try await merge(facts, records: records)
+            apply(withState { $0.endCommit() })
             return result
         } catch {
-            end(failed: true)
+            apply(withState { $0.fail() })
             throw store.writeError(error, source: source)
         }
     }
 
-    private func merge(complete: Bool, records: [ClientCache.Record]) async throws -> SyncResult {
-        let (seen, seenAllStaged, completeCollections, statistics, byteCount, metadata, data) = withState {
-            (self.seen, self.seenAllStaged, self.completeCollections ?? [], self.statistics, self.byteCount,
-             self.metadata, self.data)
-        }
+    private func merge(_ facts: State.CommitPlan, records: [ClientCache.Record]) async throws -> SyncResult {
         let plan = self.plan
-        let seenKeys = plan.targetEntity.map { seen[$0] } ?? PrimaryKeys()
+        let statistics = facts.statistics
         var result = SyncResult(changes: ChangeSet(), skipped: statistics.skipped,
                                 ignoredKeyCount: statistics.ignoredKeyCount, objectCount: statistics.objectCount,
-                                byteCount: byteCount, data: data, route: plan.route, metadata: metadata,
-                                seenKeys: seenKeys, scope: plan.scope)
+                                byteCount: facts.byteCount, data: facts.data, route: plan.route, metadata: facts.metadata,
+                                seenKeys: facts.seenKeys, scope: plan.scope)
         result.ignoredKeys = statistics.ignored.keys(entityNames: store.mapping.maps.map(\.entity.name))
-        let deleting = complete ? completeCollections.intersection(plan.staleEntities).sorted() : []
+        let deleting = facts.deleting
         // Nothing staged and nothing to delete: the store stays as it is.
         if staged.isEmpty && deleting.isEmpty && records.isEmpty { return result }
         // Every key this session saw counts as seen; its staged top-level keys are among them.
         var job = WriteJob(source: source)
         job.rows = .staged(staged)
         job.stale = .fixed(deleting.map { entity in
-            StaleDeletion(entity: entity, scope: entity == plan.targetEntity ? plan.scope : nil, keeping: seen[entity],
-                          includesWritten: true, allWritten: seenAllStaged)
+            StaleDeletion(entity: entity, scope: entity == plan.targetEntity ? plan.scope : nil, keeping: facts.seen[entity],
+                          includesWritten: true, allWritten: facts.seenAllStaged)
         })
         job.records = records
         let outcome = try await store.transact(job)
