@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "Replica", targets: ["Replica"]),
         .library(name: "ReplicaHTTP", targets: ["ReplicaHTTP"]),
         .library(name: "ReplicaServer", targets: ["ReplicaServer"]),
+        .library(name: "ReplicaServerPostgres", targets: ["ReplicaServerPostgres"]),
         .library(name: "ReplicaPostgres", targets: ["ReplicaPostgres"]),
         .executable(name: "replica", targets: ["replica"]),
     ],
@@ -47,12 +48,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The mock server and its in-memory and SQLite stores; no PostgreSQL (see ReplicaServerPostgres).
         .target(
             name: "ReplicaServer",
             dependencies: [
                 "Replica",
-                "ReplicaPostgres",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -79,12 +79,25 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The mock server's PostgreSQL store (`replica serve --store postgres://…`).
+        .target(
+            name: "ReplicaServerPostgres",
+            dependencies: [
+                "ReplicaServer",
+                "ReplicaPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "replica",
             dependencies: [
                 "Replica",
                 "ReplicaHTTP",
                 "ReplicaServer",
+                "ReplicaServerPostgres",
                 "ReplicaPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -127,6 +140,7 @@ let package = Package(
             dependencies: [
                 "ReplicaTestSupport",
                 "ReplicaServer",
+                "ReplicaServerPostgres",
                 "replica",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import ReplicaServer
+import ReplicaServerPostgres
 import ReplicaTestSupport
 import Testing
 
