@@ -113,7 +113,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The throwaway PostgreSQL cluster the test targets share (one per test process).
+        // What the test targets share, Foundation only: the package root, temporary directories,
+        // waitUntil, awaited teardown, and the throwaway PostgreSQL cluster (one per test process).
         .target(
             name: "ReplicaTestSupport",
             path: "Tests/ReplicaTestSupport",
@@ -121,12 +122,13 @@ let package = Package(
         ),
         .testTarget(
             name: "ReplicaTests",
-            dependencies: ["Replica", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Replica", "ReplicaTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "ReplicaHTTPTests",
             dependencies: [
+                "ReplicaTestSupport",
                 "ReplicaHTTP",
                 "ReplicaServer",
                 "replica",
@@ -162,6 +164,7 @@ let package = Package(
         .testTarget(
             name: "ReplicaCLITests",
             dependencies: [
+                "ReplicaTestSupport",
                 "replica",
                 "Replica",
                 .product(name: "GRDB", package: "GRDB.swift"),
