@@ -3,6 +3,7 @@ import Hummingbird
 import NIOCore
 import ReplicaHTTP
 import ReplicaServer
+import ReplicaTestSupport
 import Testing
 
 /// ApiModel's routes: format extensions (`/posts/:id.json`) and singleton resources (`/user.json`).
@@ -23,29 +24,32 @@ struct ApiModelRouteTests {
         options.formatExtension = ".json"
         options.requestLog = { log.append("\($0.method) \($0.path) \($0.status)") }
         let server = try await MockServer.start(resources: MockResource.resources(for: schema), options: options)
-        defer { Task { await server.stop() } }
-        _ = try await server.load(json: try JSONValue(parsing: #"{"posts": [{"title": "a", "contents": "x"}, {"title": "b", "contents": "y"}]}"#))
-        let engine = try SyncEngine(store: Store.inMemory(schema: schema))
-        let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(
-            transport: HTTPTransport(), baseURLs: [.production: try #require(URL(string: server.baseURL))]))
+        try await withTeardown {
+            _ = try await server.load(json: try JSONValue(parsing: #"{"posts": [{"title": "a", "contents": "x"}, {"title": "b", "contents": "y"}]}"#))
+            let engine = try SyncEngine(store: Store.inMemory(schema: schema))
+            let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(
+                transport: HTTPTransport(), baseURLs: [.production: try #require(URL(string: server.baseURL))]))
 
-        let found = try await client.find("Post", id: .integer(2))
-        #expect(found?["title"] == .string("b"))
-        #expect(try await client.find("Post", id: .integer(42)) == nil)
-        let created = try await client.save("Post", ["title": .string("c"), "contents": .string("z")])
-        #expect(created?["id"] == .integer(3))
-        let renamed = try await client.save("Post", ["id": .integer(3), "title": .string("C")])
-        #expect(renamed?["title"] == .string("C") && renamed?["contents"] == .string("z"))
-        let all = try await client.findAll("Post")
-        #expect(all.map { $0["title"] } == [.string("a"), .string("b"), .string("C")])
-        try await client.delete("Post", id: .integer(1))
-        #expect(try engine.store.rows("Post").map(\.primaryKey) == [.integer(2), .integer(3)])
-        #expect(log.lines == [
-            "GET /posts/2.json 200", "GET /posts/42.json 404", "POST /posts.json 201", "PUT /posts/3.json 200",
-            "GET /posts.json 200", "DELETE /posts/1.json 204",
-        ])
-        // Without the extension the mock server serves the same resource.
-        #expect(try await client.call("/posts/2").data?["title"] == .string("b"))
+            let found = try await client.find("Post", id: .integer(2))
+            #expect(found?["title"] == .string("b"))
+            #expect(try await client.find("Post", id: .integer(42)) == nil)
+            let created = try await client.save("Post", ["title": .string("c"), "contents": .string("z")])
+            #expect(created?["id"] == .integer(3))
+            let renamed = try await client.save("Post", ["id": .integer(3), "title": .string("C")])
+            #expect(renamed?["title"] == .string("C") && renamed?["contents"] == .string("z"))
+            let all = try await client.findAll("Post")
+            #expect(all.map { $0["title"] } == [.string("a"), .string("b"), .string("C")])
+            try await client.delete("Post", id: .integer(1))
+            #expect(try engine.store.rows("Post").map(\.primaryKey) == [.integer(2), .integer(3)])
+            #expect(log.lines == [
+                "GET /posts/2.json 200", "GET /posts/42.json 404", "POST /posts.json 201", "PUT /posts/3.json 200",
+                "GET /posts.json 200", "DELETE /posts/1.json 204",
+            ])
+            // Without the extension the mock server serves the same resource.
+            #expect(try await client.call("/posts/2").data?["title"] == .string("b"))
+        } teardown: {
+            await server.stop()
+        }
     }
 
     static let account = """
@@ -74,29 +78,32 @@ struct ApiModelRouteTests {
             return Response(status: .noContent)
         }
         let server = try await StreamingServer.start(router)
-        defer { Task { await server.stop() } }
-        let schema = try Schema(json: Data(Self.account.utf8), file: "account.json")
-        let engine = try SyncEngine(store: Store.inMemory(schema: schema))
-        let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(
-            transport: HTTPTransport(), baseURLs: [.production: try #require(URL(string: "http://127.0.0.1:\(server.port)"))]))
+        try await withTeardown {
+            let schema = try Schema(json: Data(Self.account.utf8), file: "account.json")
+            let engine = try SyncEngine(store: Store.inMemory(schema: schema))
+            let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(
+                transport: HTTPTransport(), baseURLs: [.production: try #require(URL(string: "http://127.0.0.1:\(server.port)"))]))
 
-        #expect(try await client.findAll("User").count == 2)
-        me.current = #"{"id": 5, "name": "Ada Lovelace"}"#
-        let found = try #require(try await client.find("User"))
-        #expect(found.primaryKey == .integer(5) && found["name"] == .string("Ada Lovelace"))
-        #expect(try engine.store.rows("User").map { $0["name"] } == [.string("Bob"), .string("Ada Lovelace")],
-                "a singleton's answer makes no other row stale")
+            #expect(try await client.findAll("User").count == 2)
+            me.current = #"{"id": 5, "name": "Ada Lovelace"}"#
+            let found = try #require(try await client.find("User"))
+            #expect(found.primaryKey == .integer(5) && found["name"] == .string("Ada Lovelace"))
+            #expect(try engine.store.rows("User").map { $0["name"] } == [.string("Bob"), .string("Ada Lovelace")],
+                    "a singleton's answer makes no other row stale")
 
-        let saved = try await client.save("User", ["id": .integer(5), "name": .string("Grace")])
-        #expect(saved?["name"] == .string("Grace"))
-        #expect(me.current == #"{"id": 5, "name": "Grace"}"#)
+            let saved = try await client.save("User", ["id": .integer(5), "name": .string("Grace")])
+            #expect(saved?["name"] == .string("Grace"))
+            #expect(me.current == #"{"id": 5, "name": "Grace"}"#)
 
-        try await client.delete("User", id: .integer(5))
-        #expect(try engine.store.rows("User").map(\.primaryKey) == [.integer(1)])
-        #expect(try await client.find("User") == nil, "404: no signed-in user")
+            try await client.delete("User", id: .integer(5))
+            #expect(try engine.store.rows("User").map(\.primaryKey) == [.integer(1)])
+            #expect(try await client.find("User") == nil, "404: no signed-in user")
 
-        let byKey = await #expect(throws: ClientError.self) { try await client.find("User", id: .integer(1)) }
-        #expect(byKey?.message == #"no GET route shows one User (a path with its primary key as a variable); /user.json is a singleton: find("User")"#)
+            let byKey = await #expect(throws: ClientError.self) { try await client.find("User", id: .integer(1)) }
+            #expect(byKey?.message == #"no GET route shows one User (a path with its primary key as a variable); /user.json is a singleton: find("User")"#)
+        } teardown: {
+            await server.stop()
+        }
     }
 
     @Test("find(entity) on an entity without a singleton route says what is missing")
