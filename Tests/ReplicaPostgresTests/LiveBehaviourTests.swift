@@ -1,6 +1,7 @@
 import Foundation
 import Replica
 import ReplicaPostgres
+import ReplicaTestSupport
 import Testing
 
 /// Live result sets over both stores: the same snapshots and diffs, on PostgreSQL from syncs
@@ -43,40 +44,43 @@ struct LiveBehaviourTests {
         var query = LiveQuery("Person", where: "numberofkids > ?", arguments: [.integer(0)], sort: [.ascending("name")])
         query.residentRowLimit = residentRowLimit
         let fixture = try await Self.open(kind, query: query)
-        defer { Task { await fixture.close() } }
-        let updates = fixture.results.updates()
-        #expect(updates.initial.isEmpty)
-        var iterator = updates.makeAsyncIterator()
+        try await withTeardown {
+            let updates = fixture.results.updates()
+            #expect(updates.initial.isEmpty)
+            var iterator = updates.makeAsyncIterator()
 
-        _ = try await fixture.writer.sync(.get, "/people", body: peopleJSON([(1, "Cy", 1), (2, "Ann", 2), (3, "Bob", 0)]),
-                                          options: SyncOptions())
-        let first = try #require(await iterator.next())
-        #expect(Self.integers(first.snapshot.rows.keys) == [2, 1])
-        #expect(Self.integers(first.diff.rowInserts.map(\.key)).sorted() == [1, 2])
-        #expect(first.snapshot.holdsRows == (residentRowLimit > 0))
+            _ = try await fixture.writer.sync(.get, "/people", body: peopleJSON([(1, "Cy", 1), (2, "Ann", 2), (3, "Bob", 0)]),
+                                              options: SyncOptions())
+            let first = try #require(await iterator.next())
+            #expect(Self.integers(first.snapshot.rows.keys) == [2, 1])
+            #expect(Self.integers(first.diff.rowInserts.map(\.key)).sorted() == [1, 2])
+            #expect(first.snapshot.holdsRows == (residentRowLimit > 0))
 
-        // 1 is renamed to the front, 3 now has kids.
-        _ = try await fixture.writer.sync(.get, "/people", body: peopleJSON([(1, "Al", 1), (2, "Ann", 2), (3, "Bob", 3)]),
-                                          options: SyncOptions())
-        let second = try #require(await iterator.next())
-        #expect(Self.integers(second.snapshot.rows.keys) == [1, 2, 3])
-        #expect(Self.integers(second.diff.rowInserts.map(\.key)) == [3])
-        #expect(Self.integers((second.diff.rowMoves + second.diff.rowUpdates).map(\.key)) == [1])
-        #expect(second.diff.rowDeletes.isEmpty)
-        #expect(second.snapshot.rows.map { $0["name"] } == [.string("Al"), .string("Ann"), .string("Bob")])
+            // 1 is renamed to the front, 3 now has kids.
+            _ = try await fixture.writer.sync(.get, "/people", body: peopleJSON([(1, "Al", 1), (2, "Ann", 2), (3, "Bob", 3)]),
+                                              options: SyncOptions())
+            let second = try #require(await iterator.next())
+            #expect(Self.integers(second.snapshot.rows.keys) == [1, 2, 3])
+            #expect(Self.integers(second.diff.rowInserts.map(\.key)) == [3])
+            #expect(Self.integers((second.diff.rowMoves + second.diff.rowUpdates).map(\.key)) == [1])
+            #expect(second.diff.rowDeletes.isEmpty)
+            #expect(second.snapshot.rows.map { $0["name"] } == [.string("Al"), .string("Ann"), .string("Bob")])
 
-        // 1 is gone from the collection (stale), 2 no longer has kids, 3 changes in place.
-        _ = try await fixture.writer.sync(.get, "/people", body: peopleJSON([(2, "Ann", 0), (3, "Bob", 4)]),
-                                          options: SyncOptions())
-        let third = try #require(await iterator.next())
-        #expect(Self.integers(third.snapshot.rows.keys) == [3])
-        #expect(Self.integers(third.diff.rowDeletes.map(\.key)).sorted() == [1, 2])
-        #expect(Self.integers(third.diff.rowUpdates.map(\.key)) == [3])
-        #expect(third.snapshot.rows.map { $0["numberOfKids"] } == [.integer(4)])
+            // 1 is gone from the collection (stale), 2 no longer has kids, 3 changes in place.
+            _ = try await fixture.writer.sync(.get, "/people", body: peopleJSON([(2, "Ann", 0), (3, "Bob", 4)]),
+                                              options: SyncOptions())
+            let third = try #require(await iterator.next())
+            #expect(Self.integers(third.snapshot.rows.keys) == [3])
+            #expect(Self.integers(third.diff.rowDeletes.map(\.key)).sorted() == [1, 2])
+            #expect(Self.integers(third.diff.rowUpdates.map(\.key)) == [3])
+            #expect(third.snapshot.rows.map { $0["numberOfKids"] } == [.integer(4)])
 
-        let fresh = try await fixture.test.store.rows(RowQuery("Person", where: "numberOfKids > ?", arguments: [.integer(0)],
-                                                               sort: [.ascending("name")]))
-        #expect(fixture.results.snapshot.rows.map(\.values) == fresh.map(\.values))
+            let fresh = try await fixture.test.store.rows(RowQuery("Person", where: "numberOfKids > ?", arguments: [.integer(0)],
+                                                                   sort: [.ascending("name")]))
+            #expect(fixture.results.snapshot.rows.map(\.values) == fresh.map(\.values))
+        } teardown: {
+            await fixture.close()
+        }
     }
 
     @Test("sections, a limit and a refreshed predicate read the same on both stores", arguments: StoreKind.allCases)
@@ -84,26 +88,29 @@ struct LiveBehaviourTests {
         let query = LiveQuery("Person", sort: [.descending("numberOfKids"), .ascending("name")], sectionKey: "numberOfKids",
                               limit: 4)
         let fixture = try await Self.open(kind, query: query)
-        defer { Task { await fixture.close() } }
-        let updates = fixture.results.updates()
-        var iterator = updates.makeAsyncIterator()
-        _ = try await fixture.writer.sync(.get, "/people", body: peopleJSON([(1, "b", 1), (2, "a", 1), (3, "c", 2), (4, "d", nil),
-                                                                             (5, "e", 0), (6, "f", 2)]),
-                                          options: SyncOptions())
-        let loaded = try #require(await iterator.next())
-        // Descending puts NULL last, as SQLite does; the limit keeps the first four.
-        #expect(loaded.snapshot.sections.map(\.key) == [.integer(2), .integer(1)])
-        #expect(Self.integers(loaded.snapshot.rows.keys) == [3, 6, 2, 1])
+        try await withTeardown {
+            let updates = fixture.results.updates()
+            var iterator = updates.makeAsyncIterator()
+            _ = try await fixture.writer.sync(.get, "/people", body: peopleJSON([(1, "b", 1), (2, "a", 1), (3, "c", 2), (4, "d", nil),
+                                                                                 (5, "e", 0), (6, "f", 2)]),
+                                              options: SyncOptions())
+            let loaded = try #require(await iterator.next())
+            // Descending puts NULL last, as SQLite does; the limit keeps the first four.
+            #expect(loaded.snapshot.sections.map(\.key) == [.integer(2), .integer(1)])
+            #expect(Self.integers(loaded.snapshot.rows.keys) == [3, 6, 2, 1])
 
-        let diff = try await fixture.results.refresh(predicate: "name >= ?", arguments: [.string("d")])
-        #expect(Self.integers(fixture.results.snapshot.rows.keys) == [6, 5, 4])
-        #expect(Self.integers(diff.rowDeletes.map(\.key)).sorted() == [1, 2, 3])
-        #expect(fixture.results.snapshot.sections.map(\.key) == [.integer(2), .integer(0), .null])
+            let diff = try await fixture.results.refresh(predicate: "name >= ?", arguments: [.string("d")])
+            #expect(Self.integers(fixture.results.snapshot.rows.keys) == [6, 5, 4])
+            #expect(Self.integers(diff.rowDeletes.map(\.key)).sorted() == [1, 2, 3])
+            #expect(fixture.results.snapshot.sections.map(\.key) == [.integer(2), .integer(0), .null])
 
-        let invalid = await #expect(throws: StoreError.self) {
-            try await fixture.results.refresh(predicate: "no_such_column = 1")
+            let invalid = await #expect(throws: StoreError.self) {
+                try await fixture.results.refresh(predicate: "no_such_column = 1")
+            }
+            #expect(invalid?.description.contains("no_such_column") == true)
+            #expect(Self.integers(fixture.results.snapshot.rows.keys) == [6, 5, 4])
+        } teardown: {
+            await fixture.close()
         }
-        #expect(invalid?.description.contains("no_such_column") == true)
-        #expect(Self.integers(fixture.results.snapshot.rows.keys) == [6, 5, 4])
     }
 }

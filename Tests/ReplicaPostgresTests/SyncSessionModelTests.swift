@@ -2,6 +2,7 @@ import Foundation
 import Replica
 import ReplicaHTTP
 import ReplicaServer
+import ReplicaTestSupport
 import Testing
 
 /// A seeded model test of paged syncs against the mock server: after every sync the store
@@ -47,108 +48,106 @@ struct SyncSessionModelTests {
         let store = opened.store
         let transport = HTTPTransport()
         let base = try #require(URL(string: server.baseURL))
-        defer {
-            Task {
-                try? await transport.shutdown()
-                await server.stop()
-                await opened.close()
-            }
-        }
+        try await withTeardown {
+            var truth: [Int64: Person] = [:]
+            var nextID: Int64 = 1
+            var outcomes: [String: Int] = [:]
+            for step in 1...Self.steps {
+                let context = "\(kind) seed \(seed) step \(step)"
+                // Mutate the server.
+                var upserts: [JSONValue] = []
+                for _ in 0..<random.below(5) {
+                    switch random.below(10) {
+                    case 0...3:
+                        let person = Person(name: "", kids: random.below(8) == 0 ? nil : Int64(random.below(5)))
+                        truth[nextID] = person
+                        nextID += 1
+                    case 4...6:
+                        guard let id = truth.keys.sorted().randomElement(using: &random) else { continue }
+                        truth[id]?.kids = random.below(6) == 0 ? nil : Int64(random.below(5))
+                        truth[id]?.name = ""
+                    default:
+                        guard let id = truth.keys.sorted().randomElement(using: &random) else { continue }
+                        truth[id] = nil
+                        _ = try await server.options.store.delete(people, id: .int(id))
+                    }
+                }
+                // Sorted: a Dictionary's order changes from process to process, the seed must decide everything.
+                for id in truth.keys.sorted() where truth[id]?.name.isEmpty == true {
+                    // Names sort the collection: a new name moves the person to another page.
+                    let name = "n\(random.below(1000))-\(id)"
+                    truth[id]?.name = name
+                    var object: JSONObject = ["id": .int(id), "name": .string(name)]
+                    object["numberOfKids"] = truth[id]?.kids.map { JSONValue.int($0) } ?? .null
+                    upserts.append(.object(object))
+                }
+                if !upserts.isEmpty { try await server.load(json: .array(upserts), into: "people") }
 
-        var truth: [Int64: Person] = [:]
-        var nextID: Int64 = 1
-        var outcomes: [String: Int] = [:]
-        for step in 1...Self.steps {
-            let context = "\(kind) seed \(seed) step \(step)"
-            // Mutate the server.
-            var upserts: [JSONValue] = []
-            for _ in 0..<random.below(5) {
-                switch random.below(10) {
-                case 0...3:
-                    let person = Person(name: "", kids: random.below(8) == 0 ? nil : Int64(random.below(5)))
-                    truth[nextID] = person
-                    nextID += 1
-                case 4...6:
-                    guard let id = truth.keys.sorted().randomElement(using: &random) else { continue }
-                    truth[id]?.kids = random.below(6) == 0 ? nil : Int64(random.below(5))
-                    truth[id]?.name = ""
-                default:
-                    guard let id = truth.keys.sorted().randomElement(using: &random) else { continue }
-                    truth[id] = nil
-                    _ = try await server.options.store.delete(people, id: .int(id))
+                // Pick the sync's conditions.
+                let pages = max(1, (truth.count + Self.pageSize - 1) / Self.pageSize)
+                let maxPages = random.below(6) == 0 ? 1 + random.below(max(1, pages)) : 1000
+                var faults: [MockFault] = []
+                var stallsPastTimeout = false
+                if random.below(4) == 0 {
+                    let page = String(1 + random.below(pages))
+                    let kind: MockFault.Kind
+                    switch random.below(6) {
+                    case 0: kind = .status(500)
+                    case 1: kind = .dropConnection
+                    case 2: kind = .truncateBody(afterBytes: 1 + random.below(60))
+                    case 3: kind = .malformedBody
+                    case 4: kind = .stallBody(afterBytes: random.below(40), duration: .milliseconds(30))
+                    default:
+                        stallsPastTimeout = random.below(3) == 0
+                        kind = stallsPastTimeout ? .stallBody(afterBytes: 10, duration: .milliseconds(2500)) : .status(503)
+                    }
+                    faults.append(MockFault(kind, method: "GET", path: "/people", query: ["_page": page]))
+                }
+                server.setConditions(MockConditions(faults: faults))
+                var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
+                configuration.maxPages = maxPages
+                // A step whose fault stalls a page for 2.5 s times out after 1 s; every other step waits
+                // as long as a loaded machine (the whole suite runs in parallel in CI) may need, so a
+                // slow answer is never mistaken for a failure the step did not inject.
+                configuration.timeout = stallsPastTimeout ? .milliseconds(1000) : .seconds(30)
+                let client = try ReplicaClient(store: store, configuration: configuration)
+
+                let before = try await Self.stored(store)
+                do {
+                    let result = try await client.call("/people?_sort=name&_page=1&_limit=\(Self.pageSize)",
+                                                       options: SyncOptions(onInvalid: .skip))
+                    let truncated = maxPages < pages
+                    #expect(result.isTruncated == truncated, "\(context): isTruncated")
+                    var expected = before
+                    let sorted = truth.sorted { $0.value.name < $1.value.name }
+                    let fetched = truncated ? Array(sorted.prefix(maxPages * Self.pageSize)) : sorted
+                    if !truncated {
+                        // Deleted upstream: gone. Skipped (invalid) objects keep whatever row they had.
+                        expected = expected.filter { truth[$0.key] != nil }
+                    }
+                    for (id, person) in fetched where person.kids != nil { expected[id] = person }
+                    let stored = try await Self.stored(store)
+                    let report = "\(context): store after a successful sync (\(result.pages) pages, "
+                        + "\(result.unchangedPages) unchanged, maxPages \(maxPages)): \(Self.difference(stored, expected))"
+                    #expect(stored == expected, Comment(rawValue: report))
+                    outcomes[result.notModified ? "not modified" : truncated ? "truncated" : "synced", default: 0] += 1
+                    if result.unchangedPages > 0 { outcomes["with 304 pages", default: 0] += 1 }
+                } catch {
+                    #expect(try await Self.stored(store) == before, "\(context): store after a failed sync (\(error))")
+                    #expect(!faults.isEmpty, "\(context): failed without an injected fault: \(error)")
+                    outcomes["failed", default: 0] += 1
                 }
             }
-            // Sorted: a Dictionary's order changes from process to process, the seed must decide everything.
-            for id in truth.keys.sorted() where truth[id]?.name.isEmpty == true {
-                // Names sort the collection: a new name moves the person to another page.
-                let name = "n\(random.below(1000))-\(id)"
-                truth[id]?.name = name
-                var object: JSONObject = ["id": .int(id), "name": .string(name)]
-                object["numberOfKids"] = truth[id]?.kids.map { JSONValue.int($0) } ?? .null
-                upserts.append(.object(object))
+            // The run exercised every outcome.
+            for outcome in ["synced", "not modified", "truncated", "with 304 pages", "failed"] {
+                #expect((outcomes[outcome] ?? 0) > 0, "\(kind) seed \(seed): no '\(outcome)' step in \(outcomes)")
             }
-            if !upserts.isEmpty { try await server.load(json: .array(upserts), into: "people") }
-
-            // Pick the sync's conditions.
-            let pages = max(1, (truth.count + Self.pageSize - 1) / Self.pageSize)
-            let maxPages = random.below(6) == 0 ? 1 + random.below(max(1, pages)) : 1000
-            var faults: [MockFault] = []
-            var stallsPastTimeout = false
-            if random.below(4) == 0 {
-                let page = String(1 + random.below(pages))
-                let kind: MockFault.Kind
-                switch random.below(6) {
-                case 0: kind = .status(500)
-                case 1: kind = .dropConnection
-                case 2: kind = .truncateBody(afterBytes: 1 + random.below(60))
-                case 3: kind = .malformedBody
-                case 4: kind = .stallBody(afterBytes: random.below(40), duration: .milliseconds(30))
-                default:
-                    stallsPastTimeout = random.below(3) == 0
-                    kind = stallsPastTimeout ? .stallBody(afterBytes: 10, duration: .milliseconds(2500)) : .status(503)
-                }
-                faults.append(MockFault(kind, method: "GET", path: "/people", query: ["_page": page]))
-            }
-            server.setConditions(MockConditions(faults: faults))
-            var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
-            configuration.maxPages = maxPages
-            // A step whose fault stalls a page for 2.5 s times out after 1 s; every other step waits
-            // as long as a loaded machine (the whole suite runs in parallel in CI) may need, so a
-            // slow answer is never mistaken for a failure the step did not inject.
-            configuration.timeout = stallsPastTimeout ? .milliseconds(1000) : .seconds(30)
-            let client = try ReplicaClient(store: store, configuration: configuration)
-
-            let before = try await Self.stored(store)
-            do {
-                let result = try await client.call("/people?_sort=name&_page=1&_limit=\(Self.pageSize)",
-                                                   options: SyncOptions(onInvalid: .skip))
-                let truncated = maxPages < pages
-                #expect(result.isTruncated == truncated, "\(context): isTruncated")
-                var expected = before
-                let sorted = truth.sorted { $0.value.name < $1.value.name }
-                let fetched = truncated ? Array(sorted.prefix(maxPages * Self.pageSize)) : sorted
-                if !truncated {
-                    // Deleted upstream: gone. Skipped (invalid) objects keep whatever row they had.
-                    expected = expected.filter { truth[$0.key] != nil }
-                }
-                for (id, person) in fetched where person.kids != nil { expected[id] = person }
-                let stored = try await Self.stored(store)
-                let report = "\(context): store after a successful sync (\(result.pages) pages, "
-                    + "\(result.unchangedPages) unchanged, maxPages \(maxPages)): \(Self.difference(stored, expected))"
-                #expect(stored == expected, Comment(rawValue: report))
-                outcomes[result.notModified ? "not modified" : truncated ? "truncated" : "synced", default: 0] += 1
-                if result.unchangedPages > 0 { outcomes["with 304 pages", default: 0] += 1 }
-            } catch {
-                #expect(try await Self.stored(store) == before, "\(context): store after a failed sync (\(error))")
-                #expect(!faults.isEmpty, "\(context): failed without an injected fault: \(error)")
-                outcomes["failed", default: 0] += 1
-            }
+            server.setConditions(MockConditions())
+        } teardown: {
+            try? await transport.shutdown()
+            await server.stop()
+            await opened.close()
         }
-        // The run exercised every outcome.
-        for outcome in ["synced", "not modified", "truncated", "with 304 pages", "failed"] {
-            #expect((outcomes[outcome] ?? 0) > 0, "\(kind) seed \(seed): no '\(outcome)' step in \(outcomes)")
-        }
-        server.setConditions(MockConditions())
     }
 
     /// The ids whose rows differ, as `id: stored ≠ expected`.
