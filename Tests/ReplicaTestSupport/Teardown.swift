@@ -1,5 +1,6 @@
 /// Runs `body`, then awaits `teardown` whether `body` returned or threw: the test does not return
-/// before its servers, connections and stores are shut down (a `defer { Task { … } }` would let it).
+/// before its servers, connections and stores are shut down, which a `defer` spawning an unawaited
+/// `Task` would let it do.
 ///
 /// ```swift
 /// let api = try await PeopleAPI.start()
