@@ -31,11 +31,18 @@ package func waitUntil(
 /// The error of ``waitUntil(_:timeout:isolation:fileID:line:_:)``: what was awaited, for how long, and where.
 ///
 /// ```swift
-/// // "two change sets: not met within 5 seconds (SyncSessionTests.swift:34)"
+/// do {
+///     try await waitUntil("two change sets") { changes.count == 2 }
+/// } catch let timeout as WaitTimeout {
+///     print(timeout)   // two change sets: not met within 5.0 seconds (ReplicaTests/SyncSessionTests.swift:34)
+/// }
 /// ```
 package struct WaitTimeout: Error, CustomStringConvertible {
+    /// What the test waited for.
     package let what: String
+    /// How long it waited.
     package let timeout: Duration
+    /// The file (`Module/File.swift`) and line of the `waitUntil` call.
     package let fileID: String
     package let line: Int
 
