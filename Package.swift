@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "Replica", targets: ["Replica"]),
         .library(name: "ReplicaHTTP", targets: ["ReplicaHTTP"]),
         .library(name: "ReplicaServer", targets: ["ReplicaServer"]),
+        .library(name: "ReplicaServerPostgres", targets: ["ReplicaServerPostgres"]),
         .library(name: "ReplicaPostgres", targets: ["ReplicaPostgres"]),
         .executable(name: "replica", targets: ["replica"]),
     ],
@@ -47,12 +48,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The mock server and its in-memory and SQLite stores; no PostgreSQL (see ReplicaServerPostgres).
         .target(
             name: "ReplicaServer",
             dependencies: [
                 "Replica",
-                "ReplicaPostgres",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -79,12 +79,25 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The mock server's PostgreSQL store (`replica serve --store postgres://…`).
+        .target(
+            name: "ReplicaServerPostgres",
+            dependencies: [
+                "ReplicaServer",
+                "ReplicaPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "replica",
             dependencies: [
                 "Replica",
                 "ReplicaHTTP",
                 "ReplicaServer",
+                "ReplicaServerPostgres",
                 "ReplicaPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -100,7 +113,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The throwaway PostgreSQL cluster the test targets share (one per test process).
+        // What the test targets share, Foundation only: the package root, temporary directories,
+        // waitUntil, awaited teardown, and the throwaway PostgreSQL cluster (one per test process).
         .target(
             name: "ReplicaTestSupport",
             path: "Tests/ReplicaTestSupport",
@@ -108,12 +122,13 @@ let package = Package(
         ),
         .testTarget(
             name: "ReplicaTests",
-            dependencies: ["Replica", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Replica", "ReplicaTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "ReplicaHTTPTests",
             dependencies: [
+                "ReplicaTestSupport",
                 "ReplicaHTTP",
                 "ReplicaServer",
                 "replica",
@@ -127,6 +142,7 @@ let package = Package(
             dependencies: [
                 "ReplicaTestSupport",
                 "ReplicaServer",
+                "ReplicaServerPostgres",
                 "replica",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
@@ -148,6 +164,7 @@ let package = Package(
         .testTarget(
             name: "ReplicaCLITests",
             dependencies: [
+                "ReplicaTestSupport",
                 "replica",
                 "Replica",
                 .product(name: "GRDB", package: "GRDB.swift"),

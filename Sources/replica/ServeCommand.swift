@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import ReplicaPostgres
 import ReplicaServer
+import ReplicaServerPostgres
 
 /// `replica serve`: the embedded mock REST server as a command.
 struct ServeCommand: AsyncParsableCommand {

@@ -1,4 +1,5 @@
 import Foundation
+import ReplicaTestSupport
 import Testing
 
 /// Runs the built `replica` executable, as swift-argument-parser's examples are tested.
@@ -14,9 +15,6 @@ enum ReplicaTool {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("replica").path) }
             ?? packageRoot.appendingPathComponent(".build/debug")
     }()
-
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     struct Output {
         var status: Int32
@@ -84,10 +82,9 @@ struct SchemaCheckCommandTests {
 
     @Test("a wrong type exits non-zero with one line naming the JSON pointer")
     func wrongType() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("bad.json")
+        let directory = try TemporaryDirectory("replica-cli")
+        defer { directory.remove() }
+        let file = directory.url("bad.json")
         try Data(#"{"name": "t", "entities": {"User": {"attributes": {"id": "integer", "name": {"type": "strng"}}}}}"#.utf8)
             .write(to: file)
         let output = try await ReplicaTool.run(["schema", "check", file.path])

@@ -1,22 +1,17 @@
 import Foundation
+import ReplicaTestSupport
 import Testing
 
 @Suite("replica demo")
 struct DemoCommandTests {
-    static func scratch() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-demo-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
-    }
-
     /// A small, fast demo: 60 users, little latency, frequent changes and syncs.
     static let quickOptions = ["--users", "60", "--latency", "2", "--change-every", "0.2", "--every", "0.3"]
 
     @Test("off a terminal it syncs every kind of route, runs for --duration, prints its summary and exits 0")
     func summary() async throws {
-        let directory = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let db = directory.appendingPathComponent("blog.sqlite").path
+        let directory = try TemporaryDirectory("replica-demo")
+        defer { directory.remove() }
+        let db = directory.path("blog.sqlite")
         let output = try await ReplicaTool.run(["demo", "--duration", "3", "--db", db] + Self.quickOptions)
         #expect(output.status == 0, "\(output.stderr)")
         let lines = output.stdout.split(separator: "\n").map(String.init)
@@ -64,12 +59,12 @@ struct DemoCommandTests {
           .tmuxInstalled)
     func terminal() throws {
         let tmux = try #require(TmuxSession.executable)
-        let directory = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let db = directory.appendingPathComponent("blog.sqlite").path
+        let directory = try TemporaryDirectory("replica-demo")
+        defer { directory.remove() }
+        let db = directory.path("blog.sqlite")
         let replica = ReplicaTool.productsDirectory.appendingPathComponent("replica").path
         let command = ([replica, "demo", "--db", db, "--duration", "60"] + Self.quickOptions).joined(separator: " ")
-        let session = try TmuxSession(executable: tmux, directory: directory, command: command, columns: 120, rows: 40)
+        let session = try TmuxSession(executable: tmux, directory: directory.url, command: command, columns: 120, rows: 40)
         defer { session.kill() }
         let first = session.pane(showing: "replica demo · GET /users/1/posts · sections by published", within: 30)
         #expect(first.contains("── false"), "\(first)")
@@ -89,7 +84,7 @@ struct DemoCommandTests {
 
     @Test("the built-in schema is Schemas/blog.json")
     func builtInSchema() throws {
-        let root = ReplicaTool.packageRoot
+        let root = packageRoot
         let source = try String(contentsOf: root.appendingPathComponent("Sources/replica/Demo/DemoSchema.swift"), encoding: .utf8)
         let file = try String(contentsOf: root.appendingPathComponent("Schemas/blog.json"), encoding: .utf8)
         let start = try #require(source.range(of: "#\"\"\"\n"))

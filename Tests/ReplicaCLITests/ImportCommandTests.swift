@@ -1,32 +1,32 @@
 import Foundation
 import Replica
+import ReplicaTestSupport
 import Testing
 
 @Suite("replica import")
 struct ImportCommandTests {
-    static func scratch() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
-    }
-
-    static let schema = ReplicaTool.packageRoot.appendingPathComponent("Schemas/blog.json").path
+    static let schema = packageRoot.appendingPathComponent("Schemas/blog.json").path
 
     /// Two posts, the second with a key no attribute matches.
     static let posts = #"[{"id": 1, "title": "a"}, {"id": 2, "title": "b", "extra": 1}]"#
 
     /// A scratch folder holding the file `name` with `json`, and the path of a database beside it.
-    static func scratch(file name: String, _ json: String) throws -> (directory: URL, db: String, file: URL) {
-        let directory = try scratch()
-        let file = directory.appendingPathComponent(name)
-        try Data(json.utf8).write(to: file)
-        return (directory, directory.appendingPathComponent("blog.sqlite").path, file)
+    static func scratch(file name: String, _ json: String) throws -> (directory: TemporaryDirectory, db: String, file: URL) {
+        let directory = try TemporaryDirectory("replica-cli")
+        let file = directory.url(name)
+        do {
+            try Data(json.utf8).write(to: file)
+        } catch {
+            directory.remove()
+            throw error
+        }
+        return (directory, directory.path("blog.sqlite"), file)
     }
 
     @Test("imports a file by entity with a scope and prints the summary")
     func importByEntity() async throws {
         let (directory, db, file) = try Self.scratch(file: "posts.json", Self.posts)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         let output = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "Post",
                                           "--var", "userID=3", file.path])
         #expect(output.status == 0, "\(output.stderr)")
@@ -37,7 +37,7 @@ struct ImportCommandTests {
             """)
         let summary = output.stdout.trimmingCharacters(in: .newlines)
         #expect(summary.hasPrefix("inserted 2, updated 0, deleted 0, skipped 0 (2 objects, 62 bytes) in "), "\(summary)")
-        let strictDB = directory.appendingPathComponent("strict.sqlite").path
+        let strictDB = directory.path("strict.sqlite")
         let strict = try await ReplicaTool.run(["import", "--db", strictDB, "--schema", Self.schema, "--entity", "Post",
                                           "--var", "userID=3", "--strict", file.path])
         #expect(strict.status == 1)
@@ -52,7 +52,7 @@ struct ImportCommandTests {
     @Test("--dry-run reads and maps as an import would, reports the errors an import would fail with, and writes nothing")
     func dryRun() async throws {
         let (directory, db, file) = try Self.scratch(file: "posts.json", Self.posts)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         let output = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "Post",
                                                 "--dry-run", file.path])
         #expect(output.status == 0, "\(output.stderr)")
@@ -76,9 +76,9 @@ struct ImportCommandTests {
 
     @Test("imports standard input through a route, deleting stale rows of its scope")
     func importRouteFromStandardInput() async throws {
-        let directory = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let db = directory.appendingPathComponent("blog.sqlite").path
+        let directory = try TemporaryDirectory("replica-cli")
+        defer { directory.remove() }
+        let db = directory.path("blog.sqlite")
         let first = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--route", "/users/:userID/posts",
                                          "--var", "userID=3", "-"],
                                         stdin: Data(#"{"posts": [{"id": 1, "title": "a"}, {"id": 2, "title": "b"}]}"#.utf8))
@@ -92,7 +92,7 @@ struct ImportCommandTests {
     @Test("malformed JSON exits non-zero with one line naming file and byte, and changes nothing")
     func malformed() async throws {
         let (directory, db, file) = try Self.scratch(file: "users.json", #"[{"user_id": 1, "name": "a"} {"user_id": 2, "name": "b"}]"#)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         let output = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "User", file.path])
         #expect(output.status == 1)
         #expect(output.stdout == "")
@@ -103,7 +103,7 @@ struct ImportCommandTests {
     @Test("invalid objects are skipped and reported with --on-invalid skip")
     func skipInvalid() async throws {
         let (directory, db, file) = try Self.scratch(file: "users.json", #"[{"user_id": 1, "name": "a"}, {"user_id": "x", "name": "b"}]"#)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         let failing = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "User", file.path])
         #expect(failing.status == 1)
         #expect(failing.stderr.contains("User.userID at /1/user_id: cannot convert \"x\" to integer"), "\(failing.stderr)")

@@ -1,4 +1,5 @@
 import Foundation
+import ReplicaTestSupport
 import Testing
 
 /// Hostile values for every numeric option: each is refused with exit code 64 and an error line
@@ -63,10 +64,9 @@ struct OptionFuzzTests {
 
     @Test("a header with an empty value is a header, not a trap")
     func emptyHeaderValue() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-opt-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let output = try await ReplicaTool.run(["sync", "--db", directory.appendingPathComponent("p.sqlite").path,
+        let directory = try TemporaryDirectory("replica-opt")
+        defer { directory.remove() }
+        let output = try await ReplicaTool.run(["sync", "--db", directory.path("p.sqlite"),
                                           "--schema", "Schemas/people.json", "--base-url", "http://127.0.0.1:9",
                                           "--header", "X:", "--timeout", "2", "/people"])
         #expect(!output.signaled)

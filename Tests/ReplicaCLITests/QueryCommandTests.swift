@@ -1,24 +1,29 @@
 import Foundation
 import GRDB
 import Replica
+import ReplicaTestSupport
 import Testing
 
 @Suite("replica query")
 struct QueryCommandTests {
     /// A blog store with three users, in a temporary directory.
-    static func makeStore() throws -> (directory: URL, path: String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let path = directory.appendingPathComponent("blog.sqlite").path
-        let schema = try Schema(contentsOf: ReplicaTool.packageRoot.appendingPathComponent("Schemas/blog.json"))
-        let store = try Store(path: path, schema: schema)
-        try store.database.write { db in
-            try db.execute(sql: """
-                INSERT INTO users (userID, name, email, friends, createdAt) VALUES
-                  (1, 'Ann', 'ann@example.com', '[2,3]', 1714566896),
-                  (2, 'Bob', NULL, NULL, NULL),
-                  (3, 'Cleo', 'cleo@example.com', '[]', 1714566896.5)
-                """)
+    static func makeStore() throws -> (directory: TemporaryDirectory, path: String) {
+        let directory = try TemporaryDirectory("replica-cli")
+        let path = directory.path("blog.sqlite")
+        do {
+            let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/blog.json"))
+            let store = try Store(path: path, schema: schema)
+            try store.database.write { db in
+                try db.execute(sql: """
+                    INSERT INTO users (userID, name, email, friends, createdAt) VALUES
+                      (1, 'Ann', 'ann@example.com', '[2,3]', 1714566896),
+                      (2, 'Bob', NULL, NULL, NULL),
+                      (3, 'Cleo', 'cleo@example.com', '[]', 1714566896.5)
+                    """)
+            }
+        } catch {
+            directory.remove()
+            throw error
         }
         return (directory, path)
     }
@@ -26,7 +31,7 @@ struct QueryCommandTests {
     @Test("prints an aligned table")
     func table() async throws {
         let (directory, path) = try Self.makeStore()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         let output = try await ReplicaTool.run(["query", "--db", path, "User", "--where", "userID >= ?", "--arg", "2",
                                           "--sort", "-name"])
         #expect(output.status == 0, "\(output.stderr)")
@@ -43,7 +48,7 @@ struct QueryCommandTests {
     @Test("text holding NUL and control characters is printed whole: visible in the table, escaped in JSON")
     func controlCharacters() async throws {
         let (directory, path) = try Self.makeStore()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         let store = try Store(path: path)
         try await store.database.write { db in
             try db.execute(sql: "UPDATE users SET name = 'a' || char(0) || 'b' || char(9) || 'c' WHERE userID = 2")
@@ -59,7 +64,7 @@ struct QueryCommandTests {
     @Test("ndjson prints one object per line; json one array")
     func ndjson() async throws {
         let (directory, path) = try Self.makeStore()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         let output = try await ReplicaTool.run(["query", "--db", path, "User", "--sort", "name", "--limit", "2", "--format", "ndjson"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout == """
@@ -76,7 +81,7 @@ struct QueryCommandTests {
     @Test("typed --arg values: s: keeps text as written, i: and d: are numbers, null is NULL")
     func typedArguments() async throws {
         let (directory, path) = try Self.makeStore()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         let store = try Store(path: path)
         try await store.database.write { db in try db.execute(sql: "UPDATE users SET email = '02134' WHERE userID = 3") }
         func ids(_ arguments: [String]) async throws -> String {
@@ -99,7 +104,7 @@ struct QueryCommandTests {
     @Test("prints JSON for scripts")
     func json() async throws {
         let (directory, path) = try Self.makeStore()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         let output = try await ReplicaTool.run(["query", "--db", path, "users", "--sort", "name", "--limit", "2", "--format", "json"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout == """
@@ -120,7 +125,7 @@ struct QueryCommandTests {
           ])
     func userErrors(arguments: [String], fragment: String) async throws {
         let (directory, path) = try Self.makeStore()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         let output = try await ReplicaTool.run(["query", "--db", path] + arguments)
         #expect(output.status == 1)
         #expect(output.stdout == "")
@@ -144,7 +149,7 @@ struct SyncCommandTests {
     @Test("a path no route matches is refused, named, before any request (the client would answer it ad hoc)")
     func unroutedPath() async throws {
         let (directory, path) = try QueryCommandTests.makeStore()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         // Port 9 (discard): a request would fail with a connection error, not this one.
         let output = try await ReplicaTool.run(["sync", "--db", path, "--base-url", "http://127.0.0.1:9", "/nowhere"])
         #expect(output.status == 1)

@@ -1,4 +1,5 @@
 import Foundation
+import ReplicaTestSupport
 import Testing
 
 /// README.md's terminal sessions, run: every ```console block (see ``ReadmeConsole`` for the
@@ -8,7 +9,7 @@ import Testing
 struct ReadmeSessionTests {
     /// README.md, read once.
     static let readme: ReadmeConsole = {
-        let url = ReplicaTool.packageRoot.appendingPathComponent("README.md")
+        let url = packageRoot.appendingPathComponent("README.md")
         guard let text = try? String(contentsOf: url, encoding: .utf8) else {
             var empty = ReadmeConsole(markdown: "")
             empty.problems.append("cannot read \(url.path)")
@@ -66,7 +67,7 @@ struct ReadmeSessionTests {
     @Test("every README console session prints what README.md shows", arguments: sessionNames)
     func session(_ name: String) async throws {
         let session = try #require(Self.readme.sessions.first { $0.name == name })
-        let failures = await ConsoleSessionRunner.run(session, executable: Self.executable, packageRoot: ReplicaTool.packageRoot)
+        let failures = await ConsoleSessionRunner.run(session, executable: Self.executable, packageRoot: packageRoot)
         for failure in failures { Issue.record(Comment(rawValue: failure)) }
     }
 
@@ -90,7 +91,7 @@ struct ReadmeSessionTests {
         let session = try #require(readme.sessions.first)
         #expect(session.name == "self-test")
         #expect(session.commands.map(\.line) == [5, 8, 10])
-        let failures = await ConsoleSessionRunner.run(session, executable: Self.executable, packageRoot: ReplicaTool.packageRoot)
+        let failures = await ConsoleSessionRunner.run(session, executable: Self.executable, packageRoot: packageRoot)
         #expect(failures.count == 2, "\(failures)")
         #expect(failures.first == """
             README.md:5: `printf 'one\\ntwo\\n'` printed other lines than README.md shows under it
@@ -125,7 +126,7 @@ struct ReadmeSessionTests {
         #expect(readme.problems.isEmpty, "\(readme.problems)")
         let session = try #require(readme.sessions.first)
         let started = Date()
-        let failures = await ConsoleSessionRunner.run(session, executable: Self.executable, packageRoot: ReplicaTool.packageRoot)
+        let failures = await ConsoleSessionRunner.run(session, executable: Self.executable, packageRoot: packageRoot)
         // `cat late.txt` waited for the line; `echo` got the real port in its command and its
         // expected line alike; the literal ":8888" printed is not README's ":8888" any more.
         #expect(failures.count == 1, "\(failures)")
@@ -140,13 +141,12 @@ struct ReadmeSessionTests {
     @Test("README.md's `replica demo` summary has the lines a short demo prints, numbers and times aside")
     func demoSummary() async throws {
         let block = try #require(Self.readme.checkedBlocks.first { $0.name == "demo-summary" })
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-readme-demo-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryDirectory("replica-readme-demo")
+        defer { directory.remove() }
         // TMPDIR puts the default database (and the demo's server file) in `directory`.
         let command = "TMPDIR=\(ShellJob.quoted(directory.path)) \(ShellJob.quoted(Self.executable)) demo "
             + "--users 40 --latency 2 --change-every 0.2 --every 0.3 --duration 2"
-        let run = await ShellJob.run(command, in: directory.path, output: directory.appendingPathComponent("terminal.txt").path,
+        let run = await ShellJob.run(command, in: directory.path, output: directory.path("terminal.txt"),
                                      timeout: ConsoleSessionRunner.commandTimeout)
         #expect(run.status == 0, "\(run.lines.joined(separator: "\n"))")
         let printed = run.lines.map { $0.replacingOccurrences(of: directory.path + "/replica-demo/", with: "/tmp/replica-demo/") }

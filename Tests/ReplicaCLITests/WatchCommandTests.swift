@@ -4,19 +4,20 @@ import Glibc
 #endif
 import GRDB
 import Replica
+import ReplicaTestSupport
 import Testing
 
 @Suite("replica watch")
 struct WatchCommandTests {
-    static func scratch() throws -> (URL, String) {
+    static func scratch() throws -> (TemporaryDirectory, String) {
         let (directory, path) = try QueryCommandTests.makeStore()
         return (directory, path)
     }
 
     /// `replica watch ARGUMENTS` in a detached 100 × 20 tmux session.
-    static func watch(_ tmux: String, _ directory: URL, _ arguments: String) throws -> TmuxSession {
+    static func watch(_ tmux: String, _ directory: TemporaryDirectory, _ arguments: String) throws -> TmuxSession {
         let replica = ReplicaTool.productsDirectory.appendingPathComponent("replica").path
-        return try TmuxSession(executable: tmux, directory: directory, command: "\(replica) watch \(arguments)", columns: 100, rows: 20)
+        return try TmuxSession(executable: tmux, directory: directory.url, command: "\(replica) watch \(arguments)", columns: 100, rows: 20)
     }
 
     static func importPosts(_ db: String, _ json: String) async throws {
@@ -27,7 +28,7 @@ struct WatchCommandTests {
     @Test("without a terminal it prints the initial result and each diff as JSON lines, for changes by other processes")
     func jsonLines() async throws {
         let (directory, db) = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         try await Self.importPosts(db, #"{"posts": [{"id": 10, "title": "Hello"}]}"#)
         let watch = Process()
         watch.executableURL = ReplicaTool.productsDirectory.appendingPathComponent("replica")
@@ -50,7 +51,7 @@ struct WatchCommandTests {
     func terminal() async throws {
         let tmux = try #require(TmuxSession.executable)
         let (directory, db) = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         try await Self.importPosts(db, #"{"posts": [{"id": 10, "title": "Hello", "published": true}]}"#)
         let session = try Self.watch(tmux, directory, "--db \(db) Post --sort -id --section published --poll 20")
         defer { session.kill() }
@@ -75,7 +76,7 @@ struct WatchCommandTests {
     func scrolling() async throws {
         let tmux = try #require(TmuxSession.executable)
         let (directory, db) = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         let posts = (1 ... 3000).map { #"{"id": \#($0), "title": "Post \#($0)"}"# }.joined(separator: ", ")
         try await Self.importPosts(db, #"{"posts": ["# + posts + "]}")
         let session = try Self.watch(tmux, directory, "--db \(db) Post --sort id --poll 20")
@@ -122,7 +123,7 @@ struct WatchCommandTests {
     func millionRows() async throws {
         let tmux = try #require(TmuxSession.executable)
         let (directory, db) = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         let store = try Store(path: db)
         try await store.database.write { db in
             try db.execute(sql: """

@@ -3,6 +3,7 @@ import Replica
 import ReplicaExamples
 import ReplicaHTTP
 import ReplicaServer
+import ReplicaTestSupport
 import Testing
 
 /// Counts the requests a mock server answered, per method and path.

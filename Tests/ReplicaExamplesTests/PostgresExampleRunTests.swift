@@ -10,8 +10,7 @@ import Testing
 /// The README's PostgreSQL examples, run against the test cluster and the mock server.
 @Suite("README PostgreSQL examples, run")
 struct PostgresExampleRunTests {
-    static let schemaFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Schemas/people.json")
+    static let schemaFile = packageRoot.appendingPathComponent("Schemas/people.json")
 
     @Test("the PostgreSQL example imports people; the live example counts the parents; the client example syncs three pages")
     func postgresExamples() async throws {
@@ -26,24 +25,26 @@ struct PostgresExampleRunTests {
 
         let server = try await MockServer.start(resources: MockResource.resources(for: try Schema(contentsOf: Self.schemaFile)))
         let transport = HTTPTransport()
-        defer {
-            Task {
-                try? await transport.shutdown()
-                await server.stop()
+        try await withTeardown {
+            _ = try await server.load(json: try JSONValue(parsing: #"[{"id": 1, "name": "ann"}, {"id": 2, "name": "bob"}, {"id": 3, "name": "cy"}]"#),
+                                      into: "people")
+            let clientURL = try PostgresCluster.start().makeDatabase()
+            let api = try #require(URL(string: server.baseURL))
+            let result = try await postgresClientExample(url: clientURL, schemaFile: Self.schemaFile, api: api, transport: transport)
+            #expect(result.status == 200)
+            #expect(result.pages == 2)
+            #expect(result.changes["Person"]?.inserted.integers == [1, 2, 3])
+            let again = try await postgresClientExample(url: clientURL, schemaFile: Self.schemaFile, api: api, transport: transport)
+            #expect(again.notModified)
+            let replica = try await PostgresReplica.open(url: clientURL)
+            try await withTeardown { () async throws in
+                #expect(try await replica.count("Person") == 4)
+            } teardown: {
+                await replica.close()
             }
+        } teardown: {
+            try? await transport.shutdown()
+            await server.stop()
         }
-        _ = try await server.load(json: try JSONValue(parsing: #"[{"id": 1, "name": "ann"}, {"id": 2, "name": "bob"}, {"id": 3, "name": "cy"}]"#),
-                                  into: "people")
-        let clientURL = try PostgresCluster.start().makeDatabase()
-        let api = try #require(URL(string: server.baseURL))
-        let result = try await postgresClientExample(url: clientURL, schemaFile: Self.schemaFile, api: api, transport: transport)
-        #expect(result.status == 200)
-        #expect(result.pages == 2)
-        #expect(result.changes["Person"]?.inserted.integers == [1, 2, 3])
-        let again = try await postgresClientExample(url: clientURL, schemaFile: Self.schemaFile, api: api, transport: transport)
-        #expect(again.notModified)
-        let replica = try await PostgresReplica.open(url: clientURL)
-        #expect(try await replica.count("Person") == 4)
-        await replica.close()
     }
 }

@@ -1,9 +1,6 @@
 import Foundation
+import ReplicaTestSupport
 import Testing
-
-/// The package's root directory, found from this file's path (`Tests/ReplicaExamplesTests/…`).
-let packageRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// A fenced ```swift block of the README.
 struct ReadmeBlock {

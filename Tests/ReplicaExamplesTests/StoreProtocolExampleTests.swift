@@ -11,8 +11,7 @@ struct StoreProtocolExampleTests {
     static let page = Data(#"[{"id": 2, "name": "bob"}, {"id": 1, "name": "ann"}]"#.utf8)
 
     static func schema() throws -> Schema {
-        try Schema(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Schemas/people.json"))
+        try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/people.json"))
     }
 
     @Test("on SQLite: the page is synced in one transaction and the live result set shows both people")

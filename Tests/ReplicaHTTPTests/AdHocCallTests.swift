@@ -1,6 +1,7 @@
 import Foundation
 import ReplicaHTTP
 import ReplicaServer
+import ReplicaTestSupport
 import Testing
 
 /// A client whose schema knows people only, against a mock server that also serves cars.
@@ -10,7 +11,7 @@ struct PartialAPI {
     let client: ReplicaClient
 
     static func start() async throws -> PartialAPI {
-        let full = try Schema(contentsOf: PeopleAPI.packageRoot.appendingPathComponent("Schemas/people.json"))
+        let full = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/people.json"))
         let server = try await MockServer.start(resources: MockResource.resources(for: full))
         let partial = try Schema(name: "partial", routes: [
             Route(.get, "/people", target: .entity("Person"), stale: .delete),
@@ -40,7 +41,7 @@ struct AdHocCallTests {
     @Test("a path with no route returns its JSON (or decodes it) and syncs nothing; a routed one decodes and syncs")
     func adHoc() async throws {
         let api = try await PartialAPI.start()
-        defer { Task { await api.server.stop() } }
+        try await withTeardown {
         let cars = try await api.client.call("/cars")
         #expect(cars.status == 200 && cars.changes.isEmpty && cars.route == "/cars")
         guard case .array(let items)? = cars.data else {
@@ -60,12 +61,15 @@ struct AdHocCallTests {
         _ = try await api.client.call("/cars/2", method: .delete, as: Nothing.self)
         let missing = await #expect(throws: ClientError.self) { try await api.client.call("/cars/2", as: Car.self) }
         #expect(missing?.status == 404)
+        } teardown: {
+            await api.server.stop()
+        }
     }
 
     @Test("the delegate hears the JSON of every call, routed or not, before the result")
     func delegateJSON() async throws {
         let api = try await PartialAPI.start()
-        defer { Task { await api.server.stop() } }
+        await withTeardown {
         let recorder = JSONRecorder()
         let queue = DispatchQueue(label: "delegate")
         api.client.call("/people", delegate: recorder, queue: queue)
@@ -83,6 +87,9 @@ struct AdHocCallTests {
             if events.count == 2 { break }
         }
         #expect(events == [#"json /cars/2 {"color":"blue","id":2,"name":"mini","person_id":1}"#, "didReturn /cars/2 200"], "\(events)")
+        } teardown: {
+            await api.server.stop()
+        }
     }
 }
 

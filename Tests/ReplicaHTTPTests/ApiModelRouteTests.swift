@@ -3,6 +3,7 @@ import Hummingbird
 import NIOCore
 import ReplicaHTTP
 import ReplicaServer
+import ReplicaTestSupport
 import Testing
 
 /// ApiModel's routes: format extensions (`/posts/:id.json`) and singleton resources (`/user.json`).
@@ -23,7 +24,7 @@ struct ApiModelRouteTests {
         options.formatExtension = ".json"
         options.requestLog = { log.append("\($0.method) \($0.path) \($0.status)") }
         let server = try await MockServer.start(resources: MockResource.resources(for: schema), options: options)
-        defer { Task { await server.stop() } }
+        try await withTeardown {
         _ = try await server.load(json: try JSONValue(parsing: #"{"posts": [{"title": "a", "contents": "x"}, {"title": "b", "contents": "y"}]}"#))
         let engine = try SQLiteReplica(store: Store.inMemory(schema: schema))
         let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(
@@ -46,6 +47,9 @@ struct ApiModelRouteTests {
         ])
         // Without the extension the mock server serves the same resource.
         #expect(try await client.call("/posts/2").data?["title"] == .string("b"))
+        } teardown: {
+            await server.stop()
+        }
     }
 
     static let account = """
@@ -74,7 +78,7 @@ struct ApiModelRouteTests {
             return Response(status: .noContent)
         }
         let server = try await StreamingServer.start(router)
-        defer { Task { await server.stop() } }
+        try await withTeardown {
         let schema = try Schema(json: Data(Self.account.utf8), file: "account.json")
         let engine = try SQLiteReplica(store: Store.inMemory(schema: schema))
         let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(
@@ -97,6 +101,9 @@ struct ApiModelRouteTests {
 
         let byKey = await #expect(throws: ClientError.self) { try await client.find("User", id: .integer(1)) }
         #expect(byKey?.message == #"no GET route shows one User (a path with its primary key as a variable); /user.json is a singleton: find("User")"#)
+        } teardown: {
+            await server.stop()
+        }
     }
 
     @Test("find(entity) on an entity without a singleton route says what is missing")

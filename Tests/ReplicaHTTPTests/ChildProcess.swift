@@ -1,4 +1,5 @@
 import Foundation
+import ReplicaTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,7 +22,7 @@ enum ChildProcess {
             let candidate = bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("replica").path
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
-        return PeopleAPI.packageRoot.appendingPathComponent(".build/debug/replica").path
+        return packageRoot.appendingPathComponent(".build/debug/replica").path
     }()
 
     /// Runs `path` and waits for it on a thread of its own: a test that waits must not hold one
@@ -34,11 +35,10 @@ enum ChildProcess {
     }
 
     private static func runBlocking(_ path: String, _ arguments: [String], environment: [String: String]) throws -> Output {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-child-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let out = directory.appendingPathComponent("out").path
-        let err = directory.appendingPathComponent("err").path
+        let directory = try TemporaryDirectory("replica-child")
+        defer { directory.remove() }
+        let out = directory.path("out")
+        let err = directory.path("err")
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

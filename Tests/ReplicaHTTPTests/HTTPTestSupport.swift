@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import ReplicaHTTP
 import ReplicaServer
+import ReplicaTestSupport
 import ServiceLifecycle
 import Testing
 
@@ -13,29 +14,39 @@ struct PeopleAPI {
     let store: Store
     let engine: SQLiteReplica
     let client: ReplicaClient
-    let directory: URL
+    let directory: TemporaryDirectory
 
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
+    /// Starts the server and opens the store; a failure on the way stops what was started.
     static func start(configure: (inout ClientConfiguration) -> Void = { _ in }) async throws -> PeopleAPI {
         let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/people.json"))
         let server = try await MockServer.start(resources: MockResource.resources(for: schema))
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-http-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let store = try Store(path: directory.appendingPathComponent("people.sqlite").path, schema: schema)
-        let engine = try SQLiteReplica(store: store)
-        guard let base = URL(string: server.baseURL) else { throw ClientError(.invalidRequest, server.baseURL) }
-        var configuration = ClientConfiguration(transport: HTTPTransport(), baseURLs: [.production: base])
-        configuration.timeout = .seconds(10)
-        configure(&configuration)
-        return PeopleAPI(server: server, store: store, engine: engine,
-                         client: ReplicaClient(engine: engine, configuration: configuration), directory: directory)
+        let directory: TemporaryDirectory
+        do {
+            directory = try TemporaryDirectory("replica-http")
+        } catch {
+            await server.stop()
+            throw error
+        }
+        do {
+            let store = try Store(path: directory.path("people.sqlite"), schema: schema)
+            let engine = try SQLiteReplica(store: store)
+            guard let base = URL(string: server.baseURL) else { throw ClientError(.invalidRequest, server.baseURL) }
+            var configuration = ClientConfiguration(transport: HTTPTransport(), baseURLs: [.production: base])
+            configuration.timeout = .seconds(10)
+            configure(&configuration)
+            return PeopleAPI(server: server, store: store, engine: engine,
+                             client: ReplicaClient(engine: engine, configuration: configuration), directory: directory)
+        } catch {
+            await server.stop()
+            directory.remove()
+            throw error
+        }
     }
 
+    /// Stops the server and removes the store's folder.
     func stop() async {
         await server.stop()
-        try? FileManager.default.removeItem(at: directory)
+        directory.remove()
     }
 
     func rows(_ entity: String) throws -> [EntityRow] { try store.rows(entity) }

@@ -3,21 +3,21 @@ import Hummingbird
 import Foundation
 import NIOCore
 import ReplicaHTTP
+import ReplicaTestSupport
 import Testing
 
 @Suite("replica sync against replica serve")
 struct SyncCommandTests {
     @Test("fills a store whose rows equal the server's data")
     func syncEqualsServer() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-sync-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let data = directory.appendingPathComponent("data.json")
+        let directory = try TemporaryDirectory("replica-sync")
+        defer { directory.remove() }
+        let data = directory.url("data.json")
         try Data("""
             {"people": [{"name": "john", "numberOfKids": 1}, {"name": "ann", "numberOfKids": 2, "kilometersWalked": 3.5}],
              "cars": [{"name": "beetle", "color": "red", "person_id": 1}, {"name": "mini", "color": "blue", "person_id": 2}]}
             """.utf8).write(to: data)
-        let schema = PeopleAPI.packageRoot.appendingPathComponent("Schemas/people.json").path
+        let schema = packageRoot.appendingPathComponent("Schemas/people.json").path
         let serve = Process()
         serve.executableURL = URL(fileURLWithPath: ChildProcess.replica)
         serve.arguments = ["serve", "--schema", schema, "--data", data.path, "--port", "0"]
@@ -30,7 +30,7 @@ struct SyncCommandTests {
         #expect(line.hasPrefix("Listening on http://127.0.0.1:"))
         let base = String(line.dropFirst("Listening on ".count))
 
-        let db = directory.appendingPathComponent("people.sqlite").path
+        let db = directory.path("people.sqlite")
         let output = try await ChildProcess.run(ChildProcess.replica, ["sync", "--db", db, "--schema", schema, "--base-url", base,
                                                                  "/people", "/cars"])
         #expect(output.status == 0, "\(output.stderr)")
@@ -74,13 +74,12 @@ struct SyncCommandKeyWarningTests {
                 #"[{"id": 1, "name": "ann", "shoeSize": 38}, {"id": 2, "name": "bob", "shoeSize": 44, "name": "rob"}]"#)))
         }
         let server = try await StreamingServer.start(router)
-        defer { Task { await server.stop() } }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-sync-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let schema = PeopleAPI.packageRoot.appendingPathComponent("Schemas/people.json").path
+        try await withTeardown {
+            let directory = try TemporaryDirectory("replica-sync")
+            defer { directory.remove() }
+            let schema = packageRoot.appendingPathComponent("Schemas/people.json").path
         let base = "http://127.0.0.1:\(server.port)"
-        let db = directory.appendingPathComponent("people.sqlite").path
+            let db = directory.path("people.sqlite")
         let output = try await ChildProcess.run(ChildProcess.replica, ["sync", "--db", db, "--schema", schema, "--base-url", base, "/people"])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout == "/people: 200, inserted 2, updated 0, deleted 0 (2 objects)\n")
@@ -90,12 +89,15 @@ struct SyncCommandKeyWarningTests {
             warning: --strict makes these errors (nothing is written)
 
             """)
-        let strictDB = directory.appendingPathComponent("strict.sqlite").path
+            let strictDB = directory.path("strict.sqlite")
         let strict = try await ChildProcess.run(ChildProcess.replica, ["sync", "--db", strictDB, "--schema", schema, "--base-url", base,
                                                                  "--strict", "/people"])
         #expect(strict.status == 1)
         #expect(strict.stderr.contains("key 'shoeSize' matches no attribute or relationship of Person at /0/shoeSize (strict: nothing was written)"),
                 "\(strict.stderr)")
         #expect(try Store(path: strictDB).count("Person") == 0)
+        } teardown: {
+            await server.stop()
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import ReplicaHTTP
 import ReplicaServer
+import ReplicaTestSupport
 import Testing
 
 @Suite("Sync sessions over HTTP")
@@ -8,47 +9,50 @@ struct SyncSessionStallTests {
     @Test("while a sync stalls 5 s mid-body, another sync commits, readers read, and the stalled one commits whole afterwards")
     func stalledBodyHoldsNoLock() async throws {
         let api = try await PeopleAPI.start()
-        defer { Task { await api.stop() } }
-        let people = (1...300).map { JSONValue.object(["id": .int(Int64($0)), "name": .string("person \($0)")]) }
-        try await api.server.load(json: .array(people), into: "people")
-        try await api.server.load(json: .array([.object(["id": 1, "name": "car", "color": "red"])]), into: "cars")
-        api.server.setConditions(MockConditions(faults: [
-            MockFault(.stallBody(afterBytes: 4000, duration: .seconds(5)), method: "GET", path: "/people"),
-        ]))
-        let changes = ChangeSetLog()
-        let token = api.engine.addObserver(queue: DispatchQueue(label: "observer")) { changes.append($0) }
-        defer { api.engine.removeObserver(token) }
+        try await withTeardown {
+            let people = (1...300).map { JSONValue.object(["id": .int(Int64($0)), "name": .string("person \($0)")]) }
+            try await api.server.load(json: .array(people), into: "people")
+            try await api.server.load(json: .array([.object(["id": 1, "name": "car", "color": "red"])]), into: "cars")
+            api.server.setConditions(MockConditions(faults: [
+                MockFault(.stallBody(afterBytes: 4000, duration: .seconds(5)), method: "GET", path: "/people"),
+            ]))
+            let changes = ChangeSetLog()
+            let token = api.engine.addObserver(queue: DispatchQueue(label: "observer")) { changes.append($0) }
+            defer { api.engine.removeObserver(token) }
 
-        // A: parses what arrived before the stall, then waits for the rest of the body.
-        let (parsed, parsedSignal) = AsyncStream<Void>.makeStream()
-        let options = SyncOptions(progress: { _ in parsedSignal.yield() }, progressInterval: 1)
-        let clock = ContinuousClock()
-        let started = clock.now
-        let a = Task { try await api.client.call("/people", options: options) }
-        var iterator = parsed.makeAsyncIterator()
-        _ = await iterator.next()
+            // A: parses what arrived before the stall, then waits for the rest of the body.
+            let (parsed, parsedSignal) = AsyncStream<Void>.makeStream()
+            let options = SyncOptions(progress: { _ in parsedSignal.yield() }, progressInterval: 1)
+            let clock = ContinuousClock()
+            let started = clock.now
+            let a = Task { try await api.client.call("/people", options: options) }
+            var iterator = parsed.makeAsyncIterator()
+            _ = await iterator.next()
 
-        // B commits meanwhile, and readers read.
-        let b = try await api.client.call("/cars")
-        let bDone = clock.now
-        #expect(b.changes["Car"]?.inserted.integers == [1])
-        // B does not wait for A's body: it commits while A is still stalled (well under a second on
-        // a quiet machine), which the order of the two commits below proves however loaded it is.
-        #expect(try api.store.count("Car") == 1)
-        #expect(try api.store.count("Person") == 0)
+            // B commits meanwhile, and readers read.
+            let b = try await api.client.call("/cars")
+            let bDone = clock.now
+            #expect(b.changes["Car"]?.inserted.integers == [1])
+            // B does not wait for A's body: it commits while A is still stalled (well under a second on
+            // a quiet machine), which the order of the two commits below proves however loaded it is.
+            #expect(try api.store.count("Car") == 1)
+            #expect(try api.store.count("Person") == 0)
 
-        let result = try await a.value
-        let aDone = clock.now
-        #expect(started.duration(to: aDone) >= .seconds(4.5))
-        // Had B waited for A's write lock, it would have committed after A.
-        #expect(bDone < aDone)
-        #expect(result.changes["Person"]?.inserted.count == 300)
-        #expect(try api.store.count("Person") == 300)
-        let writeLock = try #require(result.sync.writeLockDuration)
-        #expect(writeLock < .seconds(1), "A held the writer for \(writeLock)")
-        // A landed as one commit after B's.
-        try await waitFor { changes.count == 2 }
-        #expect(changes.values.map { $0.entities.keys.sorted() } == [["Car"], ["Person"]])
+            let result = try await a.value
+            let aDone = clock.now
+            #expect(started.duration(to: aDone) >= .seconds(4.5))
+            // Had B waited for A's write lock, it would have committed after A.
+            #expect(bDone < aDone)
+            #expect(result.changes["Person"]?.inserted.count == 300)
+            #expect(try api.store.count("Person") == 300)
+            let writeLock = try #require(result.sync.writeLockDuration)
+            #expect(writeLock < .seconds(1), "A held the writer for \(writeLock)")
+            // A landed as one commit after B's.
+            try await waitUntil("two change sets observed") { changes.count == 2 }
+            #expect(changes.values.map { $0.entities.keys.sorted() } == [["Car"], ["Person"]])
+        } teardown: {
+            await api.stop()
+        }
     }
 }
 
@@ -59,16 +63,4 @@ final class ChangeSetLog: @unchecked Sendable {
     func append(_ item: ChangeSet) { lock.withLock { items.append(item) } }
     var values: [ChangeSet] { lock.withLock { items } }
     var count: Int { lock.withLock { items.count } }
-}
-
-/// Polls `condition` until it holds, for at most 5 s.
-func waitFor(_ condition: @Sendable () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(5)
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("condition not met within 5 s")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(5))
-    }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import ReplicaHTTP
 import ReplicaServer
+import ReplicaTestSupport
 import Testing
 
 @Suite("Streamed uploads")
@@ -29,9 +30,12 @@ struct UploadTests {
             return Response(status: .noContent)
         }
         let server = try await StreamingServer.start(router)
-        let output = try await ChildProcess.run(CommandLine.arguments[0], ["--testing-library", "swift-testing", "--filter", "uploadInChild"],
-                                                environment: [Self.childVariable: String(server.port)])
-        await server.stop()
+        let output = try await withTeardown {
+            try await ChildProcess.run(CommandLine.arguments[0], ["--testing-library", "swift-testing", "--filter", "uploadInChild"],
+                                       environment: [Self.childVariable: String(server.port)])
+        } teardown: {
+            await server.stop()
+        }
         let lines = output.stdout.split(separator: "\n")
         let growth = lines.first { $0.hasPrefix("RSS_GROWTH=") }.flatMap { Int($0.dropFirst("RSS_GROWTH=".count)) }
         #expect(output.status == 0, "\(output.stdout.suffix(2000))\(output.stderr.suffix(2000))")
@@ -43,10 +47,9 @@ struct UploadTests {
     @Test("the upload itself (run by bigUpload in a child process)",
           .enabled(if: ProcessInfo.processInfo.environment[UploadTests.childVariable] != nil))
     func uploadInChild() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-upload-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("big.bin")
+        let directory = try TemporaryDirectory("replica-upload")
+        defer { directory.remove() }
+        let file = directory.url("big.bin")
         #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
         let handle = try FileHandle(forWritingTo: file)
         let block = Data((0 ..< (1 << 20)).map { UInt8($0 % 251) })
@@ -54,7 +57,7 @@ struct UploadTests {
         try handle.close()
 
         let port = try #require(ProcessInfo.processInfo.environment[Self.childVariable].flatMap { Int($0) })
-        let engine = try SQLiteReplica(store: Store.inMemory(schema: try Schema(contentsOf: PeopleAPI.packageRoot.appendingPathComponent("Schemas/people.json"))))
+        let engine = try SQLiteReplica(store: Store.inMemory(schema: try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/people.json"))))
         guard let base = URL(string: "http://127.0.0.1:\(port)") else { return }
         var configuration = ClientConfiguration(transport: HTTPTransport(), baseURLs: [.production: base])
         configuration.timeout = .seconds(120)

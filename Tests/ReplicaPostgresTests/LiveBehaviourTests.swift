@@ -1,6 +1,7 @@
 import Foundation
 import Replica
 import ReplicaPostgres
+import ReplicaTestSupport
 import Testing
 
 /// Live result sets over both stores: the same snapshots and diffs, on PostgreSQL from syncs
@@ -43,7 +44,7 @@ struct LiveBehaviourTests {
         var query = LiveQuery("Person", where: "numberofkids > ?", arguments: [.integer(0)], sort: [.ascending("name")])
         query.residentRowLimit = residentRowLimit
         let fixture = try await Self.open(kind, query: query)
-        defer { Task { await fixture.close() } }
+        try await withTeardown {
         let updates = fixture.results.updates()
         #expect(updates.initial.isEmpty)
         var iterator = updates.makeAsyncIterator()
@@ -77,6 +78,9 @@ struct LiveBehaviourTests {
         let fresh = try await fixture.test.store.rows(RowQuery("Person", where: "numberOfKids > ?", arguments: [.integer(0)],
                                                                sort: [.ascending("name")]))
         #expect(fixture.results.snapshot.rows.map(\.values) == fresh.map(\.values))
+        } teardown: {
+            await fixture.close()
+        }
     }
 
     @Test("sections, a limit and a refreshed predicate read the same on both stores", arguments: StoreKind.allCases)
@@ -84,7 +88,7 @@ struct LiveBehaviourTests {
         let query = LiveQuery("Person", sort: [.descending("numberOfKids"), .ascending("name")], sectionKey: "numberOfKids",
                               limit: 4)
         let fixture = try await Self.open(kind, query: query)
-        defer { Task { await fixture.close() } }
+        try await withTeardown {
         let updates = fixture.results.updates()
         var iterator = updates.makeAsyncIterator()
         _ = try await fixture.writer.sync(.get, "/people", body: peopleJSON([(1, "b", 1), (2, "a", 1), (3, "c", 2), (4, "d", nil),
@@ -105,5 +109,8 @@ struct LiveBehaviourTests {
         }
         #expect(invalid?.description.contains("no_such_column") == true)
         #expect(Self.integers(fixture.results.snapshot.rows.keys) == [6, 5, 4])
+        } teardown: {
+            await fixture.close()
+        }
     }
 }

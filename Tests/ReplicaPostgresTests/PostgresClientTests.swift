@@ -60,7 +60,7 @@ struct PostgresClientTests {
     @Test("one service's validators serve every service: the second one's call is a 304 and writes nothing")
     func sharedValidators() async throws {
         let fleet = try await Fleet.start()
-        defer { Task { await fleet.stop() } }
+        try await withTeardown {
         try await fleet.load(#"[{"id": 1, "name": "ann"}, {"id": 2, "name": "bob"}]"#)
         let first = try fleet.client(fleet.first)
         let second = try fleet.client(fleet.second)
@@ -89,12 +89,15 @@ struct PostgresClientTests {
         #expect(heard?["Person"]?.deleted.integers == [1])
         #expect(try await fleet.names() == ["bea", "cy"])
         #expect(try await first.call("/people").notModified)
+        } teardown: {
+            await fleet.stop()
+        }
     }
 
     @Test("a paged call whose third page fails leaves the rows and the validators as they were; the retry commits every page")
     func pagedFailureRollsBack() async throws {
         let fleet = try await Fleet.start()
-        defer { Task { await fleet.stop() } }
+        try await withTeardown {
         let people = (1...10).map { #"{"id": \#($0), "name": "p\#($0)"}"# }.joined(separator: ", ")
         try await fleet.load("[\(people)]")
         let client = try fleet.client(fleet.first) { $0.timeout = .seconds(30) }
@@ -118,12 +121,15 @@ struct PostgresClientTests {
         let unchanged = try await fleet.client(fleet.second).call(path)
         #expect(unchanged.notModified)
         #expect(unchanged.unchangedPages == 3)
+        } teardown: {
+            await fleet.stop()
+        }
     }
 
     @Test("client.delete removes the row, and the change set reaches the other service")
     func delete() async throws {
         let fleet = try await Fleet.start()
-        defer { Task { await fleet.stop() } }
+        try await withTeardown {
         try await fleet.load(#"[{"id": 1, "name": "ann"}, {"id": 2, "name": "bob"}]"#)
         let client = try fleet.client(fleet.first)
         try await client.call("/people")
@@ -136,6 +142,9 @@ struct PostgresClientTests {
         // Deleting a row that is not there writes and announces nothing.
         #expect(try await fleet.first.delete("Person", key: .integer(2)).isEmpty)
         await #expect(throws: SyncError.self) { try await fleet.first.delete("Nobody", key: .integer(1)) }
+        } teardown: {
+            await fleet.stop()
+        }
     }
 }
 
@@ -144,7 +153,7 @@ struct PostgresSessionTests {
     @Test("pages staged apart commit in one transaction; a discarded session writes nothing", arguments: StoreKind.allCases)
     func stagedPages(_ kind: StoreKind) async throws {
         let opened = try await TestStore.make(kind)
-        defer { Task { await opened.close() } }
+        try await withTeardown {
         let store = opened.store
         let plain = try await store.sync(.get, "/people", body: Data(#"[{"id": 9, "name": "old"}]"#.utf8), options: SyncOptions())
         #expect(plain.writeLockDuration != nil)
@@ -174,5 +183,8 @@ struct PostgresSessionTests {
         #expect(second.changes["Person"]?.updated.integers == [2])
         #expect(second.changes["Person"]?.deleted.integers == [9])
         await #expect(throws: SyncError.self) { try await next.commit(complete: true) }
+        } teardown: {
+            await opened.close()
+        }
     }
 }

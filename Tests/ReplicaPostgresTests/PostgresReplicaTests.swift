@@ -57,18 +57,24 @@ struct PostgresReplicaTests {
         let url = try PostgresCluster.start().makeDatabase()
         let schema = try TestStore.schema()
         let replica = try await PostgresReplica.open(url: url, schema: schema)
-        _ = try await replica.sync(.get, "/people", body: peopleJSON([(1, "Ann", 1)]))
-        await replica.close()
-        var json = try String(contentsOf: TestStore.packageRoot.appendingPathComponent("Schemas/people.json"), encoding: .utf8)
+        _ = try await withTeardown {
+            try await replica.sync(.get, "/people", body: peopleJSON([(1, "Ann", 1)]))
+        } teardown: {
+            await replica.close()
+        }
+        var json = try String(contentsOf: packageRoot.appendingPathComponent("Schemas/people.json"), encoding: .utf8)
         json = json.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 2")
             .replacingOccurrences(of: "\"avatar\": \"data\"", with: "\"avatar\": \"data\",\n        \"nickname\": \"string\"")
         let newer = try Schema(json: Data(json.utf8), file: "people v2")
         let migrated = try await PostgresReplica.open(url: url, schema: newer)
-        defer { Task { await migrated.close() } }
-        _ = try await migrated.sync(.get, "/people/1", body: Data(#"{"id": 1, "nickname": "A"}"#.utf8))
-        let row = try #require(try await migrated.rows(RowQuery("Person")).first)
-        #expect(row["name"] == .string("Ann"))
-        #expect(row["nickname"] == .string("A"))
+        try await withTeardown {
+            _ = try await migrated.sync(.get, "/people/1", body: Data(#"{"id": 1, "nickname": "A"}"#.utf8))
+            let row = try #require(try await migrated.rows(RowQuery("Person")).first)
+            #expect(row["name"] == .string("Ann"))
+            #expect(row["nickname"] == .string("A"))
+        } teardown: {
+            await migrated.close()
+        }
     }
 
     @Test("an observer of another replica on the same database gets its syncs' change sets, keys and all")
@@ -77,20 +83,24 @@ struct PostgresReplicaTests {
         let schema = try TestStore.schema()
         let writer = try await PostgresReplica.open(url: url, schema: schema)
         let watcher = try await PostgresReplica.open(url: url)
-        defer { Task { await writer.close(); await watcher.close() } }
-        let changes = await watcher.changes(for: ["Person"])
-        var iterator = changes.makeAsyncIterator()
-        _ = try await writer.sync(.get, "/people", body: peopleJSON([(1, "Ann", 1), (2, "Bob", 2)]))
-        let small = try #require(await iterator.next())
-        #expect(small["Person"]?.inserted.integers == [1, 2])
+        try await withTeardown {
+            let changes = await watcher.changes(for: ["Person"])
+            var iterator = changes.makeAsyncIterator()
+            _ = try await writer.sync(.get, "/people", body: peopleJSON([(1, "Ann", 1), (2, "Bob", 2)]))
+            let small = try #require(await iterator.next())
+            #expect(small["Person"]?.inserted.integers == [1, 2])
 
-        // Too many keys for a NOTIFY payload: they travel through the changes table.
-        let many = (1...3_000).map { (id: $0, name: "P\($0)", kids: Optional($0 % 4)) }
-        _ = try await writer.sync(.get, "/people", body: peopleJSON(many))
-        let large = try #require(await iterator.next())
-        #expect(large["Person"]?.inserted.integers == Array(3...3_000).map(Int64.init))
-        #expect(large["Person"]?.updated.integers == [1, 2])
-        #expect(large.sequence > small.sequence)
+            // Too many keys for a NOTIFY payload: they travel through the changes table.
+            let many = (1...3_000).map { (id: $0, name: "P\($0)", kids: Optional($0 % 4)) }
+            _ = try await writer.sync(.get, "/people", body: peopleJSON(many))
+            let large = try #require(await iterator.next())
+            #expect(large["Person"]?.inserted.integers == Array(3...3_000).map(Int64.init))
+            #expect(large["Person"]?.updated.integers == [1, 2])
+            #expect(large.sequence > small.sequence)
+        } teardown: {
+            await writer.close()
+            await watcher.close()
+        }
     }
 
     @Test("two replicas syncing one collection at once never interleave: the result is one sync whole")
@@ -99,25 +109,29 @@ struct PostgresReplicaTests {
         let schema = try TestStore.schema()
         let a = try await PostgresReplica.open(url: url, schema: schema)
         let b = try await PostgresReplica.open(url: url)
-        defer { Task { await a.close(); await b.close() } }
-        for round in 0..<5 {
-            let first = peopleJSON((1...4_000).map { (id: $0, name: "A\(round)", kids: Optional(1)) })
-            let second = peopleJSON((2_001...6_000).map { (id: $0, name: "B\(round)", kids: Optional(2)) })
-            async let one = a.sync(.get, "/people", body: first)
-            async let two = b.sync(.get, "/people", body: second)
-            let (resultA, resultB) = try await (one, two)
-            let rows = try await a.rows(RowQuery("Person"))
-            let names = Set(rows.map { $0["name"] })
-            // The later commit's collection, whole: its rows and nothing else.
-            #expect(names.count == 1)
-            if names == [.string("A\(round)")] {
-                #expect(rows.map(\.primaryKey) == (1...4_000).map { .integer(Int64($0)) })
-                #expect(resultA.changes.sequence > resultB.changes.sequence)
-            } else {
-                #expect(names == [.string("B\(round)")])
-                #expect(rows.map(\.primaryKey) == (2_001...6_000).map { .integer(Int64($0)) })
-                #expect(resultB.changes.sequence > resultA.changes.sequence)
+        try await withTeardown {
+            for round in 0..<5 {
+                let first = peopleJSON((1...4_000).map { (id: $0, name: "A\(round)", kids: Optional(1)) })
+                let second = peopleJSON((2_001...6_000).map { (id: $0, name: "B\(round)", kids: Optional(2)) })
+                async let one = a.sync(.get, "/people", body: first)
+                async let two = b.sync(.get, "/people", body: second)
+                let (resultA, resultB) = try await (one, two)
+                let rows = try await a.rows(RowQuery("Person"))
+                let names = Set(rows.map { $0["name"] })
+                // The later commit's collection, whole: its rows and nothing else.
+                #expect(names.count == 1)
+                if names == [.string("A\(round)")] {
+                    #expect(rows.map(\.primaryKey) == (1...4_000).map { .integer(Int64($0)) })
+                    #expect(resultA.changes.sequence > resultB.changes.sequence)
+                } else {
+                    #expect(names == [.string("B\(round)")])
+                    #expect(rows.map(\.primaryKey) == (2_001...6_000).map { .integer(Int64($0)) })
+                    #expect(resultB.changes.sequence > resultA.changes.sequence)
+                }
             }
+        } teardown: {
+            await a.close()
+            await b.close()
         }
     }
 }
@@ -154,12 +168,11 @@ struct OpenReplicaStoreTests {
     @Test("postgres:// opens a PostgreSQL replica; sqlite:, file: and plain paths an SQLite engine; both read alike")
     func byURL() async throws {
         let url = try PostgresCluster.start().makeDatabase()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replica-open-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryDirectory("replica-open")
+        defer { directory.remove() }
         let schema = try TestStore.schema()
-        let urls = [url, "sqlite:" + directory.appendingPathComponent("a.sqlite").path,
-                    "file://" + directory.appendingPathComponent("b.sqlite").path, directory.appendingPathComponent("c.sqlite").path]
+        let urls = [url, "sqlite:" + directory.path("a.sqlite"),
+                    "file://" + directory.path("b.sqlite"), directory.path("c.sqlite")]
         for location in urls {
             let store = try await openReplicaStore(url: location, schema: schema)
             #expect((store is PostgresReplica) == location.hasPrefix("postgres://"), "\(location)")
@@ -167,8 +180,8 @@ struct OpenReplicaStoreTests {
             #expect(try await store.rows(RowQuery("Person")).map { $0["name"] } == [.string("Ann")], "\(location)")
             await store.close()
         }
-        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("a.sqlite").path))
-        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("b.sqlite").path))
+        #expect(FileManager.default.fileExists(atPath: directory.path("a.sqlite")))
+        #expect(FileManager.default.fileExists(atPath: directory.path("b.sqlite")))
         let refused = await #expect(throws: PostgresStoreError.self) {
             _ = try await openReplicaStore(url: "postgresql://app:pw@127.0.0.1:\(try PostgresCluster.freePort())/cache")
         }

@@ -2,6 +2,7 @@ import Foundation
 import Replica
 import ReplicaHTTP
 import ReplicaServer
+import ReplicaTestSupport
 import Testing
 
 /// A seeded model test of paged syncs against the mock server: after every sync the store
@@ -47,14 +48,7 @@ struct SyncSessionModelTests {
         let store = opened.store
         let transport = HTTPTransport()
         let base = try #require(URL(string: server.baseURL))
-        defer {
-            Task {
-                try? await transport.shutdown()
-                await server.stop()
-                await opened.close()
-            }
-        }
-
+        try await withTeardown {
         var truth: [Int64: Person] = [:]
         var nextID: Int64 = 1
         var outcomes: [String: Int] = [:]
@@ -149,6 +143,11 @@ struct SyncSessionModelTests {
             #expect((outcomes[outcome] ?? 0) > 0, "\(kind) seed \(seed): no '\(outcome)' step in \(outcomes)")
         }
         server.setConditions(MockConditions())
+        } teardown: {
+            try? await transport.shutdown()
+            await server.stop()
+            await opened.close()
+        }
     }
 
     /// The ids whose rows differ, as `id: stored ≠ expected`.

@@ -13,7 +13,7 @@ final class ServeProcess: Sendable {
             candidates.append(bundle.bundleURL.deletingLastPathComponent())
         }
         let directory = candidates.first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("replica").path) }
-        return (directory ?? Fixture.packageRoot.appendingPathComponent(".build/debug")).appendingPathComponent("replica")
+        return (directory ?? packageRoot.appendingPathComponent(".build/debug")).appendingPathComponent("replica")
     }()
 
     let process: Process
@@ -25,7 +25,7 @@ final class ServeProcess: Sendable {
         process = Process()
         process.executableURL = Self.executable
         process.arguments = ["serve"] + arguments
-        process.currentDirectoryURL = Fixture.packageRoot
+        process.currentDirectoryURL = packageRoot
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -104,10 +104,11 @@ struct MockServerCLITests {
 
     @Test("replica serve with --store sqlite:, --data, --latency, --fail-rate and timeouts; SIGTERM stops it")
     func options() async throws {
-        let directory = try Fixture.temporaryDirectory()
-        let data = directory.appendingPathComponent("seed.json")
+        let directory = try TemporaryDirectory("replica-server")
+        defer { directory.remove() }
+        let data = directory.url("seed.json")
         try Data(#"{"people": [{"name": "ann"}, {"name": 3}], "cars": [{"name": "mini", "person_id": 1}]}"#.utf8).write(to: data)
-        let database = directory.appendingPathComponent("serve.sqlite").path
+        let database = directory.path("serve.sqlite")
         let server = try ServeProcess(["--schema", "Schemas/people.json", "--port", "0", "--store", "sqlite:\(database)",
                                        "--data", data.path, "--latency", "100-150", "--fail-rate", "0",
                                        "--header-timeout", "5", "--idle-timeout", "0.3"])
@@ -129,8 +130,9 @@ struct MockServerCLITests {
     @Test("replica serve --store postgres://: two servers share one database; a server that cannot connect says where")
     func postgresStore() async throws {
         let url = try PostgresCluster.start().makeDatabase()
-        let directory = try Fixture.temporaryDirectory()
-        let data = directory.appendingPathComponent("seed.json")
+        let directory = try TemporaryDirectory("replica-server")
+        defer { directory.remove() }
+        let data = directory.url("seed.json")
         try Data(#"{"people": [{"name": "ann"}, {"id": 7, "name": "bob"}]}"#.utf8).write(to: data)
         let first = try ServeProcess(["--schema", "Schemas/people.json", "--port", "0", "--store", url, "--data", data.path])
         let firstBase = String(try await first.firstLine().dropFirst("Listening on ".count))

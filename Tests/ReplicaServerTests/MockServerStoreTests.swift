@@ -1,5 +1,6 @@
 import Foundation
 import ReplicaServer
+import ReplicaTestSupport
 import Testing
 
 @Suite("MockServer stores")
@@ -77,7 +78,9 @@ struct MockServerStoreTests {
 
     @Test("the SQLite store keeps its data across a restart of the same server and a new server")
     func sqliteRestart() async throws {
-        let path = try Fixture.temporaryDirectory().appendingPathComponent("people.sqlite").path
+        let directory = try TemporaryDirectory("replica-server")
+        defer { directory.remove() }
+        let path = directory.path("people.sqlite")
         let resources = try Fixture.peopleResources
         let server = try await Fixture.startOnQuietPort(resources: resources, store: try SQLiteMockStore(path: path))
         let client = Client(server)

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import ReplicaServer
+import ReplicaServerPostgres
 import ReplicaTestSupport
 import Testing
 
@@ -66,9 +67,6 @@ enum Fixture {
         throw lastError ?? MockServerError(code: .bindFailed, message: "no free port")
     }
 
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     static var peopleSchema: Schema {
         get throws { try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/people.json")) }
     }
@@ -77,18 +75,12 @@ enum Fixture {
         get throws { MockResource.resources(for: try peopleSchema) }
     }
 
-    /// A fresh temporary directory.
-    static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("replica-server-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
     /// The two stores, by name, for parameterized tests.
     /// A fresh store: `memory`, `sqlite` (a new file) or `postgres` (a new database of the test cluster).
     static func store(_ kind: String) throws -> any MockStore {
         switch kind {
-        case "sqlite": return try SQLiteMockStore(path: try temporaryDirectory().appendingPathComponent("mock.sqlite").path)
+        // The folder outlives the test: the store is handed to a server and never closed.
+        case "sqlite": return try SQLiteMockStore(path: try TemporaryDirectory("replica-server").path("mock.sqlite"))
         case "postgres": return try PostgresMockStore(url: try PostgresCluster.start().makeDatabase())
         default: return MemoryMockStore()
         }

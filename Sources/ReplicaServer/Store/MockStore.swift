@@ -1,5 +1,10 @@
-/// Where a mock server keeps its objects: one protocol over the in-memory and SQLite stores, so that
-/// users can plug in their own.
+/// Where a mock server keeps its objects: one protocol over three stores, so that users can plug in
+/// their own.
+///
+/// - ``MemoryMockStore`` (the default): in memory, in this module (`ReplicaServer`).
+/// - ``SQLiteMockStore``: an SQLite file (GRDB), in this module too (`replica serve --store sqlite:PATH`).
+/// - `PostgresMockStore`: a PostgreSQL database shared by several servers, in the `ReplicaServerPostgres`
+///   module and product, so that `ReplicaServer` links no PostgreSQL (`replica serve --store postgres://…`).
 ///
 /// Objects are `JSONObject`s keyed by property name; stores receive values already harvested and
 /// type-checked by the resource, and return objects with every property present (missing ones null).

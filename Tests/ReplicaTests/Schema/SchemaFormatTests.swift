@@ -1,4 +1,5 @@
 import Foundation
+import ReplicaTestSupport
 import Testing
 @testable import Replica
 
@@ -14,7 +15,7 @@ struct SchemaFormatTests {
     @Test("every example under Schemas/ validates against the format's JSON Schema")
     func examplesValidate() throws {
         let validator = try formatValidator()
-        let files = try FileManager.default.contentsOfDirectory(atPath: TestSupport.packageRoot.appendingPathComponent("Schemas").path)
+        let files = try FileManager.default.contentsOfDirectory(atPath: packageRoot.appendingPathComponent("Schemas").path)
             .filter { $0.hasSuffix(".json") && $0 != "schema.schema.json" }
             .sorted()
         #expect(files == Self.exampleFiles)

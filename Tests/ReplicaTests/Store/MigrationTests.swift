@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ReplicaTestSupport
 import Testing
 @testable import Replica
 
@@ -36,7 +37,8 @@ struct MigrationTests {
 
     @Test("a new entity gets a table, a new attribute a column with its default, a new index is created")
     func additiveMigration() throws {
-        let directory = try TestSupport.temporaryDirectory()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let path = directory.path("app.sqlite")
         do {
             let store = try Store(path: path, schema: try Self.version1())
@@ -74,7 +76,8 @@ struct MigrationTests {
 
     @Test("a changed attribute type is refused, naming entity and attribute, and the file is left untouched")
     func refusedTypeChange() throws {
-        let directory = try TestSupport.temporaryDirectory()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let path = directory.path("app.sqlite")
         do {
             let store = try Store(path: path, schema: try Self.version1())
@@ -112,7 +115,8 @@ struct MigrationTests {
             ("other schema", "holds schema 'app', not 'other'"),
           ])
     func refusedChanges(change: String, message: String) throws {
-        let directory = try TestSupport.temporaryDirectory()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let path = directory.path("app.sqlite")
         _ = try Store(path: path, schema: try Self.version1())
         let schema: Schema
@@ -166,14 +170,16 @@ struct MigrationTests {
 
     @Test("a database without a recorded schema needs one")
     func missingSchema() throws {
-        let directory = try TestSupport.temporaryDirectory()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let error = #expect(throws: StoreError.self) { try Store(path: directory.path("empty.sqlite")) }
         #expect(error?.code == .missingSchema)
     }
 
     @Test("opening with the same schema again changes nothing")
     func sameSchema() throws {
-        let directory = try TestSupport.temporaryDirectory()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let path = directory.path("app.sqlite")
         _ = try Store(path: path, schema: try Self.version1())
         let before = try Self.fingerprint(path)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ReplicaTestSupport
 import Testing
 @testable import Replica
 
@@ -34,7 +35,8 @@ struct StoreTests {
 
     @Test("every attribute type round-trips through the store")
     func typesRoundTrip() throws {
-        let directory = try TestSupport.temporaryDirectory()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let store = try Store(path: directory.path("types.sqlite"), schema: try Self.allTypesSchema())
         let doc: JSONValue = ["tags": ["a", "b"], "nested": ["x": 1.5, "y": nil, "ok": true], "big": .int(Int64.max)]
         let rows: [[String: AttributeValue]] = [
@@ -126,7 +128,8 @@ struct StoreTests {
                 Index([hostile, "select"])
             }
         }
-        let directory = try TestSupport.temporaryDirectory()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let store = try Store(path: directory.path("hostile.sqlite"), schema: schema)
         try Self.insert(store, "x", ["id": .integer(1)])
         try Self.insert(store, "order", ["id": .integer(1), hostile: .string("a'; DELETE FROM x; --"), "select": .integer(2)])

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ReplicaTestSupport
 import Testing
 @testable import Replica
 
@@ -7,7 +8,8 @@ import Testing
 struct ExternalChangeTests {
     @Test("a write by another connection is reported as unknown changes; the engine's own writes are not")
     func detectsOtherConnections() async throws {
-        let directory = try TestSupport.temporaryDirectory()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let path = directory.path("blog.sqlite")
         let store = try Store(path: path, schema: try Schema(contentsOf: TestSupport.schemaFile("blog.json")))
         let engine = try SQLiteReplica(store: store)
@@ -31,7 +33,8 @@ struct ExternalChangeTests {
 
     @Test("a commit by another connection right after the monitor starts is reported: its baseline is read before it returns")
     func commitRightAfterStart() async throws {
-        let directory = try TestSupport.temporaryDirectory()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let path = directory.path("blog.sqlite")
         let store = try Store(path: path, schema: try Schema(contentsOf: TestSupport.schemaFile("blog.json")))
         let engine = try SQLiteReplica(store: store)

@@ -1,4 +1,5 @@
 import Foundation
+import ReplicaTestSupport
 import Testing
 @testable import Replica
 
@@ -69,7 +70,7 @@ struct StreamingImportTests {
         #expect(result.objectCount == 7000)
         #expect(try store.count("Item") == 7001)
         #expect(try store.rows("Item", where: "id = 6000").first?.values[1] == .string("item 6000"))
-        try await waitUntil { changes.count == 2 }
+        try await waitUntil("two change sets observed") { changes.count == 2 }
         #expect(changes.values.map { $0["Item"]?.inserted.count } == [1, 7000])
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ReplicaTestSupport
 import Testing
 @testable import Replica
 
@@ -31,7 +32,7 @@ struct SyncSessionTests {
         #expect(try blog.keys("Post") == (1...5).map { .integer(Int64($0)) })
         await #expect(throws: SyncError.self) { try await session.commit() }
         // One commit, one change set, delivered after it.
-        try await waitUntil { log.values.count == 1 }
+        try await waitUntil("one change set observed") { log.values.count == 1 }
         #expect(log.values.map(\.sequence) == [result.changes.sequence])
         #expect(log.values.first?["Post"]?.deleted.ints == [99])
     }
@@ -171,18 +172,6 @@ final class ChunkProbe: @unchecked Sendable {
 
     var isInside: Bool { lock.withLock { inside } }
     var calls: Int { lock.withLock { count } }
-}
-
-/// Polls `condition` until it holds (at most 5 s).
-func waitUntil(_ condition: @Sendable () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(5)
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("condition not met within 5 s")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(5))
-    }
 }
 
 extension ChangeSet {

@@ -1,4 +1,5 @@
 import Foundation
+import ReplicaTestSupport
 import Testing
 @testable import Replica
 
@@ -42,7 +43,8 @@ struct SyncStreamingTests {
 
     @Test("imports a file by entity with scope and progress")
     func importFile() async throws {
-        let directory = try TestSupport.temporaryDirectory()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let file = directory.path("posts.json")
         let posts = "[" + (1...2500).map { #"{"id": \#($0), "title": "post \#($0)"}"# }.joined(separator: ",") + "]"
         try Data(posts.utf8).write(to: URL(fileURLWithPath: file))

@@ -1,4 +1,5 @@
 import Foundation
+import ReplicaTestSupport
 import Testing
 @testable import Replica
 
@@ -6,7 +7,8 @@ import Testing
 struct ValidateFileTests {
     @Test("reads and maps a file as an import would, and writes nothing")
     func writesNothing() async throws {
-        let directory = try TestSupport.temporaryDirectory()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let file = directory.path("posts.json")
         let posts = "[" + (1...2500).map { #"{"id": \#($0), "title": "post \#($0)", "extra": 1}"# }.joined(separator: ",") + "]"
         try Data(posts.utf8).write(to: URL(fileURLWithPath: file))
@@ -21,7 +23,8 @@ struct ValidateFileTests {
 
     @Test("fails as an import would: malformed JSON, an object that cannot be mapped")
     func failsLikeImport() async throws {
-        let directory = try TestSupport.temporaryDirectory()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let blog = try BlogFixture()
         let malformed = directory.path("malformed.json")
         try Data(#"[{"id": 1, "title": "a"}, {"id": 2,"#.utf8).write(to: URL(fileURLWithPath: malformed))
