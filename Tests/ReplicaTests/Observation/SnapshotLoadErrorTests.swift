@@ -23,19 +23,29 @@ struct SnapshotLoadErrorTests {
 
     static func path(_ row: Int) -> ResultIndexPath { ResultIndexPath(section: 0, row: row) }
 
+    /// A store of 50 items and a lazy live result set on them (rows read 10 at a time).
+    static func lazySet() async throws -> (LiveResultFixture, LiveResultSet) {
+        let fixture = try LiveResultFixture()
+        try await fixture.upsert((1 ... 50).map { item($0) })
+        return (fixture, try LiveResultSet(engine: fixture.engine, query: lazyQuery))
+    }
+
+    /// Drops the items' table under the live result set: every later read of a row fails.
+    static func dropItems(_ fixture: LiveResultFixture) async throws {
+        let table = try fixture.store.requireEntity("Item").tableName
+        try await fixture.store.database.write { db in try db.execute(sql: "DROP TABLE \(table.quotedIdentifier)") }
+    }
+
     @Test("a read that fails under a lazy snapshot throws from loadRow, rows(in:) and decode, naming the entity, and is recorded in loadError")
     func readFailureSurfaces() async throws {
-        let fixture = try LiveResultFixture()
-        try await fixture.upsert((1 ... 50).map { Self.item($0) })
-        let set = try LiveResultSet(engine: fixture.engine, query: Self.lazyQuery)
+        let (fixture, set) = try await Self.lazySet()
         defer { set.close() }
         let snapshot = set.snapshot
         #expect(!snapshot.holdsRows && snapshot.count == 50 && snapshot.loadError == nil)
         #expect(try snapshot.loadRow(at: Self.path(0))?["name"] == .string("n1"), "rows 1–10 are read and cached")
 
         // The table disappears under the snapshot.
-        let table = try fixture.store.requireEntity("Item").tableName
-        try await fixture.store.database.write { db in try db.execute(sql: "DROP TABLE \(table.quotedIdentifier)") }
+        try await Self.dropItems(fixture)
 
         let thrown = #expect(throws: StoreError.self) { try snapshot.loadRow(at: Self.path(20)) }
         #expect(thrown?.code == .sqlite)
@@ -59,13 +69,10 @@ struct SnapshotLoadErrorTests {
 
     @Test("accessors that cannot throw return the row's placeholder and record the error in loadError")
     func nonThrowingAccessorsRecord() async throws {
-        let fixture = try LiveResultFixture()
-        try await fixture.upsert((1 ... 50).map { Self.item($0) })
-        let set = try LiveResultSet(engine: fixture.engine, query: Self.lazyQuery)
+        let (fixture, set) = try await Self.lazySet()
         defer { set.close() }
         let snapshot = set.snapshot
-        let table = try fixture.store.requireEntity("Item").tableName
-        try await fixture.store.database.write { db in try db.execute(sql: "DROP TABLE \(table.quotedIdentifier)") }
+        try await Self.dropItems(fixture)
 
         let row = try #require(snapshot.row(at: Self.path(44)))
         #expect(row.primaryKey == .integer(45) && row["name"] == .null, "a placeholder: key and sort values only")
@@ -79,9 +86,7 @@ struct SnapshotLoadErrorTests {
 
     @Test("a row deleted since the snapshot reads as its placeholder without any load error")
     func deletedRowIsNotAnError() async throws {
-        let fixture = try LiveResultFixture()
-        try await fixture.upsert((1 ... 50).map { Self.item($0) })
-        let set = try LiveResultSet(engine: fixture.engine, query: Self.lazyQuery)
+        let (fixture, set) = try await Self.lazySet()
         defer { set.close() }
         let snapshot = set.snapshot
         try await fixture.replaceGroup(1, with: (1 ... 40).map { Self.item($0) })

@@ -23,12 +23,17 @@ struct WriteJobTests {
         return summary
     }
 
-    @Test("a complete collection of a scoped route deletes inside its scope, keeping skipped objects' keys")
-    func completeCollection() throws {
+    /// A job writing `GET /users/3/posts`, whose complete collection deletes stale posts; its plan and the posts' entity index.
+    func postsJob() throws -> (WriteJob, SyncPlan, Int) {
         let plan = try plan("/users/3/posts")
-        let post = try #require(plan.targetEntity)
         var job = WriteJob(source: "GET /users/3/posts")
         job.stale = .completeCollections(plan)
+        return (job, plan, try #require(plan.targetEntity))
+    }
+
+    @Test("a complete collection of a scoped route deletes inside its scope, keeping skipped objects' keys")
+    func completeCollection() throws {
+        let (job, plan, post) = try postsJob()
         let skipped = SkippedObject(entity: "Post", pointer: .root, reason: "no title", key: .integer(7))
         let (deletions, skippedKeys) = job.deletions(after: summary(complete: [post], skipped: [skipped]), frontEnd: blog.engine.frontEnd)
         #expect(deletions.map(\.entity) == [post])
@@ -41,10 +46,7 @@ struct WriteJobTests {
 
     @Test("without skipped objects every kept key is a written row; an incomplete collection deletes nothing")
     func nothingSkipped() throws {
-        let plan = try plan("/users/3/posts")
-        let post = try #require(plan.targetEntity)
-        var job = WriteJob(source: "GET /users/3/posts")
-        job.stale = .completeCollections(plan)
+        let (job, _, post) = try postsJob()
         let (deletions, _) = job.deletions(after: summary(complete: [post]), frontEnd: blog.engine.frontEnd)
         #expect(deletions.map(\.allWritten) == [true])
         #expect(deletions.first?.keepingBeyondWritten.isEmpty == true)
