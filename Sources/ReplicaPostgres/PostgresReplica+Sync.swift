@@ -16,31 +16,46 @@ extension PostgresReplica: StoreBackend {
     package func perform(_ job: WriteJob) async throws -> WriteOutcome {
         let frontEnd = self.frontEnd
         let origin = self.origin
-        let outcome = try await transaction { session in
-            var summary: ReaderSummary?
-            switch job.rows {
-            case .none: break
-            case .stream(let stream, _): summary = try await session.stage(stream)
-            case .staged(let staged): try await session.stage(staged)
+        let outcome: (WriteOutcome, ContinuousClock.Instant?)
+        do {
+            outcome = try await transaction { session in
+                if let timeout = job.busyTimeout { try await session.limitLockWait(seconds: timeout) }
+                return try await Self.write(job, in: session, frontEnd: frontEnd, origin: origin)
             }
-            let (deletions, skipped) = job.deletions(after: summary, frontEnd: frontEnd)
-            var changes = try await session.merge(deletions)
-            if let row = job.deletedRow {
-                let deleted = try await session.delete(entity: row.entity, key: row.key)
-                if !deleted.isEmpty { changes[self.mapping.maps[row.entity].entity.name, default: EntityChanges()].deleted = deleted }
-            }
-            try await ClientCacheTable.write(job.records, on: session)
-            var sequence: UInt64 = 0
-            if !changes.isEmpty { sequence = try await ChangeAnnouncement.announce(changes, origin: origin, on: session) }
-            let reported = job.reportedEntity.map { session.stagedTopKeys(of: $0) } ?? PrimaryKeys()
-            // From the merge's first table lock to the commit: what other writers of those tables waited.
-            return (WriteOutcome(changes: ChangeSet(sequence: sequence, entities: changes), summary: summary, skipped: skipped,
-                                 reportedKeys: reported, writeLockDuration: nil), session.lockedSince)
+        } catch let timeout as PostgresWriteSession.LockTimeout {
+            throw SyncError(.busy, "\(url): " + Store.lockWaitMessage(holder: "another writer holds a lock on the tables",
+                                                                       waited: timeout.waited, timeout: job.busyTimeout ?? 0)
+                            + "; nothing was written", source: job.source)
         }
         var result = outcome.0
         result.writeLockDuration = outcome.1.map { $0.duration(to: ContinuousClock.now) }
         if !result.changes.isEmpty { observers.publish(result.changes) }
         return result
+    }
+
+    /// The job's statements inside its transaction: stage, merge, stale deletions, a deleted
+    /// row, the client's records, the announcement; with when the first table lock was taken.
+    private static func write(_ job: WriteJob, in session: PostgresWriteSession, frontEnd: SyncFrontEnd,
+                              origin: String) async throws -> (WriteOutcome, ContinuousClock.Instant?) {
+        var summary: ReaderSummary?
+        switch job.rows {
+        case .none: break
+        case .stream(let stream, _): summary = try await session.stage(stream)
+        case .staged(let staged): try await session.stage(staged)
+        }
+        let (deletions, skipped) = job.deletions(after: summary, frontEnd: frontEnd)
+        var changes = try await session.merge(deletions)
+        if let row = job.deletedRow {
+            let deleted = try await session.delete(entity: row.entity, key: row.key)
+            if !deleted.isEmpty { changes[frontEnd.mapping.maps[row.entity].entity.name, default: EntityChanges()].deleted = deleted }
+        }
+        try await ClientCacheTable.write(job.records, on: session)
+        var sequence: UInt64 = 0
+        if !changes.isEmpty { sequence = try await ChangeAnnouncement.announce(changes, origin: origin, on: session) }
+        let reported = job.reportedEntity.map { session.stagedTopKeys(of: $0) } ?? PrimaryKeys()
+        // From the merge's first table lock to the commit: what other writers of those tables waited.
+        return (WriteOutcome(changes: ChangeSet(sequence: sequence, entities: changes), summary: summary, skipped: skipped,
+                             reportedKeys: reported, writeLockDuration: nil), session.lockedSince)
     }
 
     /// A PostgreSQL error in the user's terms, naming the replica's URL (without its password).

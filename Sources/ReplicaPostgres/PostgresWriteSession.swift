@@ -153,12 +153,33 @@ final class PostgresWriteSession {
     /// Takes the advisory lock of each entity's table until the transaction ends: one lock per
     /// table, taken in one order by every process, so writers never deadlock and two syncs of
     /// one collection never interleave.
+    ///
+    /// - Throws: ``LockTimeout`` when the transaction's `lock_timeout` (``limitLockWait(seconds:)``)
+    ///   ran out while another writer held a lock.
     func lock(_ entities: [Int]) async throws {
         let tables = Set(entities.map { maps[$0].entity.tableName }).sorted()
+        let waiting = ContinuousClock.now
         for table in tables {
-            try await execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", [.string("replica:" + table)])
+            do {
+                try await execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", [.string("replica:" + table)])
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "55P03" {
+                throw LockTimeout(waited: waiting.duration(to: .now))
+            }
         }
         if lockedSince == nil { lockedSince = ContinuousClock.now }
+    }
+
+    /// Bounds this transaction's waits for other writers' locks (`SET LOCAL lock_timeout`);
+    /// 0 fails at once (PostgreSQL's own 0 would wait for ever).
+    func limitLockWait(seconds: Double) async throws {
+        let milliseconds = max(1, min(Int((seconds * 1000).rounded()), Int(Int32.max)))
+        try await execute("SET LOCAL lock_timeout = \(milliseconds)")
+    }
+
+    /// A table lock another writer held for longer than the transaction's `lock_timeout`.
+    struct LockTimeout: Error {
+        /// How long the transaction waited for it.
+        var waited: Duration
     }
 
     /// Deletes the row of `entity` with primary key `key` under its table's lock; returns its

@@ -42,6 +42,10 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(help: "Fail (and write nothing) when a key matches no attribute, a collection no entity, or an object gives a key twice.")
     var strict = false
 
+    @Option(name: .customLong("busy-timeout"),
+            help: "Seconds to wait while another process writes to the database before failing (writing nothing).")
+    var busyTimeout: Double = StoreOptions().busyTimeout
+
     @Flag(name: .customLong("dry-run"), help: "Parse and map the file as an import would, report what it holds and any error, and write nothing (no database file is created).")
     var dryRun = false
 
@@ -53,11 +57,12 @@ struct ImportCommand: AsyncParsableCommand {
         for variable in variables where !variable.contains("=") {
             throw ValidationError("--var takes name=value, not '\(variable)'")
         }
+        try OptionChecks.busyTimeout(busyTimeout)
     }
 
     func run() async throws {
         if PostgresURL.isPostgres(db) && !dryRun {
-            try await OpenedStore.open(db: db, schema: schema).using { try await importing(into: $0.store) }
+            try await OpenedStore.open(db: db, schema: schema, busyTimeout: busyTimeout).using { try await importing(into: $0.store) }
             return
         }
         let store = try dryRun ? openStoreForDryRun() : openStore()
@@ -68,7 +73,7 @@ struct ImportCommand: AsyncParsableCommand {
     func importing(into target: any ReplicaStore) async throws {
         let importTarget = try importTarget(schema: target.schema, location: target.location)
         let bar = ProgressBar(enabled: Terminal.width(of: STDERR_FILENO) != nil)
-        var options = SyncOptions(stalePolicy: stale, onInvalid: onInvalid)
+        var options = SyncOptions(stalePolicy: stale, onInvalid: onInvalid, busyTimeout: busyTimeout)
         options.strictKeys = strict
         options.progress = { progress in bar.update(progress) }
         options.progressInterval = 5_000
@@ -97,7 +102,7 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func openStore() throws -> Store {
-        try Self.openStore(db: db, schema: schema)
+        try Self.openStore(db: db, schema: schema, busyTimeout: busyTimeout)
     }
 
     /// For --dry-run: the schema file in memory (nothing created on disk), or the database's recorded schema.
@@ -118,13 +123,13 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     /// Opens `db` with the schema file (creating it), or with its recorded schema.
-    static func openStore(db: String, schema: String?) throws -> Store {
+    static func openStore(db: String, schema: String?, busyTimeout: Double) throws -> Store {
         do {
             let loaded = try schema.map { try Schema(contentsOf: URL(fileURLWithPath: $0)) }
             if loaded == nil && !FileManager.default.fileExists(atPath: db) {
                 throw CLIError("\(db): no such database file (give --schema to create it)")
             }
-            return try Store(path: db, schema: loaded)
+            return try Store(path: db, schema: loaded, options: StoreOptions(busyTimeout: busyTimeout))
         } catch let error as SchemaError {
             throw CLIError(error.description)
         } catch let error as StoreError {

@@ -27,12 +27,13 @@ struct OpenedStore {
         return result
     }
 
-    /// Opens `db` with the schema file (creating tables), or with the schema it records.
+    /// Opens `db` with the schema file (creating tables), or with the schema it records; an
+    /// SQLite file's writes wait up to `busyTimeout` seconds for another process's.
     ///
     /// - Throws: `CLIError` with the store's message (the URL never shows its password).
-    static func open(db: String, schema: String?) async throws -> OpenedStore {
+    static func open(db: String, schema: String?, busyTimeout: Double = StoreOptions().busyTimeout) async throws -> OpenedStore {
         guard PostgresURL.isPostgres(db) else {
-            return try open(sqlite: ImportCommand.openStore(db: db, schema: schema))
+            return try open(sqlite: ImportCommand.openStore(db: db, schema: schema, busyTimeout: busyTimeout))
         }
         let loaded: Schema?
         do {

@@ -21,6 +21,14 @@ enum OptionChecks {
         }
     }
 
+    /// `--busy-timeout`: seconds from 0 (fail at once) up to 24 days (what SQLite's millisecond
+    /// timeout holds).
+    ///
+    /// - Throws: `ValidationError` naming the option, the range and the value given.
+    static func busyTimeout(_ value: Double) throws {
+        try seconds(value, option: "--busy-timeout", allowZero: true, maximum: 2_073_600)
+    }
+
     /// A whole number in `range` (of `unit`).
     ///
     /// - Throws: `ValidationError` naming the option, the range and the value given.

@@ -28,11 +28,12 @@ struct QueryOptions: ParsableArguments {
         if let limit { try OptionChecks.integer(limit, option: "--limit", in: 0...Int(Int32.max), unit: "of rows") }
     }
 
-    /// The store at `db`, with its recorded schema; a missing file is an error, not a new database.
+    /// The store at `db`, with its recorded schema, opened read-only: it never takes the write
+    /// lock, so it reads while other processes write. A missing file is an error, not a new database.
     func openStore() throws -> Store {
         guard FileManager.default.fileExists(atPath: db) else { throw CLIError("\(db): no such database file") }
         do {
-            return try Store(path: db)
+            return try Store(path: db, options: StoreOptions(readOnly: true))
         } catch let error as StoreError {
             throw CLIError(error.description)
         }

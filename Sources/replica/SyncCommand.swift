@@ -35,6 +35,10 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: "Seconds before a request times out.")
     var timeout: Double = 30
 
+    @Option(name: .customLong("busy-timeout"),
+            help: "Seconds a write waits while another process writes to the database before that sync fails (writing nothing).")
+    var busyTimeout: Double = StoreOptions().busyTimeout
+
     @Flag(help: "Fail (and write nothing) when a key matches no attribute, a collection no entity, or an object gives a key twice.")
     var strict = false
 
@@ -45,6 +49,7 @@ struct SyncCommand: AsyncParsableCommand {
         if paths.isEmpty { throw ValidationError("give at least one path") }
         if let every { try OptionChecks.seconds(every, option: "--every") }
         try OptionChecks.seconds(timeout, option: "--timeout")
+        try OptionChecks.busyTimeout(busyTimeout)
         for header in headers { _ = try OptionChecks.header(header) }
         guard let url = URL(string: baseURL), url.scheme == "http" || url.scheme == "https" else {
             throw ValidationError("--base-url must be an http or https URL")
@@ -52,7 +57,7 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let failed = try await OpenedStore.open(db: db, schema: schema).using { try await sync(into: $0) }
+        let failed = try await OpenedStore.open(db: db, schema: schema, busyTimeout: busyTimeout).using { try await sync(into: $0) }
         if failed { throw ExitCode.failure }
     }
 
@@ -73,7 +78,7 @@ struct SyncCommand: AsyncParsableCommand {
                 do {
                     // Syncing needs a route (the client would answer a path without one ad hoc, syncing nothing).
                     _ = try opened.routes.resolve(.get, String(path.split(separator: "?", maxSplits: 1).first ?? ""))
-                    let result = try await client.call(path, options: SyncOptions(strictKeys: strict))
+                    let result = try await client.call(path, options: SyncOptions(strictKeys: strict, busyTimeout: busyTimeout))
                     // Unbuffered: each line shows at once (`--every`) and in order with the warnings, in a pipe too.
                     Output.write(Self.line(path, result) + "\n", to: .standardOutput)
                     for line in KeyWarnings.lines(result.sync, mapping: opened.mapping, source: path) { printWarning(line) }

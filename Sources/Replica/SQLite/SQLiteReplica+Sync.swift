@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The SQLite replica's write transaction: one GRDB write on the single writer's queue, where
 /// the row writer upserts the job's rows as they come, deletes its stale rows and writes the
@@ -19,30 +20,62 @@ extension SQLiteReplica: StoreBackend {
             await stream.awaitFirstMessage()
         }
         let clock = ContinuousClock()
-        return try await store.database.write { db in
-            let started = clock.now
-            if Task.isCancelled { throw SyncError(.cancelled, "cancelled; nothing was written", source: job.source) }
-            let writer = try RowWriter(db: db, maps: maps, trackSeen: job.tracked)
-            var summary: ReaderSummary?
-            switch job.rows {
-            case .none: break
-            case .stream(let stream, let patience): summary = try stream.consume(source: job.source, patience: patience) { try writer.write($0) }
-            case .staged(let staged): try staged.replay { try writer.write($0) }
-            }
-            let (deletions, skipped) = job.deletions(after: summary, frontEnd: frontEnd)
-            for deletion in deletions {
-                try writer.deleteStale(entity: deletion.entity, scope: deletion.scope,
-                                       keeping: deletion.keysToKeep(written: writer.seenKeys(of: deletion.entity)),
-                                       allStored: deletion.allWritten)
-            }
-            if let row = job.deletedRow { try writer.delete(entity: row.entity, key: row.key) }
-            try ClientCache.write(job.records, in: db)
-            let changes = ChangeSet(sequence: sequence.next(), entities: writer.entityChanges())
-            if !changes.isEmpty { db.afterNextTransaction { _ in observers.publish(changes) } }
-            return WriteOutcome(changes: changes, summary: summary, skipped: skipped,
-                                reportedKeys: job.reportedEntity.map { writer.seenKeys(of: $0) } ?? PrimaryKeys(),
-                                writeLockDuration: started.duration(to: clock.now))
+        let store = self.store
+        if store.options.readOnly {
+            throw SyncError(.database, "\(location): the store was opened read-only (StoreOptions.readOnly); nothing was written",
+                            source: job.source)
         }
+        let timeout = job.busyTimeout ?? store.options.busyTimeout
+        return try await store.database.writeWithoutTransaction { db in
+            // This job's busy timeout for its BEGIN IMMEDIATE, the store's again afterwards.
+            sqlite3_busy_timeout(db.sqliteConnection, StoreOptions.milliseconds(timeout))
+            defer { sqlite3_busy_timeout(db.sqliteConnection, store.options.busyTimeoutMilliseconds) }
+            let waiting = clock.now
+            var outcome: WriteOutcome?
+            do {
+                try db.inTransaction(.immediate) {
+                    outcome = try Self.write(job, in: db, maps: maps, frontEnd: frontEnd, observers: observers,
+                                             sequence: sequence, clock: clock)
+                    return .commit
+                }
+            } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_BUSY && outcome == nil {
+                // Another process's write lock outlasted the busy timeout: nothing was written.
+                throw SyncError(.busy, "\(store.path ?? ":memory:"): "
+                                + Store.lockWaitMessage(waited: waiting.duration(to: clock.now), timeout: timeout)
+                                + "; nothing was written", source: job.source, underlying: error)
+            }
+            guard let outcome else { throw SyncError(.database, "the write transaction ended without an outcome", source: job.source) }
+            return outcome
+        }
+    }
+
+    /// The job's statements inside its transaction: rows, stale deletions, a deleted row, the
+    /// client's records; the change set is published once the transaction commits.
+    private static func write(_ job: WriteJob, in db: Database, maps: [PropertyMap], frontEnd: SyncFrontEnd,
+                              observers: ChangeObservers, sequence: SequenceCounter,
+                              clock: ContinuousClock) throws -> WriteOutcome {
+        let started = clock.now
+        if Task.isCancelled { throw SyncError(.cancelled, "cancelled; nothing was written", source: job.source) }
+        let writer = try RowWriter(db: db, maps: maps, trackSeen: job.tracked)
+        var summary: ReaderSummary?
+        switch job.rows {
+        case .none: break
+        case .stream(let stream, let patience): summary = try stream.consume(source: job.source, patience: patience) { try writer.write($0) }
+        case .staged(let staged): try staged.replay { try writer.write($0) }
+        }
+        let (deletions, skipped) = job.deletions(after: summary, frontEnd: frontEnd)
+        for deletion in deletions {
+            try writer.deleteStale(entity: deletion.entity, scope: deletion.scope,
+                                   keeping: deletion.keysToKeep(written: writer.seenKeys(of: deletion.entity)),
+                                   allStored: deletion.allWritten)
+        }
+        if let row = job.deletedRow { try writer.delete(entity: row.entity, key: row.key) }
+        try ClientCache.write(job.records, in: db)
+        let changes = ChangeSet(sequence: sequence.next(), entities: writer.entityChanges())
+        if !changes.isEmpty { db.afterNextTransaction { _ in observers.publish(changes) } }
+        return WriteOutcome(changes: changes, summary: summary, skipped: skipped,
+                            reportedKeys: job.reportedEntity.map { writer.seenKeys(of: $0) } ?? PrimaryKeys(),
+                            writeLockDuration: started.duration(to: clock.now))
     }
 
     /// What SQLite objected to, in the user's terms (``Store/describe(_:)``).

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Logging
 
 /// The local SQLite replica: tables made from a ``Schema``, opened through GRDB.
@@ -8,6 +9,10 @@ import Logging
 /// writes); an in-memory store uses a `DatabaseQueue`. The schema the database
 /// was created with is recorded inside it, so a later open can migrate
 /// additively or run with no schema at all.
+///
+/// Several processes may open one file. Opening reads the recorded schema and takes the
+/// write lock only when it must create or migrate tables; readers never wait for writers,
+/// and writers wait for each other up to ``StoreOptions/busyTimeout``.
 ///
 /// ```swift
 /// let schema = try Schema(contentsOf: URL(fileURLWithPath: "Schemas/blog.json"))
@@ -22,6 +27,8 @@ public final class Store: Sendable {
     public let database: any DatabaseWriter
     /// The database file, or `nil` in memory.
     public let path: String?
+    /// How the store was opened: its busy timeout, and whether it is read-only.
+    public let options: StoreOptions
 
     /// Opens (creating if needed) the store at `path`.
     ///
@@ -29,15 +36,26 @@ public final class Store: Sendable {
     ///   - path: The SQLite file.
     ///   - schema: The schema; `nil` uses the one recorded in the database. A schema with a
     ///     higher version than the recorded one is applied additively (new entities, attributes, indexes).
-    /// - Throws: ``StoreError`` (`missingSchema`, `incompatibleSchema` leaving the file untouched, `sqlite`).
-    public convenience init(path: String, schema: Schema? = nil) throws {
+    ///   - options: The busy timeout, and whether to open for reading only.
+    /// - Throws: ``StoreError`` (`missingSchema`, `incompatibleSchema` leaving the file untouched,
+    ///   `busy` when a migration waited longer than the busy timeout, `readOnly`, `sqlite`).
+    public convenience init(path: String, schema: Schema? = nil, options: StoreOptions = StoreOptions()) throws {
+        if options.readOnly, !FileManager.default.fileExists(atPath: path) {
+            throw StoreError(.sqlite, "cannot open database: no such file (a read-only store opens an existing one)", path: path)
+        }
         let pool: DatabasePool
+        let clock = ContinuousClock()
+        let opening = clock.now
         do {
-            pool = try DatabasePool(path: path, configuration: Store.configuration())
+            pool = try DatabasePool(path: path, configuration: Store.configuration(options))
+        } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_BUSY {
+            // Setting up WAL in a file no connection has open writes once: another process took the lock first.
+            throw StoreError(.busy, "cannot open database: "
+                             + Store.lockWaitMessage(waited: opening.duration(to: clock.now), timeout: options.busyTimeout), path: path)
         } catch {
             throw StoreError(.sqlite, "cannot open database: \(Store.describe(error))", path: path)
         }
-        try self.init(database: pool, path: path, schema: schema)
+        try self.init(database: pool, path: path, schema: schema, options: options)
     }
 
     /// Creates an empty in-memory store for `schema`.
@@ -54,15 +72,35 @@ public final class Store: Sendable {
         } catch {
             throw StoreError(.sqlite, "cannot open in-memory database: \(describe(error))")
         }
-        return try Store(database: queue, path: nil, schema: schema)
+        return try Store(database: queue, path: nil, schema: schema, options: StoreOptions())
     }
 
-    init(database: any DatabaseWriter, path: String?, schema: Schema?) throws {
+    init(database: any DatabaseWriter, path: String?, schema: Schema?, options: StoreOptions) throws {
         self.database = database
         self.path = path
+        self.options = options
+        let migrator = StoreMigrator(path: path)
         do {
-            self.schema = try database.write { db in
-                try StoreMigrator(path: path).prepare(db, schema: schema)
+            // Read first: a store whose recorded schema is the one given opens without the write lock.
+            let plan = try database.read { db in try migrator.plan(db, schema: schema) }
+            if plan.changesNothing {
+                self.schema = plan.schema
+                return
+            }
+            if options.readOnly {
+                throw StoreError(.readOnly, plan.recordsSchema && plan.statements.isEmpty
+                                 ? "opened read-only: the given schema would have to be recorded; open it for writing"
+                                 : "opened read-only: schema '\(plan.schema.name)' version \(plan.schema.version) would create "
+                                 + "or migrate tables; open it for writing", path: path)
+            }
+            let clock = ContinuousClock()
+            let waiting = clock.now
+            do {
+                // As a writer, planned again: another process may have migrated in the meantime.
+                self.schema = try database.write { db in try migrator.prepare(db, schema: schema) }
+            } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_BUSY {
+                throw StoreError(.busy, Store.lockWaitMessage(waited: waiting.duration(to: clock.now), timeout: options.busyTimeout)
+                                 + " to create or migrate tables; nothing was changed", path: path)
             }
         } catch let error as StoreError {
             throw error
@@ -71,15 +109,30 @@ public final class Store: Sendable {
         }
     }
 
-    static func configuration() -> Configuration {
+    static func configuration(_ options: StoreOptions = StoreOptions()) -> Configuration {
         var configuration = Configuration()
         configuration.label = "Replica"
+        configuration.readonly = options.readOnly
+        configuration.busyMode = .timeout(Double(options.busyTimeoutMilliseconds) / 1000)
+        let milliseconds = options.busyTimeoutMilliseconds
         configuration.prepareDatabase { db in
             // WAL with synchronous=NORMAL is durable across application crashes and much faster
             // than FULL; a power loss may lose the last transactions but never corrupts the file.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // Every connection, the pool's readers too (GRDB gives those 10 s of their own).
+            sqlite3_busy_timeout(db.sqliteConnection, milliseconds)
         }
         return configuration
+    }
+
+    /// Why a write gave up on a lock, and after how long: `another process holds the write
+    /// lock; gave up after waiting 30.0 s (busy timeout 30 s)`.
+    package static func lockWaitMessage(holder: String = "another process holds the write lock", waited: Duration,
+                                        timeout: Double) -> String {
+        let seconds = Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18
+        let limit = timeout == timeout.rounded() && abs(timeout) < 1e9 ? String(Int(timeout)) : String(timeout)
+        return holder + "; gave up after waiting "
+            + String(format: "%.1f", seconds) + " s (busy timeout \(limit) s)"
     }
 
     /// One line for a GRDB or other error.

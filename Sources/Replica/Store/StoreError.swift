@@ -30,6 +30,11 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// PostgreSQL refused a statement (bad where-clause, wrong argument count) or could not be
         /// reached: `.sqlite`'s counterpart for a `PostgresReplica`.
         public static let database = Code(rawValue: "database")
+        /// Opening had to create or migrate tables, and another process held the write lock for
+        /// longer than ``StoreOptions/busyTimeout``; nothing was changed.
+        public static let busy = Code(rawValue: "busy")
+        /// A store opened with ``StoreOptions/readOnly`` was asked to write (to record or migrate a schema).
+        public static let readOnly = Code(rawValue: "readOnly")
     }
 
     /// The kind of problem.

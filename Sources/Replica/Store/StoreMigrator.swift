@@ -18,6 +18,9 @@ package struct MigrationPlan {
     package var statements: [String]
     /// Whether the database must record ``schema`` (it was created or migrated).
     package var recordsSchema: Bool
+
+    /// Whether opening writes nothing (the recorded schema is the one given, or none was given).
+    package var changesNothing: Bool { statements.isEmpty && !recordsSchema }
 }
 
 /// Creates tables for a new database, reads the recorded schema of an existing one,
@@ -42,8 +45,14 @@ package struct StoreMigrator {
         StoreError(.incompatibleSchema, message, path: path)
     }
 
+    /// What opening the database with `schema` would do, read without writing.
+    func plan(_ db: Database, schema: Schema?) throws -> MigrationPlan {
+        try plan(recorded: try recordedSchema(db), given: schema, catalog: SQLiteCatalog(db: db))
+    }
+
+    /// Creates or migrates the tables for `schema` (inside the caller's write transaction).
     func prepare(_ db: Database, schema: Schema?) throws -> Schema {
-        let plan = try plan(recorded: try recordedSchema(db), given: schema, catalog: SQLiteCatalog(db: db))
+        let plan = try plan(db, schema: schema)
         for statement in plan.statements { try db.execute(sql: statement) }
         if plan.recordsSchema { try record(db, schema: plan.schema) }
         return plan.schema

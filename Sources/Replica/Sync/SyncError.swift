@@ -25,6 +25,9 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         public static let unknownEntity = Code(rawValue: "unknownEntity")
         /// SQLite refused a write (a constraint, the disk).
         public static let database = Code(rawValue: "database")
+        /// Another process held the database's write lock for longer than the busy timeout
+        /// (``SyncOptions/busyTimeout``, ``StoreOptions/busyTimeout``); nothing was written.
+        public static let busy = Code(rawValue: "busy")
         /// The sync was cancelled.
         public static let cancelled = Code(rawValue: "cancelled")
         /// The input could not be read (file, stream).

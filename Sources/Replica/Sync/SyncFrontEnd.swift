@@ -32,6 +32,8 @@ package struct SyncPlan: Sendable {
     package var staleEntities: Set<Int>
     package var targetEntity: Int?
     package var collectKeys = false
+    /// ``SyncOptions/busyTimeout``: how long the write waits for another writer's lock.
+    package var busyTimeout: Double?
 }
 
 extension SyncFrontEnd {
@@ -41,6 +43,7 @@ extension SyncFrontEnd {
     package func resolve(_ target: ImportTarget, options: SyncOptions) throws -> SyncPlan {
         var plan = try resolveTarget(target, options: options)
         plan.collectKeys = options.collectKeys
+        plan.busyTimeout = options.busyTimeout
         return plan
     }
 
@@ -143,10 +146,13 @@ extension SyncFrontEnd {
             await ended.wait()
             return result
         } catch {
+            // Cancelled from outside (the task), not by the abort below that every failure makes:
+            // a database error (a lock held too long) is never reported as a cancellation.
+            let cancelled = Task.isCancelled || error is CancellationError
             abort()
             await ended.wait()
             if error is StreamStalled { throw error }
-            if stream.cancellation.isSet, !(error is SyncError) || (error as? SyncError)?.code == .cancelled {
+            if cancelled, !(error is SyncError) || (error as? SyncError)?.code == .cancelled {
                 throw SyncError(.cancelled, "cancelled; nothing was written", source: source)
             }
             throw error

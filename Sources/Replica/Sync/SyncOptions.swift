@@ -64,11 +64,22 @@ public struct SyncOptions: Sendable {
     /// let slowFeed = SyncOptions(streamingPatience: 0)   // never hold the writer for this body
     /// ```
     public var streamingPatience: Double
+    /// How long, in seconds, this sync's transaction waits for another process's write lock
+    /// before it fails with ``SyncError/Code-swift.struct/busy``, writing nothing; `nil` (the
+    /// default) uses the store's (``StoreOptions/busyTimeout``, 30 s unless opened otherwise).
+    /// For SQLite the wait is for the file's write lock; for PostgreSQL, for the row and
+    /// advisory locks another writer holds (`lock_timeout`).
+    ///
+    /// ```swift
+    /// let background = SyncOptions(busyTimeout: 2)   // a periodic refresh gives up sooner
+    /// ```
+    public var busyTimeout: Double?
 
     public init(stalePolicy: StalePolicy? = nil, onInvalid: InvalidObjectPolicy = .fail,
                 progress: (@Sendable (SyncProgress) -> Void)? = nil, progressInterval: Int = 10_000,
                 chunkSize: Int = 1 << 16, limits: JSONLimits = .default, collectKeys: Bool = false,
-                strictKeys: Bool = false, stagingMemory: Int = 4 << 20, streamingPatience: Double = 0.1) {
+                strictKeys: Bool = false, stagingMemory: Int = 4 << 20, streamingPatience: Double = 0.1,
+                busyTimeout: Double? = nil) {
         self.stalePolicy = stalePolicy
         self.onInvalid = onInvalid
         self.progress = progress
@@ -79,6 +90,7 @@ public struct SyncOptions: Sendable {
         self.strictKeys = strictKeys
         self.stagingMemory = stagingMemory
         self.streamingPatience = streamingPatience
+        self.busyTimeout = busyTimeout
     }
 }
 

@@ -234,6 +234,7 @@ public final class SyncSession: @unchecked Sendable {
                           includesWritten: true, allWritten: facts.seenAllStaged)
         })
         job.records = records
+        job.busyTimeout = plan.busyTimeout
         let outcome = try await store.transact(job)
         result.changes = outcome.changes
         result.writeLockDuration = outcome.writeLockDuration

@@ -59,6 +59,7 @@ extension ReplicaStore {
         job.tracked = plan.staleEntities
         if plan.collectKeys, let target = plan.targetEntity { job.tracked.insert(target) }
         job.reportedEntity = plan.targetEntity.flatMap { job.tracked.contains($0) ? $0 : nil }
+        job.busyTimeout = plan.busyTimeout
         let outcome = try await transact(job)
         let summary = outcome.summary ?? ReaderSummary()
         var seen = outcome.reportedKeys

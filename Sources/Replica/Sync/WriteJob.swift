@@ -42,6 +42,8 @@ package struct WriteJob: @unchecked Sendable {
     package var records: [ClientCache.Record] = []
     /// What is written, for errors.
     package var source: String
+    /// How long the transaction waits for another writer's lock; `nil`: the store's.
+    package var busyTimeout: Double?
 
     package init(source: String) {
         self.source = source
