@@ -29,6 +29,24 @@ public func storeExample(schema: Schema) throws -> (posts: Int, users: Int) {
     return (posts.count, users.count)
 }
 
+/// README "The store": one file shared by processes, a reader that never takes the write lock
+/// and a writer that waits for other writers.
+///
+/// - Returns: What the import wrote, or `nil` when another process held the lock too long.
+public func storeProcessesExample(schema: Schema) async throws -> SyncResult? {
+    // README: store-processes
+    let reader = try Store(path: "blog.sqlite", options: StoreOptions(readOnly: true))   // never takes the write lock
+    let writer = try SQLiteReplica(store: Store(path: "blog.sqlite", schema: schema, options: StoreOptions(busyTimeout: 5)))
+    do {
+        return try await writer.importFile("posts.json", into: .entity("Post"), options: SyncOptions(busyTimeout: 60))
+    } catch let error as SyncError where error.code == .busy {
+        print(error)   // posts.json: blog.sqlite: another process holds the write lock; gave up after waiting 60.0 s (busy timeout 60 s); nothing was written
+        print(try reader.count("Post"))   // what the other process had committed: readers never wait
+        return nil
+    }
+    // README: end
+}
+
 /// README "Live result sets": a sectioned, limited live query and its updates.
 public func liveResultSetExample(engine: SQLiteReplica, lastWeek: Date) async throws {
     // README: live-result-set

@@ -1,0 +1,46 @@
+import Foundation
+import Replica
+import ReplicaPostgres
+import ReplicaTestSupport
+import Testing
+
+@Suite("PostgreSQL writers wait for each other's table locks up to the busy timeout")
+struct LockTimeoutTests {
+    @Test("a write that waits longer than SyncOptions.busyTimeout for another writer's lock fails with .busy and writes nothing")
+    func busyTimeout() async throws {
+        let cluster = try PostgresCluster.start()
+        let url = try cluster.makeDatabase()
+        let replica = try await PostgresReplica.open(url: url, schema: TestStore.schema())
+        try await withTeardown {
+            _ = try await replica.sync(.get, "/people", body: peopleJSON([(1, "Ann", nil)]))
+            // Another writer (psql) holds the people table's lock for 3 s.
+            let holder = Thread {
+                _ = try? cluster.psql(url, "BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('replica:people', 0)); "
+                                      + "SELECT pg_sleep(3); COMMIT;")
+            }
+            holder.start()
+            try await waitUntil("psql holding the lock", timeout: .seconds(20)) {
+                (try? cluster.psql(url, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+            }
+            let body = peopleJSON([(1, "Ann", nil), (2, "Bob", 1)])
+            let clock = ContinuousClock()
+            let started = clock.now
+            let error = await #expect(throws: SyncError.self) {
+                try await replica.sync(.get, "/people", body: body, options: SyncOptions(busyTimeout: 0.3))
+            }
+            #expect(started.duration(to: clock.now) >= .milliseconds(300))
+            #expect(error?.code == .busy)
+            let message = try #require(error?.description)
+            #expect(message.hasPrefix("GET /people: \(url): another writer holds a lock on the tables; gave up after waiting 0."),
+                    "\(message)")
+            #expect(message.hasSuffix(" s (busy timeout 0.3 s); nothing was written"), "\(message)")
+            #expect(try await replica.rows(RowQuery("Person")).count == 1)
+            // Without a busy timeout of its own, the sync waits for the lock and commits.
+            let result = try await replica.sync(.get, "/people", body: body)
+            #expect(result.changes["Person"]?.inserted.integers == [2])
+        } teardown: {
+            await replica.close()
+        }
+    }
+}
