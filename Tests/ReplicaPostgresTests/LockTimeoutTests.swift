@@ -13,10 +13,12 @@ struct LockTimeoutTests {
         let replica = try await PostgresReplica.open(url: url, schema: TestStore.schema())
         try await withTeardown {
             _ = try await replica.sync(.get, "/people", body: peopleJSON([(1, "Ann", nil)]))
-            // Another writer (psql) holds the people table's lock for 3 s.
+            // Another writer (psql) holds the people table's lock until it is cancelled below.
+            let released = DispatchSemaphore(value: 0)
             let holder = Thread {
                 _ = try? cluster.psql(url, "BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('replica:people', 0)); "
-                                      + "SELECT pg_sleep(3); COMMIT;")
+                                      + "SELECT pg_sleep(120); COMMIT;")
+                released.signal()
             }
             holder.start()
             try await waitUntil("psql holding the lock", timeout: .seconds(20)) {
@@ -36,8 +38,14 @@ struct LockTimeoutTests {
                     "\(message)")
             #expect(message.hasSuffix(" s (busy timeout 0.3 s); nothing was written"), "\(message)")
             #expect(try await replica.rows(RowQuery("Person")).count == 1)
-            // Without a busy timeout of its own, the sync waits for the lock and commits.
-            let result = try await replica.sync(.get, "/people", body: body)
+            // Without a busy timeout of its own, the sync waits for the lock and commits once it is released.
+            async let waiting = replica.sync(.get, "/people", body: body)
+            _ = try cluster.psql(url, "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(120)%' "
+                                 + "AND pid <> pg_backend_pid()")
+            let result = try await waiting
+            await withCheckedContinuation { continuation in
+                Thread { released.wait(); continuation.resume() }.start()
+            }
             #expect(result.changes["Person"]?.inserted.integers == [2])
         } teardown: {
             await replica.close()
