@@ -1,5 +1,8 @@
 import AsyncHTTPClient
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import NIOCore
 import Replica
 import ReplicaTestSupport
@@ -144,11 +147,14 @@ struct MultiProcessTests {
     }
 
     /// A python3 process holding SQLite's write lock (`BEGIN IMMEDIATE`) on `path` with one
-    /// uncommitted row for `seconds`; it prints `locked` once it holds the lock.
+    /// uncommitted row for `seconds`; it prints `locked` once it holds the lock. Like any
+    /// process that has written, it has the file's WAL set up (a row inserted and deleted).
     static func lockHolder(path: String, seconds: Double) throws -> (Process, FileHandle) {
         let script = """
             import sqlite3, sys, time
             connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+            connection.execute("INSERT INTO posts (id, userID, title, published) VALUES (424243, 1, 'gone', 0)")
+            connection.execute("DELETE FROM posts WHERE id = 424243")
             connection.execute("BEGIN IMMEDIATE")
             connection.execute("INSERT INTO posts (id, userID, title, published) VALUES (424242, 1, 'uncommitted', 0)")
             print("locked", flush=True)
@@ -197,6 +203,40 @@ struct MultiProcessTests {
         let store = try Store(path: db, options: StoreOptions(readOnly: true))
         #expect(try store.rows("Post", sort: [.ascending("id")]).map { $0["title"] } == [.string("first"), .string("second")])
         print("behind a 1 s write lock: the query took \(readerTime), the import \(writerTime)")
+    }
+
+    @Test("an import that waits longer than --busy-timeout fails, names the file and the wait, and writes nothing")
+    func importGivesUp() async throws {
+        let directory = try TemporaryDirectory("replica-lock")
+        defer { directory.remove() }
+        let db = directory.path("blog.sqlite")
+        let posts = directory.path("posts.json")
+        try Data(#"[{"id": 1, "user_id": 1, "title": "first"}]"#.utf8).write(to: URL(fileURLWithPath: posts))
+        let created = try await ChildProcess.run(ChildProcess.replica, ["import", "--db", db, "--schema", Self.schema,
+                                                                       "--entity", "Post", posts])
+        #expect(created.status == 0, "\(created.stderr)")
+        let (holder, out) = try Self.lockHolder(path: db, seconds: 60)
+        // Killed, the holder never commits its row.
+        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) }; holder.waitUntilExit() }
+        #expect(SyncCommandTests.firstLine(out) == "locked")
+        let more = directory.path("more.json")
+        try Data(#"[{"id": 2, "user_id": 1, "title": "second"}]"#.utf8).write(to: URL(fileURLWithPath: more))
+        let output = try await ChildProcess.run(ChildProcess.replica, ["import", "--db", db, "--entity", "Post",
+                                                                      "--busy-timeout", "0.2", more])
+        kill(holder.processIdentifier, SIGKILL)
+        #expect(output.status == 1)
+        #expect(output.stdout == "")
+        let prefix = "Error: \(more): \(db): another process holds the write lock; gave up after waiting "
+        #expect(output.stderr.hasPrefix(prefix), "\(output.stderr)")
+        #expect(output.stderr.hasSuffix(" s (busy timeout 0.2 s); nothing was written\n"), "\(output.stderr)")
+        holder.waitUntilExit()
+        let store = try Store(path: db, options: StoreOptions(readOnly: true))
+        #expect(try store.rows("Post").map { $0["title"] } == [.string("first")])
+        // A negative wait is refused before anything opens.
+        let refused = try await ChildProcess.run(ChildProcess.replica, ["import", "--db", db, "--entity", "Post",
+                                                                       "--busy-timeout=-1", more])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("--busy-timeout takes a number of seconds from 0 up to 2073600, not -1.0"), "\(refused.stderr)")
     }
 
     static func timed<T: Sendable>(_ clock: ContinuousClock, _ body: @Sendable () async throws -> T) async rethrows -> (T, Duration) {
