@@ -52,9 +52,10 @@ public enum MockCRUD {
     /// - Parameters:
     ///   - request: the routed request.
     /// - Returns: 201 with the created object (missing properties null) and a `Location` header.
-    /// - Throws: `MockHTTPError` 422 for field errors, 404 for a missing parent, 409 for a taken key.
+    /// - Throws: `MockHTTPError` 400 `emptyBody` for a request without a body, 422 for field errors, 404 for a
+    ///   missing parent, 409 for a taken key.
     public static func create(_ request: MockRequest) async throws -> MockResponse {
-        let parameters = request.serializer.deserialize(parameters: request.body ?? .object([:]), of: request.resource)
+        let parameters = request.serializer.deserialize(parameters: try requireBody(request), of: request.resource)
         var values = try request.resource.harvest(parameters, keepingKey: true)
         if let parent = request.parent {
             try await requireParent(parent, request)
@@ -77,10 +78,11 @@ public enum MockCRUD {
     /// - Parameters:
     ///   - request: the routed request with an `id`.
     /// - Returns: 200 with the updated object.
-    /// - Throws: `MockHTTPError` 422 for field errors, 404 when there is no such object.
+    /// - Throws: `MockHTTPError` 400 `emptyBody` for a request without a body, 422 for field errors, 404 when
+    ///   there is no such object.
     public static func update(_ request: MockRequest) async throws -> MockResponse {
         let id = try requireID(request)
-        let parameters = request.serializer.deserialize(parameters: request.body ?? .object([:]), of: request.resource)
+        let parameters = request.serializer.deserialize(parameters: try requireBody(request), of: request.resource)
         let values = try request.resource.harvest(parameters, keepingKey: false)
         guard let object = try await request.store.modify(request.resource, id: id, values: values) else {
             throw notFound(request, id)
@@ -106,6 +108,12 @@ public enum MockCRUD {
     private static func requireID(_ request: MockRequest) throws -> JSONValue {
         guard let id = request.id else { throw MockHTTPError.notFound("\(request.path): no id in the route") }
         return id
+    }
+
+    /// The body of a create or update; a request with none (no bytes) is 400, not a 422 about its properties.
+    private static func requireBody(_ request: MockRequest) throws -> JSONValue {
+        guard let body = request.body else { throw MockHTTPError.badRequest("empty body", code: "emptyBody") }
+        return body
     }
 
     private static func requireParent(_ parent: MockRequest.ParentReference, _ request: MockRequest) async throws {
