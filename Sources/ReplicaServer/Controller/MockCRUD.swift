@@ -26,7 +26,7 @@ public enum MockCRUD {
         var headers: [(name: String, value: String)] = [(name: "X-Total-Count", value: String(page.total))]
         if let link = collection.linkHeader(total: page.total, request: request) { headers.append((name: "Link", value: link)) }
         return MockResponse(status: 200, headers: headers,
-                            body: request.serializer.serialize(collection: page.objects, of: request.resource))
+                            body: request.serializer.serialize(collection: page.objects.map(request.resource.wire), of: request.resource))
     }
 
     /// Shows one object.
@@ -41,7 +41,7 @@ public enum MockCRUD {
     public static func show(_ request: MockRequest) async throws -> MockResponse {
         let id = try requireID(request)
         guard let object = try await request.store.object(request.resource, id: id) else { throw notFound(request, id) }
-        return .json(request.serializer.serialize(object: object, of: request.resource))
+        return .json(request.serializer.serialize(object: request.resource.wire(object), of: request.resource))
     }
 
     /// Creates an object from the body's known properties (the parent key set from a nested route).
@@ -67,10 +67,12 @@ public enum MockCRUD {
             let text = id.stringValue ?? id.serialized()
             headers.append((name: "Location", value: "/\(MockPath.encode(request.resource.name))/\(MockPath.encode(text))"))
         }
-        return MockResponse(status: 201, headers: headers, body: request.serializer.serialize(object: object, of: request.resource))
+        return MockResponse(status: 201, headers: headers,
+                            body: request.serializer.serialize(object: request.resource.wire(object), of: request.resource))
     }
 
-    /// Merges the body's known properties into an object (`PUT` and `PATCH` alike).
+    /// Merges the body's known properties into an object (`PUT` and `PATCH` alike): properties the body
+    /// leaves out keep their values, nested ones too (`{"address": {"city": "Lyon"}}` leaves `address.zip`).
     ///
     /// ```swift
     /// let response = try await MockCRUD.update(request) // 200 {...}
@@ -87,7 +89,7 @@ public enum MockCRUD {
         guard let object = try await request.store.modify(request.resource, id: id, values: values) else {
             throw notFound(request, id)
         }
-        return .json(request.serializer.serialize(object: object, of: request.resource))
+        return .json(request.serializer.serialize(object: request.resource.wire(object), of: request.resource))
     }
 
     /// Deletes an object.
