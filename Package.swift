@@ -131,6 +131,7 @@ let package = Package(
                 "ReplicaTestSupport",
                 "ReplicaHTTP",
                 "ReplicaServer",
+                "ReplicaServerPostgres",
                 "replica",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),

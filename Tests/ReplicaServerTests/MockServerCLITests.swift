@@ -127,6 +127,22 @@ struct MockServerCLITests {
         #expect(FileManager.default.fileExists(atPath: database))
     }
 
+    @Test("replica serve --data keeps values under dotted JSON keys and serves them nested")
+    func nestedData() async throws {
+        let directory = try TemporaryDirectory("replica-server")
+        defer { directory.remove() }
+        let schema = directory.url("places.json")
+        try Data(Fixture.placesSchemaText.utf8).write(to: schema)
+        let data = directory.url("seed.json")
+        try Data(#"{"places": [{"id": 4, "name": "home", "address": {"city": "Paris", "geo": {"lat": 48.5}}}]}"#.utf8).write(to: data)
+        let server = try ServeProcess(["--schema", schema.path, "--port", "0", "--data", data.path])
+        let base = String(try await server.firstLine().dropFirst("Listening on ".count))
+        let place = try await Client(base: base).get("/places/4")
+        #expect(place.text == #"{"id":4,"name":"home","address":{"city":"Paris","zip":null,"geo":{"lat":48.5}}}"# + "\n")
+        #expect(await server.stop(SIGINT) == 0)
+        #expect(server.standardError.contains("loaded 1 objects, rejected 0"), "\(server.standardError)")
+    }
+
     @Test("replica serve --store postgres://: two servers share one database; a server that cannot connect says where")
     func postgresStore() async throws {
         let url = try PostgresCluster.start().makeDatabase()

@@ -90,4 +90,27 @@ struct MockServerCollectionTests {
             #expect(try await client.get("/cars?offset=-1").status == 400)
         }
     }
+
+    @Test("a bad _page, _limit, limit or offset is 400 naming the parameter, its range and the value")
+    func badPaging() async throws {
+        try await withServer([Self.cars]) { server, client in
+            try await Self.seed(server)
+            let cases: [(String, String)] = [
+                ("_limit=-1", "_limit must be an integer from 1 to 1000000000, not '-1'"),
+                ("_page=1&_limit=-1", "_limit must be an integer from 1 to 1000000000, not '-1'"),
+                ("_page=0", "_page must be an integer from 1 to 1000000000, not '0'"),
+                ("limit=0", "limit must be an integer from 1 to 1000000000, not '0'"),
+                ("_limit=x&limit=0", "limit must be an integer from 1 to 1000000000, not '0'"),  // limit wins over _limit
+                ("offset=-1", "offset must be an integer from 0 to 1000000000, not '-1'"),
+                ("_limit=1000000001", "_limit must be an integer from 1 to 1000000000, not '1000000001'"),
+            ]
+            for (query, message) in cases {
+                let reply = try await client.get("/cars?" + query)
+                #expect(reply.status == 400, "\(query)")
+                #expect(reply.json == .object(["error": .object(["status": 400, "code": "invalidPage", "message": .string(message)])]),
+                        "\(query): \(reply.text)")
+            }
+            #expect(try await client.get("/cars?_limit=x&limit=5").json?.arrayValue?.count == 5)
+        }
+    }
 }

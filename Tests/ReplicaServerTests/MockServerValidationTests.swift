@@ -1,3 +1,4 @@
+import NIOHTTP1
 import ReplicaServer
 import Testing
 
@@ -34,7 +35,26 @@ struct MockServerValidationTests {
             #expect(empty.json?["errors"]?["base"] != nil)
             let array = try await client.post("/people", "[1,2]")
             #expect(array.status == 422)
-            #expect(try await client.send(.POST, "/people").status == 422)
+        }
+    }
+
+    @Test("a POST, PUT or PATCH without a body is 400 emptyBody, not a 422 about its properties")
+    func emptyBody() async throws {
+        try await withServer(try Fixture.peopleResources) { server, client in
+            _ = try await server.load(json: .parse(#"[{"name": "ann"}]"#), into: "people")
+            let expected = JSONValue.parse(#"{"error": {"status": 400, "code": "emptyBody", "message": "empty body"}}"#)
+            for (method, path) in [(NIOHTTP1.HTTPMethod.POST, "/people"), (.PUT, "/people/1"), (.PATCH, "/people/1"), (.POST, "/people/1/cars")] {
+                let reply = try await client.send(method, path)
+                #expect(reply.status == 400, "\(method) \(path)")
+                #expect(reply.json == expected, "\(method) \(path): \(reply.text)")
+            }
+            // No content type and no bytes, or a form content type and no bytes: the same.
+            let form = try await client.send(.POST, "/people", bytes: [], headers: [("Content-Type", "application/x-www-form-urlencoded")])
+            #expect(form.status == 400)
+            #expect(form.json == expected)
+            // An empty object is a body: it still names what is missing.
+            #expect(try await client.post("/people", "{}").json == .parse(#"{"errors": {"base": ["has no property of people"]}}"#))
+            #expect(try await client.get("/people/1").json?["name"] == "ann")
         }
     }
 

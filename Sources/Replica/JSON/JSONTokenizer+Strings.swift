@@ -84,8 +84,24 @@ extension JSONTokenizer {
                 return q + 6
             }
         default:
-            throw region.error(.invalidEscape, at: q, "invalid escape '\\\(jsonDescribeByte(q[1]).trimmingQuotes)': expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX")
+            throw invalidEscape(at: q)
         }
+    }
+
+    /// The error for a backslash at `q` followed by a byte that starts no escape. A printable byte is quoted
+    /// with it (`invalid escape '\x' at byte offset 5`); any other is named apart, so that a NUL, a space or
+    /// a line feed reads plainly: `invalid escape at byte offset 5: '\' followed by byte 0x00`.
+    @inline(never)
+    func invalidEscape(at q: UnsafePointer<UInt8>) -> JSONParseError {
+        let expected = "expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX"
+        let offset = region.offset(of: q)
+        let byte = q[1]
+        if (0x21...0x7E).contains(byte) {
+            return region.error(.invalidEscape, at: q,
+                                "invalid escape '\\\(Character(Unicode.Scalar(byte)))' at byte offset \(offset): \(expected)")
+        }
+        return region.error(.invalidEscape, at: q,
+                            "invalid escape at byte offset \(offset): '\\' followed by \(jsonDescribeByte(byte)), \(expected)")
     }
 
     /// Checks the hex digits of a `\\u` escape cut short by the end of the bytes: an
@@ -188,11 +204,4 @@ func jsonHex4(_ p: UnsafePointer<UInt8>) -> UInt32? {
 func jsonHexString(_ unit: UInt32) -> String {
     let text = String(unit, radix: 16, uppercase: true)
     return String(repeating: "0", count: max(0, 4 - text.count)) + text
-}
-
-fileprivate extension String {
-    /// `'x'` → `x`, for embedding a described byte in a message.
-    var trimmingQuotes: String {
-        hasPrefix("'") && hasSuffix("'") && count >= 3 ? String(dropFirst().dropLast()) : self
-    }
 }

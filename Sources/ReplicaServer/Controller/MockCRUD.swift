@@ -26,7 +26,7 @@ public enum MockCRUD {
         var headers: [(name: String, value: String)] = [(name: "X-Total-Count", value: String(page.total))]
         if let link = collection.linkHeader(total: page.total, request: request) { headers.append((name: "Link", value: link)) }
         return MockResponse(status: 200, headers: headers,
-                            body: request.serializer.serialize(collection: page.objects, of: request.resource))
+                            body: request.serializer.serialize(collection: page.objects.map(request.resource.wire), of: request.resource))
     }
 
     /// Shows one object.
@@ -41,7 +41,7 @@ public enum MockCRUD {
     public static func show(_ request: MockRequest) async throws -> MockResponse {
         let id = try requireID(request)
         guard let object = try await request.store.object(request.resource, id: id) else { throw notFound(request, id) }
-        return .json(request.serializer.serialize(object: object, of: request.resource))
+        return .json(request.serializer.serialize(object: request.resource.wire(object), of: request.resource))
     }
 
     /// Creates an object from the body's known properties (the parent key set from a nested route).
@@ -52,9 +52,10 @@ public enum MockCRUD {
     /// - Parameters:
     ///   - request: the routed request.
     /// - Returns: 201 with the created object (missing properties null) and a `Location` header.
-    /// - Throws: `MockHTTPError` 422 for field errors, 404 for a missing parent, 409 for a taken key.
+    /// - Throws: `MockHTTPError` 400 `emptyBody` for a request without a body, 422 for field errors, 404 for a
+    ///   missing parent, 409 for a taken key.
     public static func create(_ request: MockRequest) async throws -> MockResponse {
-        let parameters = request.serializer.deserialize(parameters: request.body ?? .object([:]), of: request.resource)
+        let parameters = request.serializer.deserialize(parameters: try requireBody(request), of: request.resource)
         var values = try request.resource.harvest(parameters, keepingKey: true)
         if let parent = request.parent {
             try await requireParent(parent, request)
@@ -66,10 +67,12 @@ public enum MockCRUD {
             let text = id.stringValue ?? id.serialized()
             headers.append((name: "Location", value: "/\(MockPath.encode(request.resource.name))/\(MockPath.encode(text))"))
         }
-        return MockResponse(status: 201, headers: headers, body: request.serializer.serialize(object: object, of: request.resource))
+        return MockResponse(status: 201, headers: headers,
+                            body: request.serializer.serialize(object: request.resource.wire(object), of: request.resource))
     }
 
-    /// Merges the body's known properties into an object (`PUT` and `PATCH` alike).
+    /// Merges the body's known properties into an object (`PUT` and `PATCH` alike): properties the body
+    /// leaves out keep their values, nested ones too (`{"address": {"city": "Lyon"}}` leaves `address.zip`).
     ///
     /// ```swift
     /// let response = try await MockCRUD.update(request) // 200 {...}
@@ -77,15 +80,16 @@ public enum MockCRUD {
     /// - Parameters:
     ///   - request: the routed request with an `id`.
     /// - Returns: 200 with the updated object.
-    /// - Throws: `MockHTTPError` 422 for field errors, 404 when there is no such object.
+    /// - Throws: `MockHTTPError` 400 `emptyBody` for a request without a body, 422 for field errors, 404 when
+    ///   there is no such object.
     public static func update(_ request: MockRequest) async throws -> MockResponse {
         let id = try requireID(request)
-        let parameters = request.serializer.deserialize(parameters: request.body ?? .object([:]), of: request.resource)
+        let parameters = request.serializer.deserialize(parameters: try requireBody(request), of: request.resource)
         let values = try request.resource.harvest(parameters, keepingKey: false)
         guard let object = try await request.store.modify(request.resource, id: id, values: values) else {
             throw notFound(request, id)
         }
-        return .json(request.serializer.serialize(object: object, of: request.resource))
+        return .json(request.serializer.serialize(object: request.resource.wire(object), of: request.resource))
     }
 
     /// Deletes an object.
@@ -106,6 +110,12 @@ public enum MockCRUD {
     private static func requireID(_ request: MockRequest) throws -> JSONValue {
         guard let id = request.id else { throw MockHTTPError.notFound("\(request.path): no id in the route") }
         return id
+    }
+
+    /// The body of a create or update; a request with none (no bytes) is 400, not a 422 about its properties.
+    private static func requireBody(_ request: MockRequest) throws -> JSONValue {
+        guard let body = request.body else { throw MockHTTPError.badRequest("empty body", code: "emptyBody") }
+        return body
     }
 
     private static func requireParent(_ parent: MockRequest.ParentReference, _ request: MockRequest) async throws {

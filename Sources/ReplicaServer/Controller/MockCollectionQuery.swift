@@ -53,8 +53,9 @@ struct MockCollectionQuery {
             let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: limit)
             query.offset = overflow ? Int.max / 2 : offset
         } else if request.query("limit") != nil || request.query("offset") != nil || request.query("_limit") != nil {
-            let limitText = request.query("limit") ?? request.query("_limit")
-            let limit = try limitText.map { try Self.number("limit", $0, minimum: 1) }
+            // `limit` wins over `_limit`; the error names the parameter the request gave.
+            let limitName = request.query("limit") != nil ? "limit" : "_limit"
+            let limit = try request.query(limitName).map { try Self.number(limitName, $0, minimum: 1) }
             let offset = try request.query("offset").map { try Self.number("offset", $0, minimum: 0) } ?? 0
             query.limit = limit
             query.offset = offset
@@ -62,9 +63,17 @@ struct MockCollectionQuery {
         }
     }
 
+    /// The largest `_page`, `_limit`, `limit` or `offset` taken.
+    static let maximumNumber = 1_000_000_000
+
+    /// The integer value of query parameter `name`, from `minimum` to ``maximumNumber``.
+    ///
+    /// - Throws: `MockHTTPError` 400 `invalidPage` naming the parameter, the range and the value
+    ///   (`_limit must be an integer from 1 to 1000000000, not '-1'`).
     private static func number(_ name: String, _ text: String, minimum: Int) throws -> Int {
-        guard let value = Int(text), value >= minimum, value <= 1_000_000_000 else {
-            throw MockHTTPError.badRequest("\(name) must be an integer from \(minimum), not '\(text)'", code: "invalidPage")
+        guard let value = Int(text), value >= minimum, value <= maximumNumber else {
+            throw MockHTTPError.badRequest("\(name) must be an integer from \(minimum) to \(maximumNumber), not '\(text)'",
+                                           code: "invalidPage")
         }
         return value
     }

@@ -11,7 +11,8 @@
 public struct MockResource: Sendable, Hashable {
     /// The resource name: the first path segment of its routes and the SQLite table name.
     public var name: String
-    /// The typed properties, primary and parent keys included (added when missing).
+    /// The typed properties, primary and parent keys included (added when missing). A dotted name
+    /// (`address.city`) is a key path: the value sits in a nested object on the wire (`{"address": {"city": …}}`).
     public private(set) var properties: [MockProperty]
     /// The CRUD actions this resource answers; others get 405.
     public var actions: MockActions
@@ -19,6 +20,8 @@ public struct MockResource: Sendable, Hashable {
     public let primaryKey: MockPrimaryKey
     /// The parents whose routes nest this resource (`/people/:id/cars`).
     public let parents: [MockParent]
+    /// Where each property sits in JSON objects (dotted names nest).
+    let keyPaths: MockKeyPaths
 
     /// Creates a resource.
     ///
@@ -50,10 +53,13 @@ public struct MockResource: Sendable, Hashable {
         }
         var seen = Set<String>()
         self.properties = properties.filter { seen.insert($0.name).inserted }
+        keyPaths = MockKeyPaths(self.properties)
     }
 
     /// A resource for a Replica schema entity: its table name as the path, its attributes under their JSON
-    /// keys, its to-one relationships as parents (keyed by the foreign key's JSON key).
+    /// keys, its to-one relationships as parents (keyed by the foreign key's JSON key). An attribute with a
+    /// dotted `jsonKey` (`"address.city"`) is a property of that name, read from and written to nested
+    /// objects (`{"address": {"city": …}}`) as the entity's property map reads it.
     ///
     /// ```swift
     /// let schema = try Schema(contentsOf: URL(fileURLWithPath: "Schemas/people.json"))
@@ -126,52 +132,128 @@ public struct MockResource: Sendable, Hashable {
 
 extension MockResource {
     /// Keeps an object's known properties (type-checked) and drops unknown keys, as RESTEasy's loader does.
+    /// A property with a dotted name is read at its key path: `{"address": {"city": "Paris"}}` gives
+    /// `address.city`; `"address": null` makes every property under `address` null.
     ///
     /// ```swift
     /// let values = try people.harvest(["name": "john", "shoeSize": 44]) // ["name": "john"]
+    /// let home = try places.harvest(["address": ["city": "Paris"]])    // ["address.city": "Paris"]
     /// ```
     /// - Parameters:
     ///   - value: the decoded JSON body or data object.
     ///   - keepingKey: whether a primary key in the object is kept (create, load) or dropped (update).
-    /// - Returns: the known properties in canonical form.
-    /// - Throws: `MockHTTPError` 422 with field errors: a value of the wrong type, a body that is not an
-    ///   object, or an object with no known property.
+    /// - Returns: the known properties in canonical form, keyed by property name.
+    /// - Throws: `MockHTTPError` 422 with field errors (named by key path): a value of the wrong type, a body
+    ///   that is not an object, a value that is neither an object nor null where properties nest
+    ///   (`address`), a nested property sent flat under its dotted name (`"address.city": …`), or an object
+    ///   with no known property.
     public func harvest(_ value: JSONValue, keepingKey: Bool = true) throws -> JSONObject {
         guard case .object(let object) = value else {
             throw MockHTTPError.unprocessable(["base": ["must be a JSON object, not \(value.typeName)"]])
         }
-        var harvested = JSONObject()
+        var harvest = Harvest()
+        collect(object, node: keyPaths.root, prefix: "", keepingKey: keepingKey, into: &harvest)
+        if !harvest.errors.isEmpty { throw MockHTTPError.unprocessable(harvest.errors) }
+        if harvest.known == 0 {
+            if harvest.unknown.isEmpty { throw MockHTTPError.unprocessable(["base": ["has no property of \(name)"]]) }
+            throw MockHTTPError.unprocessable(harvest.unknown)
+        }
+        return harvest.values
+    }
+
+    /// What harvesting found so far.
+    private struct Harvest {
+        var values = JSONObject()
         var errors: [(String, [String])] = []
         var unknown: [(String, [String])] = []
         var known = 0
+    }
+
+    /// Harvests the members of one object level; `prefix` is the key path to it (`""` or `"address."`).
+    private func collect(_ object: JSONObject, node: MockKeyPaths.Node, prefix: String, keepingKey: Bool,
+                         into harvest: inout Harvest) {
         for (key, member) in object {
-            guard let property = property(named: key) else {
-                unknown.append((key, ["is not a property of \(name)"]))
-                continue
-            }
-            known += 1
-            if key == primaryKey.name {
-                guard keepingKey else { continue }
-                if member.isNull { continue }
-            }
-            if let canonical = property.type.validate(member) {
-                harvested[key] = canonical
-            } else {
-                errors.append((key, [property.type.requirement]))
+            switch node.slots[key] {
+            case nil:
+                if prefix.isEmpty, let index = properties.firstIndex(where: { $0.name == key }), keyPaths.paths[index].count > 1 {
+                    // `{"address.city": …}` for a property read at `address` → `city`: refused, not dropped, so that
+                    // the value is not lost.
+                    let shape = keyPaths.paths[index].reversed().reduce("…") { inner, part in "{\"\(part)\": \(inner)}" }
+                    harvest.errors.append((key, ["is nested: send \(shape)"]))
+                } else {
+                    harvest.unknown.append((prefix + key, ["is not a property of \(name)"]))
+                }
+            case .property(let index)?:
+                harvest.known += 1
+                take(member, property: properties[index], keepingKey: keepingKey, into: &harvest)
+            case .object(let child)?:
+                switch member {
+                case .object(let nested):
+                    collect(nested, node: child, prefix: prefix + key + ".", keepingKey: keepingKey, into: &harvest)
+                case .null:
+                    for index in child.properties() {
+                        harvest.known += 1
+                        take(.null, property: properties[index], keepingKey: keepingKey, into: &harvest)
+                    }
+                default:
+                    harvest.errors.append((prefix + key, ["must be an object or null, not \(member.typeName)"]))
+                }
             }
         }
-        if !errors.isEmpty { throw MockHTTPError.unprocessable(errors) }
-        if known == 0 {
-            if unknown.isEmpty { throw MockHTTPError.unprocessable(["base": ["has no property of \(name)"]]) }
-            throw MockHTTPError.unprocessable(unknown)
+    }
+
+    /// Type-checks one property's value.
+    private func take(_ member: JSONValue, property: MockProperty, keepingKey: Bool, into harvest: inout Harvest) {
+        if property.name == primaryKey.name {
+            guard keepingKey, !member.isNull else { return }
         }
-        return harvested
+        if let canonical = property.type.validate(member) {
+            harvest.values[property.name] = canonical
+        } else {
+            harvest.errors.append((property.name, [property.type.requirement]))
+        }
     }
 
     /// `values` with every property present: missing ones as null, in the resource's property order.
     func complete(_ values: JSONObject) -> JSONObject {
         var object = JSONObject()
         for property in properties { object[property.name] = values[property.name] ?? .null }
+        return object
+    }
+
+    /// A stored object as it goes on the wire: every property present (missing ones null), in property order,
+    /// properties with dotted names nested at their key paths. `address.city` and `address.zip` share one
+    /// `address` object, which is always an object: with nothing stored its members are null.
+    /// ``MockCRUD`` calls it before the serializer; a controller that answers store objects itself calls it too.
+    ///
+    /// ```swift
+    /// let object = try await request.store.object(request.resource, id: 1) ?? [:]
+    /// request.resource.nested(object) // {"id": 1, "address": {"city": "Paris", "zip": null}}
+    /// ```
+    /// - Parameters:
+    ///   - values: the stored values, keyed by property name.
+    /// - Returns: the JSON object.
+    public func nested(_ values: JSONObject) -> JSONObject {
+        keyPaths.nests ? MockKeyPaths.build(keyPaths.root, from: values, properties: properties) : complete(values)
+    }
+
+    /// A store's object (every property present already) as it goes on the wire: as it is when no property nests.
+    func wire(_ stored: JSONObject) -> JSONObject {
+        keyPaths.nests ? MockKeyPaths.build(keyPaths.root, from: stored, properties: properties) : stored
+    }
+
+    /// Puts `values` (keyed by property name) at their properties' key paths, adding no missing ones;
+    /// keys that name no property stay as they are.
+    func placing(_ values: JSONObject) -> JSONObject {
+        guard keyPaths.nests else { return values }
+        var object = JSONObject()
+        for (key, value) in values {
+            if let index = properties.firstIndex(where: { $0.name == key }) {
+                MockKeyPaths.set(value, at: keyPaths.paths[index][...], in: &object)
+            } else if object[key] == nil {
+                object[key] = value
+            }
+        }
         return object
     }
 }

@@ -1,5 +1,9 @@
 /// Shapes a resource's JSON on the wire: single objects and collections going out, request bodies coming in.
 ///
+/// Objects reach a serializer in their JSON shape, properties with dotted names already nested
+/// (`address.city` inside `address`: see ``MockResource/nested(_:)``); what `deserialize` returns is
+/// harvested through the same key paths.
+///
 /// Every method has a pass-through default, so a serializer implements only what it changes.
 ///
 /// ```swift
@@ -17,7 +21,7 @@ public protocol MockSerializer: Sendable {
     /// func serialize(object: JSONObject, of resource: MockResource) -> JSONValue { ["post": .object(object)] }
     /// ```
     /// - Parameters:
-    ///   - object: the stored object, every property present.
+    ///   - object: the stored object in its JSON shape, every property present, dotted ones nested.
     ///   - resource: its resource.
     /// - Returns: the response body.
     func serialize(object: JSONObject, of resource: MockResource) -> JSONValue
@@ -30,7 +34,7 @@ public protocol MockSerializer: Sendable {
     /// }
     /// ```
     /// - Parameters:
-    ///   - collection: the objects of the page.
+    ///   - collection: the objects of the page, in their JSON shape as for `serialize(object:of:)`.
     ///   - resource: their resource.
     /// - Returns: the response body.
     func serialize(collection: [JSONObject], of resource: MockResource) -> JSONValue

@@ -10,9 +10,10 @@
 /// server.setSerializer(shape, for: "posts")
 /// ```
 public struct ReshapingSerializer: MockSerializer {
-    /// Stored property name → wire key; request bodies are renamed back.
+    /// Top-level key → wire key; request bodies are renamed back. A property nested at a dotted name
+    /// (`address.city`) is renamed with its whole object, by its first key (`address`).
     public var renames: [String: String]
-    /// Stored properties left out of responses.
+    /// Top-level keys left out of responses (`address` hides every `address.…` property).
     public var hidden: Set<String>
     /// Wire key → value computed from the renamed object, added to responses (ignored in requests).
     public var computed: [String: @Sendable (JSONObject) -> JSONValue]

@@ -102,7 +102,9 @@ enum MockFormBody {
         return nil
     }
 
-    /// Reads text fields as the resource's property types (unknown names stay text and are dropped by harvesting).
+    /// Reads text fields as the resource's property types (unknown names stay text and are dropped by
+    /// harvesting); a field named by a dotted property (`address.city=Paris`) goes to its key path, as
+    /// JSON would nest it, since a form cannot.
     static func typed(_ fields: JSONObject, for resource: MockResource) -> JSONValue {
         var object = JSONObject()
         for (name, value) in fields {
@@ -113,6 +115,6 @@ enum MockFormBody {
                 object[name] = value
             }
         }
-        return .object(object)
+        return .object(resource.placing(object))
     }
 }

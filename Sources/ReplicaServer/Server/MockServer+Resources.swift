@@ -91,6 +91,7 @@ extension MockServer {
         }
         if resource.name.isEmpty || resource.name.contains("/") { throw fail("a name must be one non-empty path segment") }
         if resource.properties.contains(where: { $0.name.isEmpty }) { throw fail("a property name is empty") }
+        if let collision = resource.keyPaths.collision { throw fail(collision) }
         let known = Set(registry.withLockedValue { Array($0.resources.keys) } + batch.map(\.name) + [resource.name])
         for parent in resource.parents where !known.contains(parent.resource) {
             throw fail("unknown parent resource '\(parent.resource)'")

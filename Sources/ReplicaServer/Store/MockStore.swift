@@ -8,6 +8,8 @@
 ///
 /// Objects are `JSONObject`s keyed by property name; stores receive values already harvested and
 /// type-checked by the resource, and return objects with every property present (missing ones null).
+/// A property with a dotted name (`address.city`) is one flat member (and column) here; the server
+/// reads and writes it nested on the wire (`{"address": {"city": …}}`).
 ///
 /// ```swift
 /// let store: any MockStore = try SQLiteMockStore(path: "/tmp/mock.sqlite")

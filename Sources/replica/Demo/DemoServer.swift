@@ -47,7 +47,7 @@ enum DemoServer {
         func index(_ request: MockRequest) async throws -> MockResponse {
             guard let users else { return .json(.object([:])) }
             let page = try await request.store.objects(users, query: MockQuery(sort: [MockQuery.SortKey(property: "user_id")]))
-            return .json(.object(["users": .array(page.objects.map(JSONValue.object))]))
+            return .json(.object(["users": .array(page.objects.map { .object(users.nested($0)) })]))
         }
     }
 

@@ -189,6 +189,43 @@ struct JSONParsingTests {
         #expect(error.description == "byte 19 (line 3, column 7): unexpected '3': expected ',' or ']' after array element")
     }
 
+    /// (bytes, the error's offset, its message) for a backslash followed by a byte that starts no escape.
+    static let badEscapes: [([UInt8], Int, String)] = [
+        ([0x22, 0x61, 0x5C, 0x00, 0x22], 2, "invalid escape at byte offset 2: '\\' followed by byte 0x00, "),
+        (Array(#"["\x"]"#.utf8), 2, "invalid escape '\\x' at byte offset 2: "),
+        ([0x22, 0x5C, 0x20, 0x22], 1, "invalid escape at byte offset 1: '\\' followed by space, "),
+        ([0x22, 0x5C, 0x0A, 0x22], 1, "invalid escape at byte offset 1: '\\' followed by line feed, "),
+        ([0x22, 0x5C, 0xC3, 0xA9, 0x22], 1, "invalid escape at byte offset 1: '\\' followed by byte 0xC3, "),
+    ]
+
+    @Test("an invalid escape names the byte after the backslash and the escape's byte offset", arguments: badEscapes.indices)
+    func invalidEscapeMessage(_ index: Int) {
+        let (bytes, offset, start) = Self.badEscapes[index]
+        let message = start + #"expected one of \" \\ \/ \b \f \n \r \t \uXXXX"#
+        guard case .failure(let error) = jsonParseResult(bytes) else {
+            Issue.record("accepted \(bytes)")
+            return
+        }
+        #expect(error.code == .invalidEscape)
+        #expect(error.byteOffset == offset)
+        #expect(error.message == message)
+        #expect(error.description == "byte \(offset) (line 1, column \(offset + 1)): \(message)")
+    }
+
+    @Test("a stream cut between the backslash and the NUL byte fails with the same message and offset")
+    func invalidEscapeAcrossChunks() throws {
+        var parser = JSONStreamParser()
+        let bytes: [UInt8] = Array(#"[1,"ab\"#.utf8) + [0x00, 0x22, 0x5D]
+        try parser.feed(Array(bytes[..<7])) { _ in }
+        #expect {
+            try parser.feed(Array(bytes[7...])) { _ in }
+        } throws: { error in
+            guard let error = error as? JSONParseError else { return false }
+            return error.code == .invalidEscape && error.byteOffset == 6 && error.message
+                == #"invalid escape at byte offset 6: '\' followed by byte 0x00, expected one of \" \\ \/ \b \f \n \r \t \uXXXX"#
+        }
+    }
+
     @Test("codes match in catch clauses")
     func catchByCode() {
         do {
