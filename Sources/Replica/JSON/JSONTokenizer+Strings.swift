@@ -88,20 +88,18 @@ extension JSONTokenizer {
         }
     }
 
-    /// The error for a backslash at `q` followed by a byte that starts no escape. A printable byte is quoted
-    /// with it (`invalid escape '\x' at byte offset 5`); any other is named apart, so that a NUL, a space or
-    /// a line feed reads plainly: `invalid escape at byte offset 5: '\' followed by byte 0x00`.
+    /// The error for a backslash at `q` followed by a byte that starts no escape (the error's
+    /// description starts with the backslash's byte offset). A printable byte is quoted with it
+    /// (`invalid escape '\x'`); any other is named apart, so that a NUL, a space or a line feed
+    /// reads plainly: `invalid escape: '\' followed by byte 0x00`.
     @inline(never)
     func invalidEscape(at q: UnsafePointer<UInt8>) -> JSONParseError {
         let expected = "expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX"
-        let offset = region.offset(of: q)
         let byte = q[1]
         if (0x21...0x7E).contains(byte) {
-            return region.error(.invalidEscape, at: q,
-                                "invalid escape '\\\(Character(Unicode.Scalar(byte)))' at byte offset \(offset): \(expected)")
+            return region.error(.invalidEscape, at: q, "invalid escape '\\\(Character(Unicode.Scalar(byte)))': \(expected)")
         }
-        return region.error(.invalidEscape, at: q,
-                            "invalid escape at byte offset \(offset): '\\' followed by \(jsonDescribeByte(byte)), \(expected)")
+        return region.error(.invalidEscape, at: q, "invalid escape: '\\' followed by \(jsonDescribeByte(byte)); \(expected)")
     }
 
     /// Checks the hex digits of a `\\u` escape cut short by the end of the bytes: an

@@ -191,14 +191,14 @@ struct JSONParsingTests {
 
     /// (bytes, the error's offset, its message) for a backslash followed by a byte that starts no escape.
     static let badEscapes: [([UInt8], Int, String)] = [
-        ([0x22, 0x61, 0x5C, 0x00, 0x22], 2, "invalid escape at byte offset 2: '\\' followed by byte 0x00, "),
-        (Array(#"["\x"]"#.utf8), 2, "invalid escape '\\x' at byte offset 2: "),
-        ([0x22, 0x5C, 0x20, 0x22], 1, "invalid escape at byte offset 1: '\\' followed by space, "),
-        ([0x22, 0x5C, 0x0A, 0x22], 1, "invalid escape at byte offset 1: '\\' followed by line feed, "),
-        ([0x22, 0x5C, 0xC3, 0xA9, 0x22], 1, "invalid escape at byte offset 1: '\\' followed by byte 0xC3, "),
+        ([0x22, 0x61, 0x5C, 0x00, 0x22], 2, "invalid escape: '\\' followed by byte 0x00; "),
+        (Array(#"["\x"]"#.utf8), 2, "invalid escape '\\x': "),
+        ([0x22, 0x5C, 0x20, 0x22], 1, "invalid escape: '\\' followed by space; "),
+        ([0x22, 0x5C, 0x0A, 0x22], 1, "invalid escape: '\\' followed by line feed; "),
+        ([0x22, 0x5C, 0xC3, 0xA9, 0x22], 1, "invalid escape: '\\' followed by byte 0xC3; "),
     ]
 
-    @Test("an invalid escape names the byte after the backslash and the escape's byte offset", arguments: badEscapes.indices)
+    @Test("an invalid escape names the byte after the backslash, at the backslash's byte offset", arguments: badEscapes.indices)
     func invalidEscapeMessage(_ index: Int) {
         let (bytes, offset, start) = Self.badEscapes[index]
         let message = start + #"expected one of \" \\ \/ \b \f \n \r \t \uXXXX"#
@@ -222,7 +222,7 @@ struct JSONParsingTests {
         } throws: { error in
             guard let error = error as? JSONParseError else { return false }
             return error.code == .invalidEscape && error.byteOffset == 6 && error.message
-                == #"invalid escape at byte offset 6: '\' followed by byte 0x00, expected one of \" \\ \/ \b \f \n \r \t \uXXXX"#
+                == #"invalid escape: '\' followed by byte 0x00; expected one of \" \\ \/ \b \f \n \r \t \uXXXX"#
         }
     }
 
