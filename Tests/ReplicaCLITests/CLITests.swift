@@ -94,6 +94,20 @@ struct SchemaCheckCommandTests {
                 + "(expected one of: string, integer, double, bool, date, data, json)\n")
     }
 
+    @Test("a key given twice in one object exits 1 with one line naming its pointer and both offsets; other files are checked")
+    func duplicateKey() async throws {
+        let directory = try TemporaryDirectory("replica-cli")
+        defer { directory.remove() }
+        let file = directory.url("twice.json")
+        try Data(#"{"name": "shop", "entities": {"User": {"attributes": {"id": "integer"}}, "User": {"attributes": {"id": "string"}}}}"#.utf8)
+            .write(to: file)
+        let output = try await ReplicaTool.run(["schema", "check", file.path, "Schemas/people.json"])
+        #expect(output.status == 1)
+        #expect(output.stdout.hasPrefix("Schemas/people.json: schema 'people' version 1, 2 entities, 5 routes, keys camelCase\n"))
+        #expect(output.stderr == "Error: \(file.path): /entities/User: key 'User' is given twice in one object: "
+                + "at byte 30 (line 1, column 31) and again at byte 73 (line 1, column 74)\n")
+    }
+
     @Test("every subcommand has --help", arguments: [["--help"], ["schema", "--help"], ["schema", "check", "--help"], ["query", "--help"]])
     func help(arguments: [String]) async throws {
         let output = try await ReplicaTool.run(arguments)

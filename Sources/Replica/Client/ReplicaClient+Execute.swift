@@ -6,8 +6,10 @@ extension ReplicaClient {
     ///
     /// Each page URL has its own validators. A page answering 304 vouches for the keys it held
     /// when it last answered 200, and the traversal goes on to the next page its 304 links to
-    /// (or its record names; a paged collection's last page whose 304 cannot tell is asked again
-    /// without validators). The call is "not modified" only when every page was and the
+    /// (or its record names; a recorded last page stays the last when it was shorter than the
+    /// page before it, and a full one whose 304 cannot tell is asked again without validators,
+    /// see ``nextURL(afterUnchanged:request:recorded:keys:previousPageKeyCount:number:rule:)``).
+    /// The call is "not modified" only when every page was and the
     /// traversal ended where it did before. Stale rows are deleted only after a complete
     /// traversal (the last page reached, every page answered) of a full (not incremental) sync.
     ///
@@ -44,6 +46,8 @@ extension ReplicaClient {
         var unchanged = 0
         var complete = false
         var revalidate = true
+        // How many keys the page before this one held (its own, or those recorded for its 304).
+        var previousPageKeyCount: Int?
         // A 304 page whose next page is no longer the recorded one: the collection grew or shrank.
         var reshaped = false
         // The keys unchanged pages held: what a call whose every page answered 304 lists.
@@ -66,11 +70,11 @@ extension ReplicaClient {
                 }
                 if isCollection {
                     let recordedKeys = entry.keys ?? PrimaryKeys()
-                    let known = try nextURL(afterUnchanged: response, request: current, recorded: entry,
-                                            keys: recordedKeys, number: pages + 1, rule: rule)
+                    let known = try nextURL(afterUnchanged: response, request: current, recorded: entry, keys: recordedKeys,
+                                            previousPageKeyCount: previousPageKeyCount, number: pages + 1, rule: rule)
                     // A 304 even without validators: the server vouches for it as it stands.
                     guard let found = known ?? (revalidate ? nil : .some(nil)) else {
-                        // Recorded as the last page, and the 304 does not say whether it still is (the
+                        // Recorded as a full last page, and the 304 does not say whether it still is (the
                         // collection may have grown past it): ask again without validators.
                         current.headers["If-None-Match"] = nil
                         current.headers["If-Modified-Since"] = nil
@@ -87,6 +91,7 @@ extension ReplicaClient {
                     session.vouch(for: recordedKeys)
                     vouched.integers += recordedKeys.integers
                     vouched.strings += recordedKeys.strings
+                    previousPageKeyCount = recordedKeys.count
                 }
                 pages += 1
                 unchanged += 1
@@ -98,6 +103,7 @@ extension ReplicaClient {
                 let page = try await stage(response, into: session, prepared: prepared, request: current, capture: capture)
                 if isCollection {
                     next = try nextURL(after: response, request: current, page: page, number: pages, rule: rule)
+                    previousPageKeyCount = page.keys.count
                 }
                 if isGet {
                     var record = ClientCache.Entry(cursor: entry?.cursor, next: next?.absoluteString,
@@ -196,19 +202,31 @@ extension ReplicaClient {
     }
 
     /// The page after an unchanged (304) page: `.some(nil)` when it is the last, `nil` when the
-    /// 304 cannot tell (recorded as the last page, and no `Link` header now to say otherwise).
+    /// 304 cannot tell (recorded as a full last page, and no `Link` header now to say otherwise).
     ///
-    /// Whether a page is the last one depends on the pages after it, not on its content, so the
-    /// recorded next page is trusted only where the content decides it (cursors in the body).
+    /// Servers often send a 304 without the `Link` header (RFC 9110 does not require it). The
+    /// page after it is then the one recorded when it last answered 200. A page recorded as the
+    /// last one of several is still the last when it held fewer keys than the page before it:
+    /// it was not full, so an object added after it would have changed it, and it did not
+    /// change. A full last page (or a lone page sent with links, whose size nothing tells) can
+    /// stay the same while the collection grows past it: that one the 304 cannot settle.
+    ///
+    /// - Parameters:
+    ///   - keys: The keys recorded for the unchanged page.
+    ///   - previousPageKeyCount: How many keys the page before it held in this traversal; `nil`
+    ///     for the first page.
     func nextURL(afterUnchanged response: ClientResponse, request: ClientRequest, recorded: ClientCache.Entry,
-                 keys: PrimaryKeys, number: Int, rule: PaginationRule?) throws -> URL?? {
+                 keys: PrimaryKeys, previousPageKeyCount: Int?, number: Int, rule: PaginationRule?) throws -> URL?? {
         switch rule {
         case nil, .linkHeader?:
             // A 304 with links (rel="first", "last", "next") says where the collection goes on now.
             if !response.headers.values("Link").isEmpty { return .some(Self.nextLink(response.headers, relativeTo: request.url)) }
             if let next = recorded.next { return .some(URL(string: next)) }
             // A lone response is the whole collection: its 304 says it all.
-            return recorded.paged ? nil : .some(nil)
+            guard recorded.paged else { return .some(nil) }
+            // The last page of several, shorter than the page before it: still the last.
+            if let previous = previousPageKeyCount, keys.count < previous { return .some(nil) }
+            return nil
         case .page(let parameter, let start)?:
             guard !keys.isEmpty else { return .some(nil) }
             return .some(try Self.setting(parameter, to: String(start + number), in: request.url))

@@ -37,11 +37,26 @@ extension Schema {
         } catch {
             throw SchemaError(.invalidJSON, "invalid JSON: \(error)", file: file)
         }
+        // Parsing kept the last value of a key given twice; the bytes say where both are.
+        if value.firstDuplicateKey != nil,
+           let duplicate = try? json.withUnsafeBytes({ try JSONDuplicateKey.first(in: $0) }) {
+            throw SchemaError(.duplicateKey, "key '\(duplicate.key)' is given twice in one object: "
+                              + "at \(duplicate.first) and again at \(duplicate.again)",
+                              file: file, pointer: duplicate.pointer, byteOffset: duplicate.again.byteOffset)
+        }
         try self.init(jsonValue: value, file: file)
     }
 
     /// Loads and validates a schema from a parsed schema file.
     ///
+    /// ```swift
+    /// let schema = try Schema(jsonValue: try JSONValue(parsing: #"{"name": "t", "entities": {}}"#))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - jsonValue: The schema file, parsed. An object whose parsed text gave a key twice
+    ///     (``JSONObject/duplicateKeys``) is refused.
+    ///   - file: The file name used in error messages.
     /// - Throws: ``SchemaError``.
     public init(jsonValue: JSONValue, file: String? = nil) throws {
         let reader = SchemaFileReader(file: file)
@@ -94,6 +109,9 @@ struct SchemaFileReader {
 
     func schema(from value: JSONValue) throws -> Schema {
         let root = JSONPointer.root
+        if let (key, pointer) = value.firstDuplicateKey {
+            throw fail(.duplicateKey, "key '\(key)' is given twice in one object", at: pointer)
+        }
         let object = try self.object(value, at: root, allowed: ["$schema", "name", "version", "description",
                                                                 "keyConvention", "envelope", "entities", "routes"])
         let name = try requiredString(object, "name", at: root)

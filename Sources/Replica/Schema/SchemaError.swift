@@ -23,6 +23,9 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let missingKey = Code(rawValue: "missingKey")
         /// A key the format does not know (usually a typo).
         public static let unknownKey = Code(rawValue: "unknownKey")
+        /// A key given twice in one JSON object (two entities or attributes of one name): JSON
+        /// parsers disagree on which value wins, so a schema file may not depend on it.
+        public static let duplicateKey = Code(rawValue: "duplicateKey")
         /// An attribute type that does not exist.
         public static let unknownType = Code(rawValue: "unknownType")
         /// A reference to an entity the schema does not define.
@@ -49,12 +52,29 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
     public var file: String?
     /// Where in the schema file format the bad value is.
     public var pointer: JSONPointer?
+    /// The 0-based offset in the file's bytes of what is wrong, when it is known: for
+    /// ``Code/duplicateKey``, where the key is given the second time.
+    public var byteOffset: Int?
 
-    public init(_ code: Code, _ message: String, file: String? = nil, pointer: JSONPointer? = nil) {
+    /// An error; the schema loader makes these, tests and schema builders may too.
+    ///
+    /// ```swift
+    /// let error = SchemaError(.unknownType, "unknown type 'strng'", file: "blog.json",
+    ///                         pointer: JSONPointer("/entities/User/attributes/name/type"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - code: The kind of problem.
+    ///   - message: What is wrong, in words (with the byte offset, when there is one).
+    ///   - file: The schema file, when the schema came from one.
+    ///   - pointer: Where in the schema the bad value is.
+    ///   - byteOffset: Where in the file's bytes, when known.
+    public init(_ code: Code, _ message: String, file: String? = nil, pointer: JSONPointer? = nil, byteOffset: Int? = nil) {
         self.code = code
         self.message = message
         self.file = file
         self.pointer = pointer
+        self.byteOffset = byteOffset
     }
 
     /// `file: /pointer: message`, leaving out what is unknown.

@@ -115,11 +115,30 @@ struct ClientSessionTests {
         // Page 2 answered 304 without a Link header: asked again without validators, it links to page 3.
         #expect(Self.pageQueries(transport, from: 2) == ["", "page=2", "page=2", "page=3"])
         #expect(transport.requests[4].headers["If-None-Match"] == nil)
-        // Without a Link header on its 304, the last page of a paged collection is always asked again.
+        // Now the last page holds fewer posts than the page before it: an added post would have changed
+        // it, so its 304 without a Link header says it is still the last page. Nothing is asked twice.
         let again = try await client.call("/users/1/posts")
-        #expect(again.unchangedPages == 2)
+        #expect(again.notModified)
+        #expect(again.unchangedPages == 3)
         #expect(again.changes.isEmpty)
-        #expect(Self.pageQueries(transport, from: 6) == ["", "page=2", "page=3", "page=3"])
+        #expect(Self.pageQueries(transport, from: 6) == ["", "page=2", "page=3"])
+        #expect(transport.requests.dropFirst(6).map { $0.headers["If-None-Match"] != nil } == [true, true, true])
+    }
+
+    @Test("a full last page whose 304 has no Link header is asked again each sync, as the collection may have grown past it")
+    func fullLastPage() async throws {
+        let server = PagedPosts(1...4)
+        server.omitLinkOnNotModified()
+        let (client, blog, transport) = try Self.setUp(server)
+        _ = try await client.call("/users/1/posts")
+        // Page 2 is as long as page 1: the collection could have grown past it without changing it.
+        let second = try await client.call("/users/1/posts")
+        #expect(!second.notModified)
+        #expect(second.unchangedPages == 1)
+        #expect(second.changes.isEmpty)
+        #expect(Self.pageQueries(transport, from: 2) == ["", "page=2", "page=2"])
+        #expect(transport.requests.dropFirst(2).map { $0.headers["If-None-Match"] != nil } == [true, true, false])
+        #expect(try blog.keys("Post").count == 4)
     }
 
     @Test("a failed page leaves the store and every validator as they were; the next sync catches up")

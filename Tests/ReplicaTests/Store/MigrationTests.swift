@@ -168,6 +168,27 @@ struct MigrationTests {
         #expect(try Self.fingerprint(path).1 == before.1)
     }
 
+    @Test("a recorded schema is read as a schema file is: a key given twice in it is refused, naming where")
+    func recordedSchemaWithDuplicateKey() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("app.sqlite")
+        _ = try Store(path: path, schema: try Self.version1())
+        let recorded = #"{"name": "app", "version": 1, "entities": {"User": {"attributes": {"id": "integer"}}, "#
+            + #""User": {"attributes": {"id": "string"}}}}"#
+        do {
+            let queue = try DatabaseQueue(path: path)
+            defer { try? queue.close() }
+            try queue.write { db in
+                try db.execute(sql: "UPDATE replica_meta SET value = ? WHERE key = 'schema'", arguments: [recorded])
+            }
+        }
+        let error = #expect(throws: StoreError.self) { try Store(path: path) }
+        #expect(error?.code == .corruptMetadata)
+        #expect(error?.message == "the recorded schema cannot be read: \(path) (recorded schema): /entities/User: "
+                + "key 'User' is given twice in one object: at byte 43 (line 1, column 44) and again at byte 86 (line 1, column 87)")
+    }
+
     @Test("a database without a recorded schema needs one")
     func missingSchema() throws {
         let directory = try TemporaryDirectory()
