@@ -52,13 +52,14 @@ struct TmuxSession {
         run(["capture-pane", "-p"] + (colors ? ["-e"] : []) + ["-t", name])
     }
 
-    /// Waits (up to `timeout` seconds) until the pane satisfies `condition`, and returns it.
-    func pane(within timeout: Double = 10, until condition: (String) -> Bool) -> String {
+    /// Waits (up to `timeout` seconds) until the pane (with its colour escapes when `colors`)
+    /// satisfies `condition`, and returns it.
+    func pane(colors: Bool = false, within timeout: Double = 10, until condition: (String) -> Bool) -> String {
         let deadline = Date().addingTimeInterval(timeout)
-        var screen = pane()
+        var screen = pane(colors: colors)
         while !condition(screen) && Date() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
-            screen = pane()
+            screen = pane(colors: colors)
         }
         return screen
     }

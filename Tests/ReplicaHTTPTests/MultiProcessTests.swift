@@ -14,8 +14,8 @@ import Testing
 struct MultiProcessTests {
     static let schema = packageRoot.appendingPathComponent("Schemas/blog.json").path
     static let rounds = 6
-    static let postCount = 20_000
-    static let commentCount = 5_000
+    static let postCount = 8_000
+    static let commentCount = 2_000
 
     /// Round `round`'s posts: ids and titles of their own, so that a reader can tell which
     /// import it sees and whether it sees one whole.

@@ -29,7 +29,8 @@ final class RawSocket: @unchecked Sendable {
     init(port: Int) throws {
         fd = socket(AF_INET, streamSocket, 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        // Only a bound on a hang: a server starved by a loaded parallel run may take seconds to answer.
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
