@@ -53,7 +53,8 @@ struct WatchCommandTests {
         let (directory, db) = try Self.scratch()
         defer { directory.remove() }
         try await Self.importPosts(db, #"{"posts": [{"id": 10, "title": "Hello", "published": true}]}"#)
-        let session = try Self.watch(tmux, directory, "--db \(db) Post --sort -id --section published --poll 20")
+        // Highlights that last: a capture on a loaded machine may come seconds after the draw.
+        let session = try Self.watch(tmux, directory, "--db \(db) Post --sort -id --section published --poll 20 --highlight 60")
         defer { session.kill() }
         let first = session.pane(showing: "Hello")
         #expect(first.contains("replica watch Post sort -id by published"))

@@ -33,9 +33,13 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many seconds (for scripts).")
     var duration: Double?
 
+    @Option(help: "Seconds a changed row stays highlighted on a terminal.")
+    var highlight: Double = 1.5
+
     func validate() throws {
         try OptionChecks.integer(poll, option: "--poll", in: 10...3_600_000, unit: "of milliseconds")
         if let duration { try OptionChecks.seconds(duration, option: "--duration") }
+        try OptionChecks.seconds(highlight, option: "--highlight", maximum: 3600)
     }
 
     func run() async throws {
@@ -44,7 +48,9 @@ struct WatchCommand: AsyncParsableCommand {
         let updates = watched.results.updates()
         let deadline = duration.map { ContinuousClock.now + .checkedSeconds($0) }
         if Terminal.width(of: STDOUT_FILENO) != nil {
-            try await WatchTerminalView(title: title(), columns: watched.columns).run(updates: updates, deadline: deadline)
+            var view = WatchTerminalView(title: title(), columns: watched.columns)
+            view.highlightTime = .checkedSeconds(highlight)
+            try await view.run(updates: updates, deadline: deadline)
         } else {
             try await WatchJSONLines().run(updates: updates, deadline: deadline)
         }
@@ -171,13 +177,15 @@ struct WatchTerminalView {
     var visibleColumns: [Int]? = nil
     /// An extra header line, asked for on every redraw and once a second.
     var footer: (@Sendable () -> String)? = nil
-    static let highlightTime: Duration = .milliseconds(1500)
+    /// How long a changed row stays highlighted (a deleted one struck through).
+    var highlightTime: Duration = .milliseconds(1500)
 
     func run(updates: LiveResultUpdates, deadline: ContinuousClock.Instant?) async throws {
         let session = TerminalSession()
         defer { session.restore() }
         let (events, event) = AsyncStream<TerminalSession.Key?>.makeStream()
-        let state = ViewState(snapshot: updates.initial)
+        let state = ViewState(snapshot: updates.initial, highlightTime: highlightTime)
+        let highlightTime = self.highlightTime
         let (title, columns, visible, footer) = (title, columns, visibleColumns, footer)
         let redraw: @Sendable () -> Void = {
             let size = session.size
@@ -196,7 +204,7 @@ struct WatchTerminalView {
                     redraw()
                     // Fade the highlights once they have been seen.
                     Task {
-                        try? await Task.sleep(for: Self.highlightTime)
+                        try? await Task.sleep(for: highlightTime)
                         if state.expire() { redraw() }
                     }
                 }
@@ -241,7 +249,13 @@ final class ViewState: @unchecked Sendable {
     /// The body lines the last screen showed (how far a page scrolls).
     private var page = 20
 
-    init(snapshot: ResultSnapshot) { self.snapshot = snapshot }
+    /// How long marks and ghosts last.
+    private let highlightTime: Duration
+
+    init(snapshot: ResultSnapshot, highlightTime: Duration) {
+        self.snapshot = snapshot
+        self.highlightTime = highlightTime
+    }
 
     func apply(_ update: LiveResultUpdate) {
         lock.withLock {
@@ -261,7 +275,7 @@ final class ViewState: @unchecked Sendable {
     /// Drops marks and ghosts older than the highlight time; `true` when something changed.
     func expire() -> Bool {
         lock.withLock {
-            let limit = ContinuousClock.now - WatchTerminalView.highlightTime + .milliseconds(50)
+            let limit = ContinuousClock.now - highlightTime + .milliseconds(50)
             let before = marks.count + ghosts.count
             marks = marks.filter { $0.value.1 > limit }
             ghosts = ghosts.filter { $0.at > limit }
