@@ -167,7 +167,9 @@ struct MockServerTransportTests {
                 #expect(try await client.get("/people?n=\(n)").status == 200)
                 slowest = max(slowest, sent.duration(to: .now))
             }
-            #expect(slowest < .seconds(5), "slowest \(slowest)")  // room for a loaded machine; a blocked server would take 8 s or more
+            // A blocked server would take 8 s or more (until the half-sent heads give up); a loaded
+            // parallel run has taken up to 6 s to answer a quick request.
+            #expect(slowest < .seconds(7.5), "slowest \(slowest)")
             let results = await waiting.value
             #expect(results.count == 50)
             for result in results {
