@@ -28,5 +28,5 @@ async throws -> any ReplicaStore {
         path = String(path.dropFirst(prefix.count))
         break
     }
-    return try SQLiteReplica(store: Store(path: path, schema: schema), transforms: transforms)
+    return try SQLiteReplica(path: path, schema: schema, transforms: transforms)
 }

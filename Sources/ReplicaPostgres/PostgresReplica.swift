@@ -59,8 +59,9 @@ public final class PostgresReplica: Sendable {
     ///   - transforms: Custom transforms named by the schema's attributes.
     ///   - logger: Where postgres-nio logs (nothing by default).
     /// - Throws: ``PostgresStoreError`` (`invalidURL`, `connectionRefused`, `authenticationFailed`,
-    ///   `unknownDatabase`), or ``Replica/StoreError`` (`missingSchema`, `incompatibleSchema`)
-    ///   naming the URL without its password; a refused migration changes nothing.
+    ///   `unknownDatabase`), or ``Replica/StoreError`` (`missingSchema`, `incompatibleSchema`,
+    ///   `invalidSchema` for a schema that could not sync, before connecting) naming the URL without
+    ///   its password; a refused migration changes nothing.
     public static func open(url: String, schema: Schema? = nil, transforms: TransformRegistry = TransformRegistry(),
                             logger: Logger = Logger(label: "Replica.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
     async throws -> PostgresReplica {
@@ -71,6 +72,12 @@ public final class PostgresReplica: Sendable {
     public static func open(url: PostgresURL, schema: Schema? = nil, transforms: TransformRegistry = TransformRegistry(),
                             logger: Logger = Logger(label: "Replica.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
     async throws -> PostgresReplica {
+        do {
+            // Before anything is created or recorded: a schema that could not sync is refused here.
+            try schema?.checkOpening(in: .postgres, transforms: transforms)
+        } catch {
+            throw StoreError(.invalidSchema, "the schema cannot open a store: \(error)", path: url.description)
+        }
         let connections = PostgresConnections(url: url, logger: logger)
         do {
             let inForce = try await connections.withConnection { connection in

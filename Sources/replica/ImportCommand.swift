@@ -65,8 +65,13 @@ struct ImportCommand: AsyncParsableCommand {
             try await OpenedStore.open(db: db, schema: schema, busyTimeout: busyTimeout).using { try await importing(into: $0.store) }
             return
         }
-        let store = try dryRun ? openStoreForDryRun() : openStore()
-        try await importing(into: try SQLiteReplica(store: store))
+        if dryRun {
+            try await importing(into: try SQLiteReplica(store: openStoreForDryRun()))
+            return
+        }
+        try await CreatedFile.removingOnFailure(db) {
+            try await importing(into: try SQLiteReplica(store: openStore()))
+        }
     }
 
     /// Imports (or, with --dry-run, validates) the file into `target`.
@@ -128,6 +133,16 @@ struct ImportCommand: AsyncParsableCommand {
             let loaded = try schema.map { try Schema(contentsOf: URL(fileURLWithPath: $0)) }
             if loaded == nil && !FileManager.default.fileExists(atPath: db) {
                 throw CLIError("\(db): no such database file (give --schema to create it)")
+            }
+            if let loaded, let file = schema {
+                // As `replica schema check` does: this tool registers no transforms, so the built-in ones are all.
+                do {
+                    try loaded.checkOpening(in: .sqlite)
+                } catch {
+                    var located = error
+                    located.file = file
+                    throw located
+                }
             }
             return try Store(path: db, schema: loaded, options: StoreOptions(busyTimeout: busyTimeout))
         } catch let error as SchemaError {

@@ -66,3 +66,35 @@ struct OpenedStore {
         }
     }
 }
+
+/// A database file a command creates: removed again when the command fails before its first
+/// commit, so that a failed first import or sync leaves nothing behind (no file with a schema
+/// recorded and no rows).
+enum CreatedFile {
+    /// Runs `body`; when it throws and `path` did not exist before, removes the file and its WAL
+    /// and shared-memory files, then rethrows.
+    ///
+    /// ```swift
+    /// try await CreatedFile.removingOnFailure("new.sqlite") { try await importing(into: open("new.sqlite")) }
+    /// ```
+    static func removingOnFailure<T>(_ path: String, _ body: () async throws -> T) async throws -> T {
+        let created = isNew(path)
+        do {
+            return try await body()
+        } catch {
+            if created { remove(path) }
+            throw error
+        }
+    }
+
+    /// Whether opening `db` creates an SQLite file (it is no PostgreSQL URL and no file is there).
+    static func isNew(_ db: String) -> Bool {
+        !PostgresURL.isPostgres(db) && !FileManager.default.fileExists(atPath: db)
+    }
+
+    /// Removes the SQLite file at `path` with its `-wal` and `-shm` files (an open connection
+    /// keeps reading what it had; nothing can open them again).
+    static func remove(_ path: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+}

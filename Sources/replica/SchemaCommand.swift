@@ -12,14 +12,27 @@ struct SchemaCommand: AsyncParsableCommand {
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Validate schema files and print their entities.",
-            discussion: "Each file is checked; errors name the file and the JSON pointer of the bad value."
+            discussion: """
+                Each file is checked as opening a store checks it (property maps, transforms, the database's \
+                limits on columns and names), for SQLite and PostgreSQL unless --store names one; errors name \
+                the file and the JSON pointer of the bad value.
+                """
         )
+
+        enum Database: String, ExpressibleByArgument, CaseIterable {
+            case all
+            case sqlite
+            case postgres
+        }
 
         @Argument(help: "Schema files to check.")
         var files: [String]
 
         @Flag(name: .shortAndLong, help: "Print only errors.")
         var quiet = false
+
+        @Option(help: "The database whose limits to check: all, sqlite or postgres.")
+        var store: Database = .all
 
         func validate() throws {
             if files.isEmpty { throw ValidationError("give at least one schema file") }
@@ -30,6 +43,15 @@ struct SchemaCommand: AsyncParsableCommand {
             for file in files {
                 do {
                     let schema = try Schema(contentsOf: URL(fileURLWithPath: file))
+                    for database in DatabaseKind.allCases where store == .all || store.rawValue == database.rawValue {
+                        do {
+                            try schema.checkOpening(in: database)
+                        } catch {
+                            var located = error
+                            located.file = file
+                            throw located
+                        }
+                    }
                     // Unbuffered, in order with the errors of other files on standard error.
                     if !quiet { Output.write(Self.describe(schema, file: file) + "\n", to: .standardOutput) }
                 } catch {
@@ -67,11 +89,34 @@ struct SchemaCommand: AsyncParsableCommand {
                     }
                 }
             }
-            for route in schema.routes {
-                lines.append("  route \(route.method) \(route.path) -> \(route.target)"
-                    + (route.stalePolicy == .delete ? " (stale rows deleted)" : ""))
+            // A schema that loaded has a valid route table.
+            if let table = try? RouteTable(schema: schema) {
+                for entry in table.entries { lines.append("  " + Self.describe(entry)) }
             }
             return lines.joined(separator: "\n")
+        }
+
+        /// One route: its target, then in parentheses its envelope, what its variables scope and
+        /// whether it deletes stale rows (inside that scope).
+        ///
+        /// `route GET /users/:userID/posts -> Post (scope: userID = :userID; stale rows deleted)`
+        static func describe(_ entry: RouteTable.Entry) -> String {
+            let route = entry.route
+            var notes: [String] = []
+            if !entry.envelope.isEmpty { notes.append("envelope " + entry.envelope.joined(separator: ".")) }
+            if entry.entity != nil {
+                if entry.isSingleObject {
+                    notes.append("one object")
+                } else if entry.scopeAttributes.isEmpty {
+                    notes.append("scope: all rows")
+                } else {
+                    notes.append("scope: " + entry.scopeAttributes.map { "\($0.attribute) = :\($0.variable)" }.joined(separator: " and "))
+                }
+            }
+            if route.stalePolicy == .delete && !entry.isSingleObject {
+                notes.append(entry.entity == nil ? "stale rows deleted in each collection" : "stale rows deleted")
+            }
+            return "route \(route.method) \(route.path) -> \(route.target)" + (notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")")
         }
     }
 }

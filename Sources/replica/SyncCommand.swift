@@ -57,12 +57,17 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let failed = try await OpenedStore.open(db: db, schema: schema, busyTimeout: busyTimeout).using { try await sync(into: $0) }
+        let created = CreatedFile.isNew(db)
+        let (failed, synced) = try await CreatedFile.removingOnFailure(db) {
+            try await OpenedStore.open(db: db, schema: schema, busyTimeout: busyTimeout).using { try await sync(into: $0) }
+        }
+        // A file this run created and no sync committed to: nothing is left behind.
+        if created && !synced { CreatedFile.remove(db) }
         if failed { throw ExitCode.failure }
     }
 
-    /// Syncs every path (again and again with `--every`); returns whether any failed.
-    private func sync(into opened: OpenedStore) async throws -> Bool {
+    /// Syncs every path (again and again with `--every`); returns whether any failed and whether any succeeded.
+    private func sync(into opened: OpenedStore) async throws -> (failed: Bool, synced: Bool) {
         guard let base = URL(string: baseURL) else { throw CLIError("invalid --base-url \(baseURL)") }
         let transport = HTTPTransport()
         var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
@@ -73,12 +78,14 @@ struct SyncCommand: AsyncParsableCommand {
         }
         let client = ReplicaClient(store: opened.store, configuration: configuration)
         var failed = false
+        var synced = false
         repeat {
             for path in paths {
                 do {
                     // Syncing needs a route (the client would answer a path without one ad hoc, syncing nothing).
                     _ = try opened.routes.resolve(.get, String(path.split(separator: "?", maxSplits: 1).first ?? ""))
                     let result = try await client.call(path, options: SyncOptions(strictKeys: strict, busyTimeout: busyTimeout))
+                    synced = true
                     // Unbuffered: each line shows at once (`--every`) and in order with the warnings, in a pipe too.
                     Output.write(Self.line(path, result) + "\n", to: .standardOutput)
                     for line in KeyWarnings.lines(result.sync, mapping: opened.mapping, source: path) { printWarning(line) }
@@ -91,7 +98,7 @@ struct SyncCommand: AsyncParsableCommand {
                 try await Task.sleep(for: .checkedSeconds(every))
             }
         } while every != nil
-        return failed
+        return (failed, synced)
     }
 
     static func line(_ path: String, _ result: CallResult) -> String {

@@ -113,3 +113,63 @@ struct ImportCommandTests {
         #expect(skipping.stderr.hasPrefix("warning: skipped User at /1: "), "\(skipping.stderr)")
     }
 }
+
+@Suite("replica import and schema check: what would fail at the first sync fails before a file is made")
+struct FirstImportTests {
+    /// An organization as GitHub's `GET /orgs/{org}` returns it, with its plan nested: a key path
+    /// `plan.name` beside an attribute `plan` would fail at the first sync.
+    static let collidingSchema = """
+        { "name": "orgs", "version": 1,
+          "entities": { "Organization": { "table": "orgs", "attributes": {
+            "id": "integer", "login": "string", "plan": "json", "planName": {"type": "string", "jsonKey": "plan.name"} } } } }
+        """
+
+    @Test("a failed first import leaves no database file behind, whatever failed")
+    func failedFirstImport() async throws {
+        let (directory, db, file) = try ImportCommandTests.scratch(file: "orgs.json", #"[{"id": 1, "login": "github", "plan": {"name": "free"}"#)
+        defer { directory.remove() }
+        let schema = directory.url("orgs-schema.json")
+        try Data(Self.collidingSchema.utf8).write(to: schema)
+        let refused = try await ReplicaTool.run(["import", "--db", db, "--schema", schema.path, "--entity", "Organization", file.path])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.hasPrefix("Error: \(schema.path): /entities/Organization"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: db))
+        // A good schema, and input cut short: the file the import created goes again.
+        let fixed = Self.collidingSchema.replacingOccurrences(of: #", "planName": {"type": "string", "jsonKey": "plan.name"}"#, with: "")
+        try Data(fixed.utf8).write(to: schema)
+        let malformed = try await ReplicaTool.run(["import", "--db", db, "--schema", schema.path, "--entity", "Organization", file.path])
+        #expect(malformed.status == 1)
+        #expect(malformed.stderr.contains("unexpected end of input"), "\(malformed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: db))
+        #expect(!FileManager.default.fileExists(atPath: db + "-wal"))
+        // A file that existed stays, with what it held.
+        try Data(#"[{"id": 1, "login": "github", "plan": {"name": "free"}}]"#.utf8).write(to: file)
+        let imported = try await ReplicaTool.run(["import", "--db", db, "--schema", schema.path, "--entity", "Organization", file.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        try Data("[{".utf8).write(to: file)
+        let again = try await ReplicaTool.run(["import", "--db", db, "--entity", "Organization", file.path])
+        #expect(again.status == 1)
+        #expect(try Store(path: db).count("Organization") == 1)
+    }
+
+    @Test("schema check makes the checks of opening a store, for each database unless --store names one")
+    func schemaCheckOpening() async throws {
+        let directory = try TemporaryDirectory("replica-cli")
+        defer { directory.remove() }
+        let colliding = directory.url("colliding.json")
+        try Data(Self.collidingSchema.utf8).write(to: colliding)
+        let output = try await ReplicaTool.run(["schema", "check", colliding.path])
+        #expect(output.status == 1)
+        #expect(output.stdout == "")
+        #expect(output.stderr.hasPrefix("Error: \(colliding.path): /entities/Organization"), "\(output.stderr)")
+        let system = directory.url("system.json")
+        try Data(#"{"name": "jobs", "version": 1, "entities": {"Job": {"attributes": {"id": "integer", "xmin": "integer"}}}}"#.utf8)
+            .write(to: system)
+        let both = try await ReplicaTool.run(["schema", "check", "-q", system.path])
+        #expect(both.status == 1)
+        #expect(both.stderr == "Error: \(system.path): /entities/Job/attributes/xmin: attribute 'xmin' of entity 'Job' has the "
+                + #"name of a PostgreSQL system column; rename it (its JSON key can stay: "jsonKey")"# + "\n")
+        let sqlite = try await ReplicaTool.run(["schema", "check", "-q", "--store", "sqlite", system.path])
+        #expect(sqlite.status == 0, "\(sqlite.stderr)")
+    }
+}

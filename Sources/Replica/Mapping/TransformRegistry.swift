@@ -34,6 +34,9 @@ public struct TransformRegistry: Sendable {
     }
 
     private var transforms: [String: Transform] = [:]
+    /// Takes a name that is neither registered nor built in for a transform that fails when it
+    /// runs: what checking a schema for a store needs, which cannot know the replica's transforms.
+    package var acceptsUnregisteredNames = false
 
     /// An empty registry: only the built-in transforms are available.
     ///

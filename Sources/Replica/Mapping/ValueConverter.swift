@@ -80,6 +80,11 @@ struct ValueConverter: Sendable {
                                    entity: entity, attribute: attribute.name)
             }
             kind = .date(.format(FixedDateFormat(format)))
+        case _ where transforms.acceptsUnregisteredNames:
+            let message = "transform '\(name)' is not registered"
+            kind = .custom(TransformRegistry.Transform(name: name, decode: { _ in
+                throw MappingError(.unknownTransform, message)
+            }, encode: nil))
         default:
             let known = (["percentage", "iso8601", "unixSeconds", "unixMilliseconds", "date:FORMAT"] + transforms.names)
                 .joined(separator: ", ")

@@ -64,6 +64,30 @@ public struct RouteTable: Sendable {
         self.trie = try builder.build()
     }
 
+    /// The path variables of `pattern` that scope nothing of `entity` (none when one of them is
+    /// its primary key: the route names one object).
+    ///
+    /// ```swift
+    /// RouteTable.unscopedVariables(of: try RoutePattern("/repos/:owner/:repo/issues"), in: issue, convention: .snakeCase)
+    /// // ["owner", "repo"] when Issue has neither attribute
+    /// ```
+    static func unscopedVariables(of pattern: RoutePattern, in entity: Entity, convention: KeyConvention) -> [String] {
+        let attributes = pattern.variables.map { scopeAttribute(for: $0, in: entity, convention: convention) }
+        if attributes.contains(entity.primaryKey) { return [] }
+        return zip(pattern.variables, attributes).filter { $0.1 == nil }.map(\.0)
+    }
+
+    /// Why a route whose variables name no attribute cannot delete stale rows, and what would fix it.
+    static func unscopedMessage(route: String, entity: Entity, variables: [String]) -> String {
+        let names = variables.map { ":" + $0 }
+        let list = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
+        let plural = variables.count > 1
+        return "\(route) deletes stale \(entity.name) rows, but \(list) \(plural ? "name" : "names") no attribute of "
+            + "\(entity.name): it would delete the \(entity.name) rows of every \(variables.joined(separator: " and ")). "
+            + "Add \(plural ? "attributes" : "an attribute") \(variables.joined(separator: " and ")) to \(entity.name) "
+            + "(filled from the path)"
+    }
+
     /// The attribute a path variable scopes: an attribute of that name, a to-one relationship's
     /// foreign key, or the attribute whose JSON key the variable is (`user_id` → `userID`).
     static func scopeAttribute(for variable: String, in entity: Entity, convention: KeyConvention) -> String? {

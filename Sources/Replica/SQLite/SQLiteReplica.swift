@@ -58,6 +58,31 @@ public final class SQLiteReplica: Sendable {
         self.mapping = frontEnd.mapping
         self.planner = frontEnd.planner
     }
+
+    /// Opens (creating if needed) the replica in the SQLite file at `path`, checking the schema
+    /// with `transforms` first (``Schema/checkOpening(in:transforms:)``): a schema that could not
+    /// sync is refused before any file or table is created and before it is recorded.
+    ///
+    /// ```swift
+    /// let replica = try SQLiteReplica(path: "blog.sqlite", schema: schema, transforms: transforms)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: The SQLite file.
+    ///   - schema: The schema; `nil` uses the one recorded in the file.
+    ///   - options: The busy timeout, and whether to open for reading only.
+    ///   - transforms: Custom transforms named by the schema's attributes.
+    /// - Throws: ``StoreError`` (`invalidSchema` naming the entity or attribute, and those of
+    ///   ``Store/init(path:schema:options:)``), ``RouteError`` or ``MappingError``.
+    public convenience init(path: String, schema: Schema? = nil, options: StoreOptions = StoreOptions(),
+                            transforms: TransformRegistry = TransformRegistry()) throws {
+        do {
+            try schema?.checkOpening(in: .sqlite, transforms: transforms)
+        } catch {
+            throw StoreError(.invalidSchema, "the schema cannot open a store: \(error)", path: path)
+        }
+        try self.init(store: Store(path: path, schema: schema, options: options), transforms: transforms)
+    }
 }
 
 /// The SQLite replica's name before PostgreSQL joined it.

@@ -42,6 +42,9 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidRelationship = Code(rawValue: "invalidRelationship")
         /// A route is invalid.
         public static let invalidRoute = Code(rawValue: "invalidRoute")
+        /// The property maps cannot be built: two attributes (or a key path and an attribute)
+        /// on one JSON key, or a transform that does not exist or does not fit its attribute.
+        public static let invalidMapping = Code(rawValue: "invalidMapping")
     }
 
     /// The kind of problem.

@@ -77,6 +77,7 @@ struct SchemaValidator {
                 throw fail(.unknownEntity, "route \(route.method) \(route.path) targets unknown entity '\(name)'",
                            at: pointer / "target")
             }
+            try validateStaleScope(of: route, in: schema, at: pointer)
             if route.singleton {
                 guard case .entity = route.target else {
                     throw fail(.invalidRoute, "singleton route \(route.method) \(route.path) must target an entity, not \(route.target)",
@@ -99,6 +100,19 @@ struct SchemaValidator {
             let pointer = culprit.map { JSONPointer.root / "routes" / $0 / "path" } ?? JSONPointer.root / "routes"
             throw fail(.invalidRoute, error.message, at: pointer)
         }
+    }
+
+    /// A route that deletes stale rows deletes them inside its scope: every path variable must
+    /// name an attribute of its entity (or the route must name one object). A variable that
+    /// names nothing would widen the deletion to rows of every value it can take.
+    private func validateStaleScope(of route: Route, in schema: Schema, at pointer: JSONPointer) throws {
+        guard route.stalePolicy == .delete, !route.singleton, case .entity(let name) = route.target,
+              let entity = schema.entity(named: name), let pattern = try? RoutePattern(route.path) else { return }
+        let unscoped = RouteTable.unscopedVariables(of: pattern, in: entity, convention: schema.keyConvention)
+        guard !unscoped.isEmpty else { return }
+        throw fail(.invalidRoute, RouteTable.unscopedMessage(route: "route \(route.method) \(route.path)", entity: entity,
+                                                             variables: unscoped)
+                   + #"; or give the route "stale": "keep""#, at: pointer / "stale")
     }
 
     private func validateAttributes(of entity: Entity, at pointer: JSONPointer) throws {

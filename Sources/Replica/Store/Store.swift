@@ -38,10 +38,19 @@ public final class Store: Sendable {
     ///     higher version than the recorded one is applied additively (new entities, attributes, indexes).
     ///   - options: The busy timeout, and whether to open for reading only.
     /// - Throws: ``StoreError`` (`missingSchema`, `incompatibleSchema` leaving the file untouched,
-    ///   `busy` when a migration waited longer than the busy timeout, `readOnly`, `sqlite`).
+    ///   `busy` when a migration waited longer than the busy timeout, `readOnly`, `invalidSchema` for a
+    ///   schema that could not sync (``Schema/checkOpening(in:transforms:)``; nothing is created then), `sqlite`).
     public convenience init(path: String, schema: Schema? = nil, options: StoreOptions = StoreOptions()) throws {
         if options.readOnly, !FileManager.default.fileExists(atPath: path) {
             throw StoreError(.sqlite, "cannot open database: no such file (a read-only store opens an existing one)", path: path)
+        }
+        if let schema, !FileManager.default.fileExists(atPath: path) {
+            // A new file is created only for a schema that can open it.
+            do {
+                try schema.checkOpening(in: .sqlite, transforms: nil)
+            } catch {
+                throw StoreError(.invalidSchema, "the schema cannot open a store: \(error)", path: path)
+            }
         }
         let pool: DatabasePool
         let clock = ContinuousClock()
@@ -86,6 +95,12 @@ public final class Store: Sendable {
             if plan.changesNothing {
                 self.schema = plan.schema
                 return
+            }
+            do {
+                // Nothing is created or recorded for a schema that could not sync (a JSON key collision, a column limit).
+                try plan.schema.checkOpening(in: .sqlite, transforms: nil)
+            } catch {
+                throw StoreError(.invalidSchema, "the schema cannot open a store: \(error)", path: path)
             }
             if options.readOnly {
                 throw StoreError(.readOnly, plan.recordsSchema && plan.statements.isEmpty

@@ -35,6 +35,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let busy = Code(rawValue: "busy")
         /// A store opened with ``StoreOptions/readOnly`` was asked to write (to record or migrate a schema).
         public static let readOnly = Code(rawValue: "readOnly")
+        /// The schema given to create or migrate tables fails ``Schema/checkOpening(in:transforms:)``
+        /// (its property maps cannot be built, or it exceeds the database's limits); nothing was changed.
+        public static let invalidSchema = Code(rawValue: "invalidSchema")
     }
 
     /// The kind of problem.

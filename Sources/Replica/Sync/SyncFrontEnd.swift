@@ -96,6 +96,16 @@ extension SyncFrontEnd {
                 }
                 if patterns.isEmpty { patterns = [JSONPathPattern(prefix)] }
                 let deletesStale = stale && !resolution.scope.isSingleObject
+                if deletesStale {
+                    // A route the schema lets delete is scoped by then; a stale policy given for one sync is checked here.
+                    let unscoped = RouteTable.unscopedVariables(of: entry.pattern, in: mapping.maps[index].entity,
+                                                                convention: routes.schema.keyConvention)
+                    if !unscoped.isEmpty {
+                        throw SyncError(.noRoute, RouteTable.unscopedMessage(route: "route \(entry.route.method) \(entry.pattern)",
+                                                                             entity: mapping.maps[index].entity, variables: unscoped)
+                                        + "; or keep stale rows for this sync", source: "\(method) \(path)")
+                    }
+                }
                 return SyncPlan(shape: .entity(index, patterns: patterns), scope: resolution.scope, route: entry.route,
                                 staleEntities: deletesStale ? [index] : [], targetEntity: index)
             }
