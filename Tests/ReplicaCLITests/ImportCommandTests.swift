@@ -43,7 +43,8 @@ struct ImportCommandTests {
         #expect(strict.status == 1)
         #expect(strict.stderr == "Error: \(file.path): key 'extra' matches no attribute or relationship of Post at /1/extra "
                 + "(strict: nothing was written)\n")
-        #expect(try Store(path: strictDB).count("Post") == 0)
+        // The file the failed import would have created is not left behind.
+        #expect(!FileManager.default.fileExists(atPath: strictDB))
         #expect(summary.hasSuffix(" objects/s"))
         let store = try Store(path: db)
         #expect(try store.count("Post", where: "userID = 3") == 2)
@@ -97,6 +98,11 @@ struct ImportCommandTests {
         #expect(output.status == 1)
         #expect(output.stdout == "")
         #expect(output.stderr == "Error: \(file.path): byte 29 (line 1, column 30): unexpected '{': expected ',' or ']' after array element\n")
+        #expect(!FileManager.default.fileExists(atPath: db))
+        // Into an existing file: it keeps what it held.
+        _ = try Store(path: db, schema: Schema(contentsOf: URL(fileURLWithPath: Self.schema)))
+        let again = try await ReplicaTool.run(["import", "--db", db, "--entity", "User", file.path])
+        #expect(again.status == 1)
         #expect(try Store(path: db).count("User") == 0)
     }
 
@@ -107,7 +113,8 @@ struct ImportCommandTests {
         let failing = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "User", file.path])
         #expect(failing.status == 1)
         #expect(failing.stderr.contains("User.userID at /1/user_id: cannot convert \"x\" to integer"), "\(failing.stderr)")
-        let skipping = try await ReplicaTool.run(["import", "--db", db, "--entity", "User", "--on-invalid", "skip", file.path])
+        let skipping = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "User",
+                                                  "--on-invalid", "skip", file.path])
         #expect(skipping.status == 0)
         #expect(skipping.stdout.hasPrefix("inserted 1, updated 0, deleted 0, skipped 1 "))
         #expect(skipping.stderr.hasPrefix("warning: skipped User at /1: "), "\(skipping.stderr)")
