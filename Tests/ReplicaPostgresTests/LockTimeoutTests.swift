@@ -52,3 +52,25 @@ struct LockTimeoutTests {
         }
     }
 }
+
+@Suite("PostgreSQL refuses a schema that could not sync before it creates or records anything")
+struct PostgresOpeningCheckTests {
+    @Test("a system column name is refused before connecting; the database stays empty and opens with the fixed schema")
+    func systemColumnName() async throws {
+        let cluster = try PostgresCluster.start()
+        let url = try cluster.makeDatabase()
+        let bad = try Schema(json: Data(#"{"name": "jobs", "version": 1, "entities": {"Job": {"attributes": {"id": "integer", "xmin": "integer"}}}}"#.utf8),
+                             file: "jobs.json")
+        let error = await #expect(throws: StoreError.self) { _ = try await PostgresReplica.open(url: url, schema: bad) }
+        #expect(error?.code == .invalidSchema)
+        #expect(error?.description == "\(url): the schema cannot open a store: /entities/Job/attributes/xmin: attribute 'xmin' of "
+                + #"entity 'Job' has the name of a PostgreSQL system column; rename it (its JSON key can stay: "jsonKey")"#)
+        #expect(try cluster.psql(url, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        let fixed = try Schema(json: Data(#"{"name": "jobs", "version": 1, "entities": {"Job": {"attributes": {"id": "integer", "minimum": {"type": "integer", "jsonKey": "xmin"}}}}, "routes": [{"path": "/jobs", "target": "Job"}]}"#.utf8))
+        let replica = try await PostgresReplica.open(url: url, schema: fixed)
+        let result = try await replica.sync(.get, "/jobs", body: Data(#"[{"id": 1, "xmin": 5}]"#.utf8))
+        #expect(result.changes["Job"]?.inserted.integers == [1])
+        #expect(try await replica.rows(RowQuery("Job")).map { $0["minimum"] } == [.integer(5)])
+        await replica.close()
+    }
+}
