@@ -71,6 +71,9 @@ struct SchemaCommand: AsyncParsableCommand {
                 lines.append("  route \(route.method) \(route.path) -> \(route.target)"
                     + (route.stalePolicy == .delete ? " (stale rows deleted)" : ""))
             }
+            for (name, value) in schema.headers.sorted(by: { $0.key < $1.key }) {
+                lines.append("  header \(name): \(value)")
+            }
             return lines.joined(separator: "\n")
         }
     }
