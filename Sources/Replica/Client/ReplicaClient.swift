@@ -293,8 +293,7 @@ public final class ReplicaClient: Sendable {
         }
         guard response.status <= 299 || response.status == 304 else {
             let body = (try? await response.body.collect(upTo: 1 << 20)) ?? []
-            throw ClientError(.status, "HTTP \(response.status)", status: response.status, headers: response.headers,
-                              body: body, fieldErrors: ClientError.fieldErrors(in: body), request: what)
+            throw ClientError(status: response.status, headers: response.headers, body: body, request: what)
         }
         return response
     }
