@@ -93,6 +93,9 @@ struct SchemaCommand: AsyncParsableCommand {
             if let table = try? RouteTable(schema: schema) {
                 for entry in table.entries { lines.append("  " + Self.describe(entry)) }
             }
+            for (name, value) in schema.headers.sorted(by: { $0.key < $1.key }) {
+                lines.append("  header \(name): \(value)")
+            }
             return lines.joined(separator: "\n")
         }
 

@@ -26,7 +26,7 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(name: .customLong("base-url"), help: "The API's base URL.")
     var baseURL: String
 
-    @Option(name: .customLong("header"), help: "A header sent with every request, 'Name: value'.")
+    @Option(name: .customLong("header"), help: "A header sent with every request, 'Name: value'; it overrides the schema's.")
     var headers: [String] = []
 
     @Option(help: "Keep syncing every SECONDS until interrupted.")
@@ -72,9 +72,11 @@ struct SyncCommand: AsyncParsableCommand {
         let transport = HTTPTransport()
         var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
         configuration.timeout = .checkedSeconds(timeout)
+        // The call's own headers: they override the schema's (top level and routes).
+        var callHeaders = HeaderFields()
         for header in headers {
             let (name, value) = try OptionChecks.header(header)
-            configuration.headers[name] = value
+            callHeaders[name] = value
         }
         let client = ReplicaClient(store: opened.store, configuration: configuration)
         var failed = false
@@ -84,7 +86,8 @@ struct SyncCommand: AsyncParsableCommand {
                 do {
                     // Syncing needs a route (the client would answer a path without one ad hoc, syncing nothing).
                     _ = try opened.routes.resolve(.get, String(path.split(separator: "?", maxSplits: 1).first ?? ""))
-                    let result = try await client.call(path, options: SyncOptions(strictKeys: strict, busyTimeout: busyTimeout))
+                    let result = try await client.call(path, headers: callHeaders,
+                                                       options: SyncOptions(strictKeys: strict, busyTimeout: busyTimeout))
                     synced = true
                     // Unbuffered: each line shows at once (`--every`) and in order with the warnings, in a pipe too.
                     Output.write(Self.line(path, result) + "\n", to: .standardOutput)

@@ -80,6 +80,27 @@ struct SchemaCheckCommandTests {
         #expect(output.stdout.contains("Schemas/people.json: schema 'people' version 1, 2 entities, 5 routes, keys camelCase"))
     }
 
+    @Test("the schema's top-level headers are listed after its routes")
+    func headers() async throws {
+        let directory = try TemporaryDirectory("replica-cli")
+        defer { directory.remove() }
+        let file = directory.url("agent.json")
+        try Data((#"{"name": "t", "headers": {"User-Agent": "t-sync/1", "Accept": "application/vnd.t+json"}, "#
+                  + #""entities": {"User": {"attributes": {"id": "integer"}}}, "routes": [{"path": "/users", "target": "User"}]}"#)
+            .utf8).write(to: file)
+        let output = try await ReplicaTool.run(["schema", "check", file.path])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout == """
+            \(file.path): schema 't' version 1, 1 entity, 1 route, keys snake_case
+              User (table users, primary key id, JSON id id)
+                id  integer  not null
+              route GET /users -> User
+              header Accept: application/vnd.t+json
+              header User-Agent: t-sync/1
+
+            """)
+    }
+
     @Test("a wrong type exits non-zero with one line naming the JSON pointer")
     func wrongType() async throws {
         let directory = try TemporaryDirectory("replica-cli")

@@ -69,7 +69,8 @@ public struct ClientConfiguration: Sendable {
     public var transport: any Transport
     /// The interceptor chain, in request order.
     public var interceptors: [any Interceptor]
-    /// Headers sent with every request.
+    /// Headers sent with every request (the schema's top-level `headers`, a route's and a call's
+    /// override them). Without a `User-Agent` here or there, ``defaultUserAgent`` is sent.
     public var headers: HeaderFields
     /// Headers computed per request.
     public var headerProviders: [HeaderProvider]
@@ -101,6 +102,14 @@ public struct ClientConfiguration: Sendable {
     /// The largest response a typed endpoint decodes (``ReplicaClient/perform(_:_:pathVariables:files:headers:)``
     /// reads it into memory to decode it): 64 MiB by default.
     public var maxDecodedBodyBytes: Int
+
+    /// The `User-Agent` sent when neither the configuration, the schema, the route nor the call
+    /// names one: `replica/0.1.0` (``ReplicaVersion/current``).
+    ///
+    /// ```swift
+    /// configuration.headers["User-Agent"] = "my-app/2.0 " + ClientConfiguration.defaultUserAgent
+    /// ```
+    public static var defaultUserAgent: String { "replica/\(ReplicaVersion.current)" }
 
     public init(transport: any Transport, baseURLs: [Environment: URL], environment: Environment = .production) {
         self.transport = transport

@@ -28,12 +28,14 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
         public static let invalidRequest = Code(rawValue: "invalidRequest")
         /// The call was cancelled.
         public static let cancelled = Code(rawValue: "cancelled")
-        /// The server's answers cannot make a consistent sync: a 304 for a page never
-        /// recorded, or page links that lead back to a page already fetched.
+        /// The server's answer is not what the call needs: a body that is not JSON (an HTML
+        /// page; its content type is named), a body that does not decode, a 304 for a page
+        /// never recorded, or page links that lead back to a page already fetched.
         public static let invalidResponse = Code(rawValue: "invalidResponse")
     }
 
     public var code: Code
+    /// What failed: `HTTP 422` for a status, or a sentence for other codes.
     public var message: String
     /// The HTTP status, for `.status`.
     public var status: Int?
@@ -41,10 +43,77 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
     public var headers: HeaderFields
     /// The response body (up to 1 MiB), when there was one.
     public var body: [UInt8]
-    /// Field validation errors from `{"errors": {...}}` or `{"post": {"errors": {...}}}`.
+    /// Field validation errors, field → messages in the server's order: from `{"errors": {...}}`,
+    /// `{"post": {"errors": {...}}}`, and the `field` (or `pointer`) entries of an `errors` array
+    /// (a GitHub entry with only a `code` gives the code).
     public var fieldErrors: [String: [String]]
+    /// The message of the error body: `message`, RFC 9457's `title` and `detail`, or
+    /// `error.message`; `nil` when the body has none.
+    public var serverMessage: String?
+    /// The entries of the error body's `errors`, in the server's order (fields, codes, resources and
+    /// messages that ``fieldErrors`` flattens).
+    public var details: [Detail]
     /// The method and URL of the request.
     public var request: String?
+
+    /// One entry of an error body's `errors`: a field the server refused, or a problem of its own.
+    ///
+    /// ```swift
+    /// // {"message": "Validation Failed", "errors": [{"resource": "Label", "field": "color", "code": "invalid"}]}
+    /// error.details.first?.description   // "color invalid (Label)"
+    /// ```
+    public struct Detail: Sendable, Hashable, CustomStringConvertible {
+        /// The field (`field`, `name`, a `pointer` without its leading `#/`, or `parameter`).
+        public var field: String?
+        /// The message (`message` or `detail`).
+        public var message: String?
+        /// The machine-readable code (GitHub's `missing_field`, `invalid`, `custom`).
+        public var code: String?
+        /// The resource the field belongs to (GitHub's `resource`).
+        public var resource: String?
+
+        /// Creates an entry.
+        ///
+        /// ```swift
+        /// ClientError.Detail(field: "title", code: "missing_field", resource: "Issue")
+        /// ```
+        public init(field: String? = nil, message: String? = nil, code: String? = nil, resource: String? = nil) {
+            self.field = field
+            self.message = message
+            self.code = code
+            self.resource = resource
+        }
+
+        /// The field, then the message (or else the code), then the resource: `title missing_field (Issue)`;
+        /// the field is left out when the message starts with it (`title is too long`).
+        public var description: String { Self.describe([self]) }
+
+        /// Entries of one field and resource as one phrase: `name can't be blank, is too short`.
+        static func describe(_ entries: [Detail]) -> String {
+            guard let first = entries.first else { return "" }
+            let texts = entries.compactMap { $0.message ?? $0.code }
+            var parts: [String] = []
+            if let field = first.field, !(texts.count == 1 && texts[0].lowercased().hasPrefix(field.lowercased() + " ")) {
+                parts.append(field)
+            }
+            if !texts.isEmpty { parts.append(texts.joined(separator: ", ")) }
+            if let resource = first.resource { parts.append("(\(resource))") }
+            return parts.joined(separator: " ")
+        }
+
+        /// `details` as phrases, consecutive entries of the same field and resource together.
+        static func phrases(_ details: [Detail]) -> [String] {
+            var groups: [[Detail]] = []
+            for detail in details {
+                if let last = groups.last?.last, detail.field != nil, last.field == detail.field, last.resource == detail.resource {
+                    groups[groups.count - 1].append(detail)
+                } else {
+                    groups.append([detail])
+                }
+            }
+            return groups.map(describe)
+        }
+    }
 
     public init(_ code: Code, _ message: String, status: Int? = nil, headers: HeaderFields = HeaderFields(),
                 body: [UInt8] = [], fieldErrors: [String: [String]] = [:], request: String? = nil) {
@@ -54,7 +123,34 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
         self.headers = headers
         self.body = body
         self.fieldErrors = fieldErrors
+        self.serverMessage = nil
+        self.details = []
         self.request = request
+    }
+
+    /// The error of a response with a status above 299, with the message and field errors of its
+    /// body when it has a known shape: a top-level `message` with an `errors` array of objects
+    /// (`field`, `code`, `message`: GitHub's), `{"errors": {"field": ["message"]}}` (Rails,
+    /// ApiModel, also inside an entity namespace), RFC 9457 problem details (`title`, `detail`,
+    /// `errors` of `detail` and `pointer`), `{"error": {"message": ...}}`, `{"errors": ["message"]}`.
+    ///
+    /// ```swift
+    /// let error = ClientError(status: 422, body: Array(#"{"errors": {"name": ["can't be blank"]}}"#.utf8))
+    /// error.description   // "HTTP 422: name can't be blank"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - status: The HTTP status.
+    ///   - headers: The response headers.
+    ///   - body: The response body (the first MiB).
+    ///   - request: The method and URL of the request.
+    public init(status: Int, headers: HeaderFields = HeaderFields(), body: [UInt8], request: String? = nil) {
+        self.init(.status, "HTTP \(status)", status: status, headers: headers, body: body, request: request)
+        if let parsed = ErrorBody(parsing: body) {
+            serverMessage = parsed.message
+            details = parsed.details
+            fieldErrors = parsed.fieldErrors
+        }
     }
 
     /// The body as text.
@@ -87,35 +183,28 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
     /// - Returns: Its messages, in the server's order.
     public func errorMessages(for field: String) -> [String] { fieldErrors[field] ?? [] }
 
+    /// The request, what failed, and for a status the server's message and field errors (at most
+    /// ten), or else the body's first 500 bytes:
+    /// `GET https://api.github.com/repos/o/r/labels: HTTP 422 Validation Failed: color invalid (Label)`.
     public var description: String {
         var text = request.map { "\($0): " } ?? ""
         text += message
-        if !fieldErrors.isEmpty {
-            text += " (" + fieldErrors.keys.sorted().map { "\($0): \(fieldErrors[$0]?.joined(separator: ", ") ?? "")" }
-                .joined(separator: "; ") + ")"
+        var entries = Detail.phrases(details)
+        if entries.isEmpty {
+            entries = fieldErrors.keys.sorted().map { "\($0) \(fieldErrors[$0]?.joined(separator: ", ") ?? "")" }
         }
-        return text
-    }
-
-    /// Reads field errors from a JSON error body: `{"errors": {"field": ["message"]}}`, or the same
-    /// inside an entity namespace (`{"post": {"errors": {...}}}`); a single string per field is accepted.
-    static func fieldErrors(in body: [UInt8]) -> [String: [String]] {
-        guard let json = try? JSONValue(parsing: body), case .object(let root) = json else { return [:] }
-        var candidates: [JSONValue] = []
-        if let errors = root["errors"] { candidates.append(errors) }
-        for (_, value) in root { if let errors = value["errors"] { candidates.append(errors) } }
-        for candidate in candidates {
-            guard case .object(let fields) = candidate else { continue }
-            var result: [String: [String]] = [:]
-            for (field, messages) in fields {
-                switch messages {
-                case .array(let items): result[field] = items.compactMap(\.stringValue)
-                case .string(let message): result[field] = [message]
-                default: continue
-                }
+        if entries.count > 10 { entries = entries.prefix(10) + ["and \(entries.count - 10) more"] }
+        let list = ErrorBody.printable(entries.joined(separator: "; "))
+        if var summary = serverMessage.map(ErrorBody.printable), !summary.isEmpty {
+            if !list.isEmpty {
+                if summary.hasSuffix(".") { summary.removeLast() }
+                summary += ": " + list
             }
-            if !result.isEmpty { return result }
+            return text + " " + summary
         }
-        return [:]
+        if !list.isEmpty { return text + ": " + list }
+        guard code == .status else { return text }
+        let excerpt = ErrorBody.excerpt(body)
+        return excerpt.isEmpty ? text : text + ": " + excerpt
     }
 }

@@ -75,12 +75,13 @@ extension ReplicaClient {
     /// The JSON of a response body; `nil` for an empty one or a 204.
     static func json(of bytes: [UInt8], response: ClientResponse, request: ClientRequest) throws -> JSONValue? {
         guard response.status != 204, !isBlank(bytes) else { return nil }
+        let what = "\(request.method) \(request.url.absoluteString)"
+        if let error = JSONResponseCheck.error(ifNotJSON: bytes, response: response, request: what) { throw error }
         do {
             return try JSONValue(parsing: bytes)
         } catch {
             throw ClientError(.invalidResponse, "the response is not JSON: \(error)", status: response.status,
-                              headers: response.headers, body: Array(bytes.prefix(1 << 10)),
-                              request: "\(request.method) \(request.url.absoluteString)")
+                              headers: response.headers, body: Array(bytes.prefix(1 << 10)), request: what)
         }
     }
 
@@ -97,6 +98,7 @@ extension ReplicaClient {
             return empty
         }
         if T.self == Nothing.self, let nothing = Nothing() as? T { return nothing }
+        if let error = JSONResponseCheck.error(ifNotJSON: bytes, response: response, request: what) { throw error }
         do {
             return try decoder.decode(T.self, from: Data(bytes))
         } catch {

@@ -86,11 +86,7 @@ extension ReplicaClient {
         let query = encoding == .query ? Parameter.flatten(fields) : []
         var request = ClientRequest(method: endpoint.method, url: try url(for: path, query: query),
                                     timeout: configuration.timeout, route: endpoint.path)
-        request.headers = configuration.headers
-        for provider in configuration.headerProviders {
-            if let header = try await provider.value() { request.headers[provider.name] = header }
-        }
-        if request.headers["Accept"] == nil { request.headers["Accept"] = "application/json" }
+        request.headers = try await baseHeaders()
         switch encoding {
         case .query:
             break
@@ -109,6 +105,7 @@ extension ReplicaClient {
             request.headers["Content-Type"] = body.contentType
         }
         for (name, field) in endpoint.headers { request.headers[name] = field }
+        if request.headers["User-Agent"] == nil { request.headers["User-Agent"] = ClientConfiguration.defaultUserAgent }
         return request
     }
 

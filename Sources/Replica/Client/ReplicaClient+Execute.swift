@@ -188,9 +188,10 @@ extension ReplicaClient {
             return StagedPage(keys: PrimaryKeys(), metadata: nil, data: nil, objectCount: 0, skipped: [],
                               ignoredKeyCount: 0, byteCount: 0)
         }
+        let body = capture.map { ResponseBody(CapturedBody(body: response.body, capture: $0)) } ?? response.body
+        let checked = JSONCheckedBody(body: body, status: response.status, headers: response.headers, request: what)
         do {
-            if let capture { return try await session.stage(chunks: CapturedBody(body: response.body, capture: capture), source: what) }
-            return try await session.stage(chunks: response.body, source: what)
+            return try await session.stage(chunks: checked, source: what)
         } catch let error as SyncError where error.code == .malformedJSON {
             // An empty body fails to parse at byte 0: say so plainly.
             guard let parse = error.underlying as? JSONParseError, parse.code == .unexpectedEnd, parse.byteOffset == 0 else {

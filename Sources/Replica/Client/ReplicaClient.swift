@@ -243,11 +243,7 @@ public final class ReplicaClient: Sendable {
         query += extraQuery
         var request = ClientRequest(method: method, url: try url(for: path, query: query),
                                   timeout: configuration.timeout, route: route)
-        request.headers = configuration.headers
-        for provider in configuration.headerProviders {
-            if let value = try await provider.value() { request.headers[provider.name] = value }
-        }
-        if request.headers["Accept"] == nil { request.headers["Accept"] = "application/json" }
+        request.headers = try await baseHeaders()
         if sendsBody {
             let encoding: BodyEncoding = remaining.values.contains(where: \.containsFile)
                 ? .multipart : route.flatMap { configuration.bodyEncodings[$0] } ?? .json
@@ -265,7 +261,21 @@ public final class ReplicaClient: Sendable {
             }
         }
         for (name, value) in headers { request.headers[name] = value }
+        if request.headers["User-Agent"] == nil { request.headers["User-Agent"] = ClientConfiguration.defaultUserAgent }
         return request
+    }
+
+    /// The headers every request starts from: the configuration's, the schema's top-level
+    /// `headers` over them, then the header providers' values, and `Accept: application/json`
+    /// unless one of them gave an `Accept`.
+    func baseHeaders() async throws -> HeaderFields {
+        var headers = configuration.headers
+        for (name, value) in store.schema.headers.sorted(by: { $0.key < $1.key }) { headers[name] = value }
+        for provider in configuration.headerProviders {
+            if let value = try await provider.value() { headers[provider.name] = value }
+        }
+        if headers["Accept"] == nil { headers["Accept"] = "application/json" }
+        return headers
     }
 
     /// `params` after every ``ClientConfiguration/parameterHooks`` hook.
@@ -293,8 +303,7 @@ public final class ReplicaClient: Sendable {
         }
         guard response.status <= 299 || response.status == 304 else {
             let body = (try? await response.body.collect(upTo: 1 << 20)) ?? []
-            throw ClientError(.status, "HTTP \(response.status)", status: response.status, headers: response.headers,
-                              body: body, fieldErrors: ClientError.fieldErrors(in: body), request: what)
+            throw ClientError(status: response.status, headers: response.headers, body: body, request: what)
         }
         return response
     }

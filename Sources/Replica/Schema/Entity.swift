@@ -141,10 +141,11 @@ extension Schema {
         keyConvention: KeyConvention = .snakeCase,
         envelope: String? = nil,
         routes: [Route] = [],
+        headers: [String: String] = [:],
         @SchemaBuilder entities: () -> [Entity]
     ) throws {
         try self.init(name: name, version: version, keyConvention: keyConvention, envelope: envelope,
-                      entities: entities(), routes: routes)
+                      entities: entities(), routes: routes, headers: headers)
     }
 }
 

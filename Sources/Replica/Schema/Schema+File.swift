@@ -113,7 +113,7 @@ struct SchemaFileReader {
             throw fail(.duplicateKey, "key '\(key)' is given twice in one object", at: pointer)
         }
         let object = try self.object(value, at: root, allowed: ["$schema", "name", "version", "description",
-                                                                "keyConvention", "envelope", "entities", "routes"])
+                                                                "keyConvention", "envelope", "entities", "routes", "headers"])
         let name = try requiredString(object, "name", at: root)
         var version = 1
         if let raw = object["version"] {
@@ -147,7 +147,7 @@ struct SchemaFileReader {
             routes = try array.enumerated().map { try route(from: $0.element, at: root / "routes" / $0.offset) }
         }
         return Schema(unchecked: name, version: version, keyConvention: convention, envelope: envelope,
-                      entities: entities, routes: routes)
+                      entities: entities, routes: routes, headers: try headers(object["headers"], at: root / "headers"))
     }
 
     func entity(named name: String, from value: JSONValue, at pointer: JSONPointer) throws -> Entity {
@@ -329,21 +329,25 @@ struct SchemaFileReader {
             }
             timeout = .milliseconds(Int64((seconds * 1000).rounded()))
         }
-        var headers: [String: String] = [:]
-        if let value = object["headers"] {
-            guard case .object(let members) = value else {
-                throw fail(.invalidValue, "expected an object of header values keyed by name, found \(value.typeName)",
-                           at: pointer / "headers")
-            }
-            for (name, member) in members {
-                guard case .string(let text) = member else {
-                    throw fail(.invalidValue, "expected a header value as a string, found \(member.typeName)", at: pointer / "headers" / name)
-                }
-                headers[name] = text
-            }
-        }
+        let headers = try self.headers(object["headers"], at: pointer / "headers")
         return Route(method, path, target: target, stale: stale,
                      envelope: try string(object["envelope"], at: pointer / "envelope"), timeout: timeout, headers: headers,
                      singleton: try bool(object["singleton"], at: pointer / "singleton") ?? false)
+    }
+
+    /// A `"headers"` object (of the schema or a route): name → value, each a string.
+    func headers(_ value: JSONValue?, at pointer: JSONPointer) throws -> [String: String] {
+        guard let value else { return [:] }
+        guard case .object(let members) = value else {
+            throw fail(.invalidValue, "expected an object of header values keyed by name, found \(value.typeName)", at: pointer)
+        }
+        var headers: [String: String] = [:]
+        for (name, member) in members {
+            guard case .string(let text) = member else {
+                throw fail(.invalidValue, "expected a header value as a string, found \(member.typeName)", at: pointer / name)
+            }
+            headers[name] = text
+        }
+        return headers
     }
 }

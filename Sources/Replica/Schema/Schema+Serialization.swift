@@ -14,6 +14,9 @@ extension Schema {
         for entity in entities { entitiesObject[entity.name] = entity.fileJSON }
         object["entities"] = .object(entitiesObject)
         if !routes.isEmpty { object["routes"] = .array(routes.map(\.fileJSON)) }
+        if !headers.isEmpty {
+            object["headers"] = .object(JSONObject(headers.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+        }
         return .object(object)
     }
 }

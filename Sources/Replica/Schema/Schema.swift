@@ -24,8 +24,20 @@ public struct Schema: Sendable, Hashable {
     public var entities: [Entity]
     /// The routes: what each API path means.
     public var routes: [Route]
+    /// Headers a client sends with every request (`"headers"` at the top of a schema file), under
+    /// a route's headers and a call's own; over the client configuration's.
+    ///
+    /// ```swift
+    /// let schema = try Schema(name: "github", headers: ["Accept": "application/vnd.github+json"]) { … }
+    /// ```
+    public var headers: [String: String]
 
     /// Creates a schema from its parts, checking that it is consistent.
+    ///
+    /// ```swift
+    /// let schema = try Schema(name: "blog", entities: [user], routes: [Route(.get, "/users", target: .entity("User"))],
+    ///                         headers: ["User-Agent": "blog-sync/1.0"])
+    /// ```
     ///
     /// - Throws: ``SchemaError`` when an entity, attribute, relationship or route is invalid.
     public init(
@@ -34,22 +46,24 @@ public struct Schema: Sendable, Hashable {
         keyConvention: KeyConvention = .snakeCase,
         envelope: String? = nil,
         entities: [Entity],
-        routes: [Route] = []
+        routes: [Route] = [],
+        headers: [String: String] = [:]
     ) throws {
         self.init(unchecked: name, version: version, keyConvention: keyConvention, envelope: envelope, entities: entities,
-                  routes: routes)
+                  routes: routes, headers: headers)
         try SchemaValidator(file: nil).validate(&self)
     }
 
     /// Creates a schema without validating it. Only the validator and loader use this.
     init(unchecked name: String, version: Int, keyConvention: KeyConvention, envelope: String?,
-         entities: [Entity], routes: [Route]) {
+         entities: [Entity], routes: [Route], headers: [String: String] = [:]) {
         self.name = name
         self.version = version
         self.keyConvention = keyConvention
         self.envelope = envelope
         self.entities = entities
         self.routes = routes
+        self.headers = headers
     }
 
     /// The entity named `name` (the entity name, or its table name), or `nil`.

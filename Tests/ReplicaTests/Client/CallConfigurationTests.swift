@@ -56,4 +56,53 @@ struct CallConfigurationTests {
             "\(error)".contains("/routes/0/timeout") && "\(error)".contains("expected a timeout in seconds")
         }
     }
+
+    @Test("the schema's top-level headers go with every request, over the configuration's and under a route's and a call's; User-Agent is replica/<version> when none names one")
+    func schemaHeaders() async throws {
+        let text = """
+            {"name": "reports", "headers": {"User-Agent": "reports-sync/1", "X-Api-Version": "2024-01-01", "X-Route": "all"},
+             "entities": {"Report": {"attributes": {"id": "integer", "title": "string"}}},
+             "routes": [{"path": "/reports", "target": "Report", "headers": {"X-Route": "reports"}},
+                        {"path": "/reports/:id", "target": "Report"}]}
+            """
+        let schema = try Schema(json: Data(text.utf8))
+        #expect(schema.headers == ["User-Agent": "reports-sync/1", "X-Api-Version": "2024-01-01", "X-Route": "all"])
+        #expect(try Schema(json: Data(schema.fileJSON.serializedBytes())) == schema)
+        let built = try Schema(name: "reports", routes: schema.routes, headers: schema.headers) { schema.entities[0] }
+        #expect(built == schema)
+
+        let transport = ScriptedTransport { request, _ in
+            request.url.path.hasSuffix("/reports") ? json(200, #"[{"id": 1, "title": "q1"}]"#) : json(200, #"{"id": 1, "title": "q1"}"#)
+        }
+        let client = ReplicaClient(engine: try SQLiteReplica(store: Store.inMemory(schema: schema)), configuration: {
+            var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: URL(fileURLWithPath: "/")])
+            configuration.headers = ["X-Api-Version": "1999", "X-Config": "c"]
+            return configuration
+        }())
+        try await client.call("/reports")
+        try await client.call("/reports/1", headers: ["user-agent": "call/2"])
+        try await client.call("/stats")
+        _ = try await client.perform(Endpoint<Nothing, Nothing>(.get, "/ping"), Nothing())
+        #expect(transport.requests.map { $0.headers["X-Route"] } == ["reports", "all", "all", "all"])
+        #expect(transport.requests.map { $0.headers["X-Api-Version"] } == Array(repeating: "2024-01-01", count: 4))
+        #expect(transport.requests.map { $0.headers["X-Config"] } == Array(repeating: "c", count: 4))
+        #expect(transport.requests.map { $0.headers.values("User-Agent") }
+                == [["reports-sync/1"], ["call/2"], ["reports-sync/1"], ["reports-sync/1"]])
+
+        // Without one in the schema: the configuration's, else replica/<version>.
+        let plainSchema = try Schema(name: "reports", entities: schema.entities, routes: schema.routes)
+        let plain = ScriptedTransport { _, _ in json(200, "[]") }
+        let plainClient = ReplicaClient(engine: try SQLiteReplica(store: Store.inMemory(schema: plainSchema)), configuration:
+            ClientConfiguration(transport: plain, baseURLs: [.production: URL(fileURLWithPath: "/")]))
+        try await plainClient.call("/reports")
+        _ = try await plainClient.perform(Endpoint<Nothing, Nothing>(.get, "/ping"), Nothing())
+        #expect(plain.requests.map { $0.headers.values("User-Agent") } == [["replica/\(ReplicaVersion.current)"], ["replica/\(ReplicaVersion.current)"]])
+
+        let wrong = #"{"name": "x", "headers": {"X-A": 1}, "entities": {"R": {"attributes": {"id": "integer"}}}}"#
+        #expect {
+            try Schema(json: Data(wrong.utf8))
+        } throws: { error in
+            "\(error)".hasSuffix("/headers/X-A: expected a header value as a string, found number")
+        }
+    }
 }
