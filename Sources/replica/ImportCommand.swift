@@ -12,6 +12,8 @@ struct ImportCommand: AsyncParsableCommand {
             scopes it (fills the attribute where objects lack it, bounds stale-row deletion). With --route the \
             file is read as that path's response (envelope, namespace, DATA, MANY); --var fills the route's \
             :variables. Any error leaves the database unchanged.
+            NDJSON (JSON Lines, one object per line; files named .ndjson or .jsonl, or --format ndjson) is read as \
+            the array of its lines, with --entity or a --route that targets an entity.
             Example: replica import --db blog.sqlite --schema Schemas/blog.json --entity Post --var userID=3 posts.json
             With --db postgres://USER@HOST:PORT/DATABASE the rows go into a PostgreSQL replica that a fleet of \
             services shares (COPY into a temporary table, then one merge).
@@ -49,7 +51,10 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Parse and map the file as an import would, report what it holds and any error, and write nothing (no database file is created).")
     var dryRun = false
 
-    @Argument(help: "The JSON file, or - for standard input.")
+    @Option(help: "json, or ndjson (JSON Lines: one object per line); default: ndjson for a file named .ndjson or .jsonl, json otherwise (and for -).")
+    var format: InputFormat?
+
+    @Argument(help: "The JSON or NDJSON file, or - for standard input.")
     var file: String
 
     func validate() throws {
@@ -80,6 +85,7 @@ struct ImportCommand: AsyncParsableCommand {
         let bar = ProgressBar(enabled: Terminal.width(of: STDERR_FILENO) != nil)
         var options = SyncOptions(stalePolicy: stale, onInvalid: onInvalid, busyTimeout: busyTimeout)
         options.strictKeys = strict
+        options.format = format
         options.progress = { progress in bar.update(progress) }
         options.progressInterval = 5_000
         let started = ContinuousClock.now
@@ -92,12 +98,13 @@ struct ImportCommand: AsyncParsableCommand {
             }
         } catch {
             bar.clear()
-            throw CLIError(String(describing: error))
+            throw CLIError(String(describing: error) + Self.hint(error, format: format ?? InputFormat(path: file)))
         }
         bar.clear()
         let elapsed = started.duration(to: .now)
         // Unbuffered, so that the summary comes before the warnings on standard error in a pipe or file too.
-        let summary = dryRun ? Self.dryRunSummary(result, elapsed: elapsed) : Self.summary(result, elapsed: elapsed)
+        let summary = dryRun ? Self.dryRunSummary(result, elapsed: elapsed)
+            : Self.summary(result, elapsed: elapsed, entityOrder: target.schema.entities.map(\.name))
         Output.write(summary + "\n", to: .standardOutput)
         for line in KeyWarnings.lines(result, mapping: target.mapping, source: file == "-" ? "standard input" : file) {
             printWarning(line)
@@ -184,6 +191,14 @@ struct ImportCommand: AsyncParsableCommand {
         return .entity(resolved.name, scope: scope)
     }
 
+    /// For JSON that goes on after its value at the start of a line: the NDJSON that it likely is.
+    static func hint(_ error: any Error, format: InputFormat) -> String {
+        guard format == .json, let error = error as? SyncError,
+              let parse = error.underlying as? JSONParseError, parse.code == .trailingCharacters, parse.column == 1
+        else { return "" }
+        return " (one JSON value per line is NDJSON: give --format ndjson)"
+    }
+
     /// `dry run: 3 objects (286 bytes) read, 0 would be skipped; nothing written (in 0.01 s, 400 objects/s)`.
     static func dryRunSummary(_ result: SyncResult, elapsed: Duration) -> String {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -193,16 +208,13 @@ struct ImportCommand: AsyncParsableCommand {
             + "\(Format.integer(Int(rate))) objects/s)"
     }
 
-    static func summary(_ result: SyncResult, elapsed: Duration) -> String {
-        var inserted = 0, updated = 0, deleted = 0
-        for changes in result.changes.entities.values {
-            inserted += changes.inserted.count
-            updated += changes.updated.count
-            deleted += changes.deleted.count
-        }
+    /// `inserted 3, updated 0, deleted 0, skipped 0 (3 objects, 286 bytes) in 0.01 s, 400 objects/s` when at most
+    /// one entity changed; `User: inserted 2 · Post: inserted 1; skipped 0 (3 objects, …) …` when several did.
+    static func summary(_ result: SyncResult, elapsed: Duration, entityOrder: [String]) -> String {
+        let counts = ChangeSummary.counts(result.changes, entityOrder: entityOrder)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let rate = seconds > 0 ? Double(result.objectCount) / seconds : 0
-        return "inserted \(inserted), updated \(updated), deleted \(deleted), skipped \(result.skipped.count) "
+        return counts.text + (counts.isPerEntity ? "; " : ", ") + "skipped \(result.skipped.count) "
             + "(\(result.objectCount) objects, \(Format.bytes(result.byteCount))) in \(String(format: "%.2f", seconds)) s, "
             + "\(Format.integer(Int(rate))) objects/s"
     }
@@ -210,3 +222,4 @@ struct ImportCommand: AsyncParsableCommand {
 
 extension StalePolicy: ExpressibleByArgument {}
 extension InvalidObjectPolicy: ExpressibleByArgument {}
+extension InputFormat: ExpressibleByArgument {}

@@ -119,6 +119,72 @@ struct ImportCommandTests {
         #expect(skipping.stdout.hasPrefix("inserted 1, updated 0, deleted 0, skipped 1 "))
         #expect(skipping.stderr.hasPrefix("warning: skipped User at /1: "), "\(skipping.stderr)")
     }
+
+    /// Two users on two lines, Ann with a post: two entities change.
+    static let usersNDJSON = #"{"user_id": 1, "name": "Ann", "posts": [{"id": 10, "title": "Hello"}]}"# + "\n"
+        + #"{"user_id": 2, "name": "Bob"}"# + "\n"
+
+    /// The summary of `output` up to its timing (`… bytes) in`), which varies from run to run.
+    static func counts(_ output: String) -> String {
+        guard let range = output.range(of: " in ") else { return output }
+        return String(output[..<range.lowerBound])
+    }
+
+    @Test("an .ndjson file imports line by line; when several entities change the summary counts each")
+    func ndjsonFileAndPerEntitySummary() async throws {
+        let (directory, db, file) = try Self.scratch(file: "users.ndjson", Self.usersNDJSON)
+        defer { directory.remove() }
+        let output = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "User", file.path])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr == "")
+        #expect(Self.counts(output.stdout) == "User: inserted 2 · Post: inserted 1; skipped 0 (3 objects, 101 bytes)", "\(output.stdout)")
+        #expect(output.stdout.hasSuffix(" objects/s\n"))
+        let again = try await ReplicaTool.run(["import", "--db", db, "--entity", "User", file.path])
+        #expect(Self.counts(again.stdout) == "inserted 0, updated 0, deleted 0, skipped 0 (3 objects, 101 bytes)", "\(again.stdout)")
+        let store = try Store(path: db)
+        #expect(try store.count("User") == 2)
+        #expect(try store.count("Post", where: "userID = 1") == 1)
+    }
+
+    @Test("--format ndjson reads standard input (or any file name) as NDJSON; --format json forces JSON")
+    func formatOption() async throws {
+        let directory = try TemporaryDirectory("replica-cli")
+        defer { directory.remove() }
+        let db = directory.path("blog.sqlite")
+        let lines = #"{"id": 1, "title": "a"}"# + "\r\n\r\n" + #"{"id": 2, "title": "b"}"#
+        let piped = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--route", "/users/3/posts",
+                                               "--format", "ndjson", "-"], stdin: Data(lines.utf8))
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(Self.counts(piped.stdout) == "inserted 2, updated 0, deleted 0, skipped 0 (2 objects, 50 bytes)", "\(piped.stdout)")
+        #expect(try Store(path: db).count("Post", where: "userID = 3") == 2)
+
+        // JSON that goes on after its value on the next line: the error says NDJSON is likely.
+        let asJSON = try await ReplicaTool.run(["import", "--db", db, "--entity", "Post", "-"], stdin: Data(lines.utf8))
+        #expect(asJSON.status == 1)
+        #expect(asJSON.stderr == "Error: -: byte 27 (line 3, column 1): unexpected '{' after the top-level value: expected end of input "
+                + "(one JSON value per line is NDJSON: give --format ndjson)\n")
+        let file = directory.url("posts.jsonl")
+        try Data(#"[{"id": 5, "title": "e"}]"#.utf8).write(to: file)
+        let forced = try await ReplicaTool.run(["import", "--db", db, "--entity", "Post", "--format", "json", file.path])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        let refused = try await ReplicaTool.run(["import", "--db", db, "--route", "/bootstrap", file.path])
+        #expect(refused.status == 1)
+        #expect(refused.stderr == "Error: NDJSON holds one object per line, but the route GET /bootstrap targets MANY: "
+                + "import NDJSON into an entity, or through a route that targets one\n")
+    }
+
+    @Test("a malformed NDJSON line exits non-zero naming the line and byte, and nothing is written")
+    func malformedNDJSONLine() async throws {
+        let text = Self.usersNDJSON + #"{"user_id": 3, "name": "Cleo"]"# + "\n"
+        let (directory, db, file) = try Self.scratch(file: "users.ndjson", text)
+        defer { directory.remove() }
+        let output = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--entity", "User", file.path])
+        #expect(output.status == 1)
+        #expect(output.stdout == "")
+        #expect(output.stderr == "Error: \(file.path): byte 130 (line 3, column 30): unexpected ']': expected ',' or '}' after object member\n")
+        #expect(try Store(path: db).count("User") == 0)
+        #expect(try Store(path: db).count("Post") == 0)
+    }
 }
 
 @Suite("replica import and schema check: what would fail at the first sync fails before a file is made")

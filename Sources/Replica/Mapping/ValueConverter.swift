@@ -13,6 +13,11 @@ import Foundation
 /// | `unixMilliseconds` | date | a number or numeric text, in milliseconds | an integer number of milliseconds |
 /// | `date:FORMAT` | date | text in the `DateFormatter` pattern FORMAT (POSIX locale, UTC) | text in FORMAT |
 /// | `percentage` | double | `45`, `"45"`, `"45%"` → 0.45 | `45` |
+/// | `base64` | string | base64 of UTF-8 text (as GitHub's contents API sends a file's `content`) → the text | base64 of the text |
+/// | `base64` | data | the same as no transform: base64 → the bytes | base64 |
+///
+/// Base64 is read in the standard or URL-safe alphabet, padded or not, across line breaks
+/// (see ``Base64``).
 struct ValueConverter: Sendable {
     enum DateRule: Sendable {
         case automatic, iso8601, unixSeconds, unixMilliseconds
@@ -23,6 +28,8 @@ struct ValueConverter: Sendable {
         case string, integer, double, bool, data, json
         case date(DateRule)
         case percentage
+        /// Base64 of UTF-8 text, into a string attribute.
+        case base64Text
         case custom(TransformRegistry.Transform)
     }
 
@@ -63,6 +70,12 @@ struct ValueConverter: Sendable {
         case "percentage":
             try requireType(.double)
             kind = .percentage
+        case "base64":
+            guard attribute.type == .string || attribute.type == .data else {
+                throw MappingError(.invalidTransform, "transform 'base64' needs a string or a data attribute, "
+                                   + "not \(AttributeType.withArticle(attribute.type))", entity: entity, attribute: attribute.name)
+            }
+            kind = attribute.type == .string ? .base64Text : .data
         case "iso8601":
             try requireType(.date)
             kind = .date(.iso8601)
@@ -86,7 +99,7 @@ struct ValueConverter: Sendable {
                 throw MappingError(.unknownTransform, message)
             }, encode: nil))
         default:
-            let known = (["percentage", "iso8601", "unixSeconds", "unixMilliseconds", "date:FORMAT"] + transforms.names)
+            let known = (["percentage", "base64", "iso8601", "unixSeconds", "unixMilliseconds", "date:FORMAT"] + transforms.names)
                 .joined(separator: ", ")
             throw MappingError(.unknownTransform, "unknown transform '\(name)' (known: \(known))",
                                entity: entity, attribute: attribute.name)
@@ -126,10 +139,13 @@ struct ValueConverter: Sendable {
             guard let b = Coercion.bool(value) else { throw .cannotConvert(target: "bool", detail: nil) }
             return .bool(b)
         case .data:
-            guard case .string(let text) = value, let bytes = Base64.decode(text) else {
-                throw .cannotConvert(target: "data", detail: "expected base64 text")
+            return .data(try Self.base64(value, target: "data"))
+        case .base64Text:
+            let bytes = try Self.base64(value, target: "text")
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw .cannotConvert(target: "text", detail: "the decoded bytes are not UTF-8 text; a data attribute keeps any bytes")
             }
-            return .data(bytes)
+            return .string(text)
         case .json:
             return .json(value)
         case .percentage:
@@ -143,6 +159,16 @@ struct ValueConverter: Sendable {
             return .date(date)
         case .custom(let transform):
             return try decodeCustom(value, with: transform)
+        }
+    }
+
+    /// The bytes of base64 text; the failure names the offending character and its position.
+    private static func base64(_ value: JSONValue, target: String) throws(Failure) -> [UInt8] {
+        guard case .string(let text) = value else { throw .cannotConvert(target: target, detail: "expected base64 text") }
+        do {
+            return try Base64.decoding(text)
+        } catch {
+            throw .cannotConvert(target: target, detail: "expected base64 text: \(error.reason)")
         }
     }
 
@@ -220,6 +246,9 @@ struct ValueConverter: Sendable {
         case .data:
             guard case .data(let bytes) = value else { return value.jsonValue }
             return .string(Base64.encode(bytes))
+        case .base64Text:
+            guard case .string(let text) = value else { return value.jsonValue }
+            return .string(Base64.encode(Array(text.utf8)))
         case .string, .integer, .double, .bool, .json:
             return value.jsonValue
         }

@@ -50,13 +50,19 @@ extension ReplicaStore {
 
     /// Imports a JSON file (or standard input with path `-`) in bounded memory, in one transaction.
     ///
+    /// A file named `.ndjson` or `.jsonl` is read as NDJSON (one value per line) unless
+    /// ``SyncOptions/format`` says otherwise; see ``InputFormat``.
+    ///
     /// ```swift
     /// let result = try await store.importFile("people.json", into: .entity("Person"))
+    /// let events = try await store.importFile("events.ndjson", into: .entity("Event"))
     /// ```
     ///
     /// - Throws: ``SyncError`` naming the file; the store is then exactly as before.
     public func importFile(_ path: String, into target: ImportTarget,
                            options: SyncOptions = SyncOptions()) async throws -> SyncResult {
+        var options = options
+        options.format = options.format ?? InputFormat(path: path)
         let file = try FileChunks(path: path, chunkSize: options.chunkSize)
         defer { file.close() }
         let plan = try backend.frontEnd.resolve(target, options: options)
@@ -65,6 +71,7 @@ extension ReplicaStore {
 
     /// Imports JSON from any async sequence of byte chunks (an HTTP body, a pipe), parsed and
     /// written as it arrives (see ``sync(_:_:chunks:options:)`` for what a pause does).
+    /// With ``SyncOptions/format`` `.ndjson` it reads one value per line (``InputFormat/ndjson``).
     ///
     /// ```swift
     /// let result = try await store.importChunks(body, into: .entity("Person"), source: url.absoluteString)
@@ -104,6 +111,8 @@ extension ReplicaStore {
     /// - Throws: ``SyncError`` naming the file, as ``importFile(_:into:options:)`` would.
     public func validateFile(_ path: String, into target: ImportTarget,
                              options: SyncOptions = SyncOptions()) async throws -> SyncResult {
+        var options = options
+        options.format = options.format ?? InputFormat(path: path)
         let file = try FileChunks(path: path, chunkSize: options.chunkSize)
         defer { file.close() }
         let plan = try backend.frontEnd.resolve(target, options: options)

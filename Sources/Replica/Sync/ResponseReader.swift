@@ -86,6 +86,10 @@ final class ResponseReader: Sendable {
     /// Batches come from `pool`, where the writer returns them once written.
     func run(next: () throws -> [UInt8]?, totalBytes: Int64?, queue: BridgeQueue<ReaderMessage>,
              pool: RowBatchPool, cancellation: Latch) throws {
+        if options.format == .ndjson, case .entity(let entity, _) = shape {
+            try runLines(entity: entity, next: next, totalBytes: totalBytes, queue: queue, pool: pool, cancellation: cancellation)
+            return
+        }
         var summary = ReaderSummary()
         if case .data(let envelope) = shape {
             var bytes: [UInt8] = []
@@ -145,7 +149,7 @@ final class ResponseReader: Sendable {
     }
 
     /// Plans one element into `batch`; `planned` is scratch space for the general path.
-    private func handle(_ element: borrowing JSONElement, batch: inout RowBatch, planned: inout [PlannedRow],
+    func handle(_ element: borrowing JSONElement, batch: inout RowBatch, planned: inout [PlannedRow],
                         statistics: inout PlanStatistics) throws {
         if let fast, case .entity(let entity, _) = shape, decodeFast(element, fast: fast, entity: entity, batch: &batch,
                                                                       statistics: &statistics) {
@@ -244,7 +248,7 @@ final class ResponseReader: Sendable {
 
     /// Fills the route scope's values the object left out, and checks its primary key: `false`
     /// when the row needs the general path.
-    private func completeRow(fast: FastObjectDecoder, batch: inout RowBatch) -> Bool {
+    func completeRow(fast: FastObjectDecoder, batch: inout RowBatch) -> Bool {
         if let scope, !scope.conditions.isEmpty {
             let map = fast.map
             for condition in scope.conditions {
@@ -288,7 +292,7 @@ final class ResponseReader: Sendable {
     }
 
     /// Runs a parser call, turning its errors into ``SyncError``s naming the source.
-    private func parse<T>(_ body: () throws -> T) throws -> T {
+    func parse<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as JSONParseError {

@@ -42,6 +42,10 @@ extension SyncFrontEnd {
     /// - Throws: ``SyncError`` (`.noRoute`, `.unknownEntity`).
     package func resolve(_ target: ImportTarget, options: SyncOptions) throws -> SyncPlan {
         var plan = try resolveTarget(target, options: options)
+        if options.format == .ndjson, let route = plan.route, plan.targetEntity == nil {
+            throw SyncError(.unexpectedShape, "NDJSON holds one object per line, but the route \(route.method) \(route.path) "
+                            + "targets \(route.target): import NDJSON into an entity, or through a route that targets one")
+        }
         plan.collectKeys = options.collectKeys
         plan.busyTimeout = options.busyTimeout
         return plan

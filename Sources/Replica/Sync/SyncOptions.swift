@@ -74,6 +74,17 @@ public struct SyncOptions: Sendable {
     /// let background = SyncOptions(busyTimeout: 2)   // a periodic refresh gives up sooner
     /// ```
     public var busyTimeout: Double?
+    /// How the input holds its values: one JSON value, or NDJSON (one value per line).
+    /// `nil`, the default, lets ``ReplicaStore/importFile(_:into:options:)`` and
+    /// ``ReplicaStore/validateFile(_:into:options:)`` go by the file's name (see
+    /// ``InputFormat/init(path:)``) and reads every other input as JSON.
+    ///
+    /// ```swift
+    /// var options = SyncOptions()
+    /// options.format = .ndjson
+    /// let result = try await store.importChunks(pipe, into: .entity("Event"), options: options)
+    /// ```
+    public var format: InputFormat?
 
     public init(stalePolicy: StalePolicy? = nil, onInvalid: InvalidObjectPolicy = .fail,
                 progress: (@Sendable (SyncProgress) -> Void)? = nil, progressInterval: Int = 10_000,

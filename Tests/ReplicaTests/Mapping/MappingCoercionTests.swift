@@ -159,11 +159,95 @@ struct MappingCoercionTests {
         #expect(try Self.convert(.string(text), to: .data) == .data(bytes))
     }
 
-    @Test("data failures", arguments: [
-        JSONValue.string("a"), .string("aGVsbG8=="), .string("aGk=="), .string("aG=k"), .string("aGVs bG8="),
-        .string("a==="), .string("é"), .int(5),
+    @Test("data failures name the offending character and its position", arguments: [
+        (JSONValue.string("a"), "the last group of 4 has a single character, which encodes no whole byte"),
+        (.string("aGVsbG8=="), "2 '=' at the end, from character 8, where the last group of 4 needs 1"),
+        (.string("aGk=="), "2 '=' at the end, from character 4, where the last group of 4 needs 1"),
+        (.string("aGVs="), "1 '=' at the end, from character 5, where the last group of 4 is already complete"),
+        (.string("aG=k"), "'=' at character 3 is padding before the end of the text"),
+        (.string("aGVs bG8="), "' ' (a space) at character 5 is not a base64 character"),
+        (.string("aGVs\tbG8="), "U+0009 at character 5 is not a base64 character"),
+        (.string("aGVsbG8*"), "'*' at character 8 is not a base64 character"),
+        (.string("aGVs\nbG8\nb*=="), "'*' at character 11 (line 3) is not a base64 character"),
+        (.string("a==="), "3 '=' at the end, from character 2: padding is one or two '='"),
+        (.string("é"), "U+00E9 at character 1 is not a base64 character"),
+        (.string("aGé8"), "U+00E9 at character 3 is not a base64 character"),
     ])
-    func base64Failures(json: JSONValue) throws {
-        #expect(Self.failure(json, to: .data)?.message == "cannot convert \(json.excerpt()) to data (expected base64 text)")
+    func base64Failures(json: JSONValue, reason: String) throws {
+        #expect(Self.failure(json, to: .data)?.message == "cannot convert \(json.excerpt()) to data (expected base64 text: \(reason))")
+    }
+
+    @Test("data that is not text says so")
+    func base64NotText() throws {
+        #expect(Self.failure(.int(5), to: .data)?.message == "cannot convert 5 to data (expected base64 text)")
+    }
+
+    /// "Hello, World!" six times with a line feed after each (84 bytes), as GitHub's contents API and MIME encode it.
+    static let fileText = String(repeating: "Hello, World!\n", count: 6)
+
+    @Test("data reads base64 broken into lines: GitHub's 60 characters with \\n, MIME's 76 with \\r\\n, any padding")
+    func base64LineBreaks() throws {
+        let bytes = Array(Self.fileText.utf8)
+        let encoded = Data(bytes).base64EncodedString()
+        // GitHub (Ruby's Base64.encode64): lines of 60 characters, each ended by \n, the last one too.
+        let github = stride(from: 0, to: encoded.count, by: 60).map { start -> String in
+            let from = encoded.index(encoded.startIndex, offsetBy: start)
+            return String(encoded[from..<(encoded.index(from, offsetBy: 60, limitedBy: encoded.endIndex) ?? encoded.endIndex)]) + "\n"
+        }.joined()
+        #expect(github.filter { $0 == "\n" }.count == 2)
+        #expect(try Self.convert(.string(github), to: .data) == .data(bytes))
+        let mime = Data(bytes).base64EncodedString(options: [.lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed])
+        #expect(mime.contains("\r\n"))
+        #expect(try Self.convert(.string(mime), to: .data) == .data(bytes))
+        #expect(try Self.convert(.string("aGVs\nbG8\n"), to: .data) == .data(Array("hello".utf8)))
+        #expect(try Self.convert(.string("aGVs\r\nbG8=\r\n"), to: .data) == .data(Array("hello".utf8)))
+        let urlSafe = github.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        #expect(try Self.convert(.string(urlSafe), to: .data) == .data(bytes))
+    }
+
+    @Test("GitHub's contents-API response maps through a schema: content as data, and as text with the base64 transform")
+    func githubContents() throws {
+        let schema = try Schema(json: Data(#"""
+            {"name": "github", "entities": {
+              "RepoFile": {"primaryKey": "sha", "attributes": {
+                "sha": "string", "name": "string", "path": "string", "size": "integer", "encoding": "string",
+                "content": "data"}},
+              "RepoText": {"primaryKey": "sha", "attributes": {
+                "sha": "string", "content": {"type": "string", "transform": "base64"}}}}}
+            """#.utf8))
+        // The shape GitHub documents for GET /repos/{owner}/{repo}/contents/{path} of a file.
+        let body = #"""
+            {
+              "type": "file",
+              "encoding": "base64",
+              "size": 84,
+              "name": "README.md",
+              "path": "README.md",
+              "content": "SGVsbG8sIFdvcmxkIQpIZWxsbywgV29ybGQhCkhlbGxvLCBXb3JsZCEKSGVs\nbG8sIFdvcmxkIQpIZWxsbywgV29ybGQhCkhlbGxvLCBXb3JsZCEK\n",
+              "sha": "3d21ec53a331a6f037a91c368710b99387d012c1",
+              "url": "https://api.github.com/repos/octokit/octokit.rb/contents/README.md",
+              "git_url": "https://api.github.com/repos/octokit/octokit.rb/git/blobs/3d21ec53a331a6f037a91c368710b99387d012c1",
+              "html_url": "https://github.com/octokit/octokit.rb/blob/master/README.md",
+              "download_url": "https://raw.githubusercontent.com/octokit/octokit.rb/master/README.md",
+              "_links": {"self": "https://api.github.com/repos/octokit/octokit.rb/contents/README.md"}
+            }
+            """#
+        let mapping = try SchemaMapping(schema: schema)
+        let response = try JSONValue(parsing: Array(body.utf8))
+        let file = try mapping.requireMap("RepoFile").map(value: response, at: .root)
+        #expect(file["content"] == .data(Array(Self.fileText.utf8)))
+        #expect(file["size"] == .integer(84))
+        let text = try mapping.requireMap("RepoText")
+        #expect(try text.map(value: response, at: .root)["content"] == .string(Self.fileText))
+        #expect(text.encode(["content": .string(Self.fileText)])["content"] == .string(Data(Self.fileText.utf8).base64EncodedString()))
+    }
+
+    @Test("the base64 transform on text refuses bytes that are not UTF-8, and types other than string and data")
+    func base64TransformFailures() throws {
+        #expect(Self.failure(.string("/w=="), to: .string, transform: "base64")?.message
+                == #"cannot convert "/w==" to text (the decoded bytes are not UTF-8 text; a data attribute keeps any bytes)"#)
+        #expect(try Self.convert(.string("aGk="), to: .data, transform: "base64") == .data(Array("hi".utf8)))
+        let wrongType = MappingFixtures.mappingError { _ = try Self.convert(.string("aGk="), to: .integer, transform: "base64") }
+        #expect(wrongType?.message == "transform 'base64' needs a string or a data attribute, not an integer")
     }
 }

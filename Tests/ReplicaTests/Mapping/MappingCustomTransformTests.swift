@@ -96,7 +96,7 @@ struct MappingCustomTransformTests {
         #expect(error?.entity == "Product")
         #expect(error?.attribute == "price")
         #expect(error?.description == "Product.price: unknown transform 'cents' "
-            + "(known: percentage, iso8601, unixSeconds, unixMilliseconds, date:FORMAT)")
+            + "(known: percentage, base64, iso8601, unixSeconds, unixMilliseconds, date:FORMAT)")
     }
 
     @Test("encoding uses the transform's encoder, or the type's default")
