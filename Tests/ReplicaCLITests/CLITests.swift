@@ -94,7 +94,7 @@ struct SchemaCheckCommandTests {
             \(file.path): schema 't' version 1, 1 entity, 1 route, keys snake_case
               User (table users, primary key id, JSON id id)
                 id  integer  not null
-              route GET /users -> User
+              route GET /users -> User (scope: all rows)
               header Accept: application/vnd.t+json
               header User-Agent: t-sync/1
 

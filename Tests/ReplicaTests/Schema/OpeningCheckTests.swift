@@ -94,7 +94,7 @@ struct OpeningCheckTests {
         let transform = try Self.load(Self.organization(#", "created": {"type": "date", "transform": "unixSecnds"}"#))
         let unknown = #expect(throws: SchemaError.self) { try transform.checkOpening(in: .postgres) }
         #expect(unknown?.description == "/entities/Organization/attributes/created: unknown transform 'unixSecnds' (known: "
-                + "percentage, iso8601, unixSeconds, unixMilliseconds, date:FORMAT)")
+                + "percentage, base64, iso8601, unixSeconds, unixMilliseconds, date:FORMAT)")
         // A store cannot know the replica's transforms: it accepts the name; the replica checks it.
         try transform.checkOpening(in: .sqlite, transforms: nil)
         var registry = TransformRegistry()
