@@ -5,29 +5,6 @@ import ReplicaServerPostgres
 import ReplicaTestSupport
 import Testing
 
-/// Places whose address is a nested object, mapped by attributes with dotted `jsonKey`s.
-private let placesSchema = """
-    {
-      "name": "places", "version": 1, "keyConvention": "camelCase",
-      "entities": {
-        "Place": {
-          "table": "places",
-          "attributes": {
-            "id": "integer",
-            "name": "string",
-            "city": { "type": "string", "jsonKey": "address.city" },
-            "zip": { "type": "string", "jsonKey": "address.zip" },
-            "lat": { "type": "double", "jsonKey": "address.geo.lat" }
-          }
-        }
-      },
-      "routes": [
-        { "path": "/places", "target": "Place", "stale": "delete" },
-        { "path": "/places/:id", "target": "Place" }
-      ]
-    }
-    """
-
 @Suite("Sync from the mock server keeps values under dotted JSON keys")
 struct NestedKeySyncTests {
     /// A fresh mock store of each kind: in memory, an SQLite file, a database of the test PostgreSQL cluster.
@@ -42,7 +19,7 @@ struct NestedKeySyncTests {
     @Test("seeded nested values, a save and a merge reach the SQLite replica through real HTTP",
           arguments: ["memory", "sqlite", "postgres"])
     func syncKeepsNestedValues(kind: String) async throws {
-        let schema = try Schema(json: Data(placesSchema.utf8))
+        let schema = try Schema(json: Data(nestedPlacesSchema.utf8))
         let resources = MockResource.resources(for: schema)
         let places = try #require(resources.first)
         let directory = try TemporaryDirectory("replica-http")

@@ -5,27 +5,7 @@ import Testing
 
 extension Fixture {
     /// Places whose address sits in a nested object: attributes with dotted `jsonKey`s.
-    static let placesSchemaText = """
-        {
-          "name": "places", "version": 1, "keyConvention": "camelCase",
-          "entities": {
-            "Place": {
-              "table": "places",
-              "attributes": {
-                "id": "integer",
-                "name": "string",
-                "city": { "type": "string", "jsonKey": "address.city" },
-                "zip": { "type": "string", "jsonKey": "address.zip" },
-                "lat": { "type": "double", "jsonKey": "address.geo.lat" }
-              }
-            }
-          },
-          "routes": [
-            { "path": "/places", "target": "Place", "stale": "delete" },
-            { "path": "/places/:id", "target": "Place" }
-          ]
-        }
-        """
+    static let placesSchemaText = nestedPlacesSchema
 
     static var placesResources: [MockResource] {
         get throws { MockResource.resources(for: try Schema(json: Data(placesSchemaText.utf8))) }

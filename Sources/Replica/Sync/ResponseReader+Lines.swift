@@ -80,16 +80,8 @@ extension ResponseReader {
             }
             cursor.offset += chunk.count
             summary.byteCount += Int64(chunk.count)
-            if batch.count >= batchSize {
-                let full = batch
-                batch = pool.take()
-                guard queue.push(.rows(full)) else { return }
-            }
-            if let progress = options.progress, summary.statistics.objectCount >= nextProgress {
-                nextProgress = summary.statistics.objectCount + options.progressInterval
-                progress(SyncProgress(bytesRead: summary.byteCount, totalBytes: totalBytes,
-                                      objectsWritten: summary.statistics.objectCount))
-            }
+            guard afterChunk(&batch, objects: summary.statistics.objectCount, bytes: summary.byteCount,
+                             nextProgress: &nextProgress, totalBytes: totalBytes, queue: queue, pool: pool) else { return }
         }
         if !cursor.carry.isEmpty {
             // The last line, without a line feed.

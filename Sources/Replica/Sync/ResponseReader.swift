@@ -122,16 +122,8 @@ final class ResponseReader: Sendable {
                 }
             }
             summary.byteCount += Int64(chunk.count)
-            if batch.count >= batchSize {
-                let full = batch
-                batch = pool.take()
-                guard queue.push(.rows(full)) else { return }
-            }
-            if let progress = options.progress, summary.statistics.objectCount >= nextProgress {
-                nextProgress = summary.statistics.objectCount + options.progressInterval
-                progress(SyncProgress(bytesRead: summary.byteCount, totalBytes: totalBytes,
-                                      objectsWritten: summary.statistics.objectCount))
-            }
+            guard afterChunk(&batch, objects: summary.statistics.objectCount, bytes: summary.byteCount,
+                             nextProgress: &nextProgress, totalBytes: totalBytes, queue: queue, pool: pool) else { return }
         }
         summary.skeleton = try parse {
             try parser.finish(direct: { tokenizer in
@@ -149,6 +141,23 @@ final class ResponseReader: Sendable {
     }
 
     /// Plans one element into `batch`; `planned` is scratch space for the general path.
+    /// After each chunk: hands a full batch to the writer and reports progress when due.
+    ///
+    /// - Returns: `false` when the writer has stopped taking batches (the read ends).
+    func afterChunk(_ batch: inout RowBatch, objects: Int, bytes: Int64, nextProgress: inout Int, totalBytes: Int64?,
+                    queue: BridgeQueue<ReaderMessage>, pool: RowBatchPool) -> Bool {
+        if batch.count >= batchSize {
+            let full = batch
+            batch = pool.take()
+            guard queue.push(.rows(full)) else { return false }
+        }
+        if let progress = options.progress, objects >= nextProgress {
+            nextProgress = objects + options.progressInterval
+            progress(SyncProgress(bytesRead: bytes, totalBytes: totalBytes, objectsWritten: objects))
+        }
+        return true
+    }
+
     func handle(_ element: borrowing JSONElement, batch: inout RowBatch, planned: inout [PlannedRow],
                         statistics: inout PlanStatistics) throws {
         if let fast, case .entity(let entity, _) = shape, decodeFast(element, fast: fast, entity: entity, batch: &batch,
