@@ -61,12 +61,24 @@ extension ReplicaStore {
     /// - Throws: ``SyncError`` naming the file; the store is then exactly as before.
     public func importFile(_ path: String, into target: ImportTarget,
                            options: SyncOptions = SyncOptions()) async throws -> SyncResult {
+        let (file, plan, options) = try openInput(path, target: target, options: options)
+        defer { file.close() }
+        return try await run(plan, source: path, totalBytes: file.size, options: options, next: file.next)
+    }
+
+    /// The file (or standard input) an import or a dry run reads, what its target resolves to,
+    /// and the options with the input's format decided (by the file name unless given).
+    private func openInput(_ path: String, target: ImportTarget,
+                           options: SyncOptions) throws -> (file: FileChunks, plan: SyncPlan, options: SyncOptions) {
         var options = options
         options.format = options.format ?? InputFormat(path: path)
         let file = try FileChunks(path: path, chunkSize: options.chunkSize)
-        defer { file.close() }
-        let plan = try backend.frontEnd.resolve(target, options: options)
-        return try await run(plan, source: path, totalBytes: file.size, options: options, next: file.next)
+        do {
+            return (file, try backend.frontEnd.resolve(target, options: options), options)
+        } catch {
+            file.close()
+            throw error
+        }
     }
 
     /// Imports JSON from any async sequence of byte chunks (an HTTP body, a pipe), parsed and
@@ -111,11 +123,8 @@ extension ReplicaStore {
     /// - Throws: ``SyncError`` naming the file, as ``importFile(_:into:options:)`` would.
     public func validateFile(_ path: String, into target: ImportTarget,
                              options: SyncOptions = SyncOptions()) async throws -> SyncResult {
-        var options = options
-        options.format = options.format ?? InputFormat(path: path)
-        let file = try FileChunks(path: path, chunkSize: options.chunkSize)
+        let (file, plan, options) = try openInput(path, target: target, options: options)
         defer { file.close() }
-        let plan = try backend.frontEnd.resolve(target, options: options)
         let names = mapping.maps.map(\.entity.name)
         return try await backend.frontEnd.parsing(plan, source: path, totalBytes: file.size, options: options,
                                                   next: file.next) { stream in
