@@ -38,13 +38,26 @@ final class CopyEncoder {
             entityName = map.entity.name
             keyIndex = map.primaryKeyIndex
         }
+
+        /// The state of a link side's stage table: `replica_ord`, the parent's key, a child's key
+        /// (`NULL` for a parent that lists no child).
+        init(link: LinkSide, maps: [PropertyMap]) {
+            types = [maps[link.parent].entity.primaryKeyAttribute.type, maps[link.child].entity.primaryKeyAttribute.type]
+            names = [link.parentColumn, link.childColumn]
+            entityName = "\(maps[link.parent].entity.name).\(link.relationship)"
+            keyIndex = 0
+        }
     }
 
     private(set) var entities: [EntityState]
     private var ordinal: Int64 = 0
 
-    init(maps: [PropertyMap]) {
-        entities = maps.map(EntityState.init(map:))
+    /// The number of entities: states after them are link sides' (``SchemaMapping/links``).
+    let entityCount: Int
+
+    init(mapping: SchemaMapping) {
+        entities = mapping.maps.map(EntityState.init(map:)) + mapping.links.map { EntityState(link: $0, maps: mapping.maps) }
+        entityCount = mapping.maps.count
     }
 
     /// Appends the rows of `batch` to their entities' buffers.
@@ -54,8 +67,36 @@ final class CopyEncoder {
     func append(_ batch: RowBatch) throws {
         for index in batch.rows.indices {
             ordinal += 1
+            let row = batch.rows[index]
+            if row.isLinks {
+                try appendLinks(row: row, of: batch, ordinal: ordinal, to: &entities[entityCount + row.entity])
+                continue
+            }
             // In place: a copy of the state would copy its buffer on the first append.
-            try append(row: index, of: batch, ordinal: ordinal, to: &entities[batch.rows[index].entity])
+            try append(row: index, of: batch, ordinal: ordinal, to: &entities[row.entity])
+        }
+    }
+
+    /// One line per child of a link row (`ord, parent, child`), or one with a `NULL` child for
+    /// a parent that lists none: the parent's latest row (highest `ord`) says its links.
+    private func appendLinks(row: RowBatch.Row, of batch: RowBatch, ordinal: Int64, to state: inout EntityState) throws {
+        var parent: [UInt8] = []
+        let parentCell = batch.cells[row.firstCell]
+        do {
+            try encode(parentCell, of: batch, type: state.types[0], into: &parent)
+            for offset in 0..<max(1, row.cellCount - 1) {
+                appendNumber(ordinal, to: &state.buffer)
+                state.buffer.append(0x09)
+                state.buffer += parent
+                state.buffer.append(0x09)
+                let child = offset + 1 < row.cellCount ? batch.cells[row.firstCell + offset + 1] : RowBatch.Cell.absent
+                try encode(child, of: batch, type: state.types[1], into: &state.buffer)
+                state.buffer.append(0x0A)
+                state.rowCount += 1
+            }
+        } catch let message as ValueMessage {
+            throw PostgresStoreError(.server, "\(state.entityName) of \(batch.value(of: parentCell) ?? .null): " + message.text,
+                                     url: "")
         }
     }
 

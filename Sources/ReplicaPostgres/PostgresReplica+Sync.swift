@@ -69,12 +69,12 @@ extension PostgresReplica: StoreBackend {
     /// - Throws: What `body` threw (unwrapped from postgres-nio's transaction error), or the
     ///   error of `BEGIN` or `COMMIT`; nothing is written then.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresWriteSession) async throws -> T) async throws -> T {
-        let maps = frontEnd.mapping.maps
+        let mapping = frontEnd.mapping
         let logger = self.logger
         let url = self.url
         return try await connections.withConnection { connection in
             try await connection.transaction(logger: logger) { connection in
-                try await body(PostgresWriteSession(connection: connection, maps: maps, logger: logger, url: url))
+                try await body(PostgresWriteSession(connection: connection, mapping: mapping, logger: logger, url: url))
             }
         }
     }

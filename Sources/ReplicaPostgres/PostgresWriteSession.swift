@@ -22,13 +22,17 @@ final class PostgresWriteSession {
     /// When the transaction took its first table lock (what a `SyncResult` reports as the write lock).
     private(set) var lockedSince: ContinuousClock.Instant?
 
-    init(connection: PostgresConnection, maps: [PropertyMap], logger: Logger, url: PostgresURL) {
+    let mapping: SchemaMapping
+
+    init(connection: PostgresConnection, mapping: SchemaMapping, logger: Logger, url: PostgresURL) {
         self.connection = connection
-        self.maps = maps
+        self.mapping = mapping
+        self.maps = mapping.maps
         self.logger = logger
         self.url = url
     }
 
+    /// The stage table of an entity, or (past the entities) of a link side.
     static func stageTable(_ entity: Int) -> String { "replica_stage_\(entity)" }
 
     /// Encoded COPY text of one entity, on its way from the thread that encodes parsed batches
@@ -62,7 +66,7 @@ final class PostgresWriteSession {
     private func stage<Result: Sendable>(
         _ produce: @escaping @Sendable (_ append: @escaping (RowBatch) throws -> Void) async throws -> Result
     ) async throws -> Result {
-        let encoder = UncheckedBox(CopyEncoder(maps: maps))
+        let encoder = UncheckedBox(CopyEncoder(mapping: mapping))
         let pipe = BridgeQueue<CopyChunk>(capacity: 4)
         // The encoder is used by the producing thread until `produce` returns, then by this task.
         let producer = Task { () throws -> Result in
@@ -120,6 +124,14 @@ final class PostgresWriteSession {
 
     private func createStageTable(_ entity: Int) async throws {
         guard !stageTables.contains(entity) else { return }
+        if entity >= maps.count {
+            let link = mapping.links[entity - maps.count]
+            let types = [maps[link.parent], maps[link.child]].map { SQLDialect.postgres.columnType($0.entity.primaryKeyAttribute.type) }
+            try await execute("CREATE TEMPORARY TABLE \(Self.stageTable(entity)) (replica_ord bigint, parent \(types[0]), "
+                              + "child \(types[1])) ON COMMIT DROP")
+            stageTables.insert(entity)
+            return
+        }
         let columns = maps[entity].entity.attributes.map { "\($0.name.quotedIdentifier) \(SQLDialect.postgres.columnType($0.type))" }
         try await execute("CREATE TEMPORARY TABLE \(Self.stageTable(entity)) (replica_ord bigint, replica_mask bigint, "
                           + "replica_top boolean, \(columns.joined(separator: ", "))) ON COMMIT DROP")
@@ -131,18 +143,70 @@ final class PostgresWriteSession {
     /// Upserts the staged rows and makes `deletions` (rows neither staged as top-level rows nor
     /// kept by the deletion); returns what changed, by entity name.
     func merge(_ deletions: [StaleDeletion]) async throws -> [String: EntityChanges] {
-        let written = stageTables.sorted()
-        try await lock(written + deletions.map(\.entity))
+        let written = stageTables.filter { $0 < maps.count }.sorted()
+        let linked = stageTables.filter { $0 >= maps.count }.sorted().map { $0 - maps.count }
+        try await lock(written + deletions.map(\.entity), joinTables: linked.map { mapping.links[$0].table })
         var changes: [String: EntityChanges] = [:]
         for entity in written {
             let change = try await upsert(entity)
             if !change.isEmpty { changes[maps[entity].entity.name] = change }
         }
+        for link in linked {
+            try await replaceLinks(link, into: &changes)
+        }
         for deletion in deletions {
             let deleted = try await deleteStale(deletion.entity, scope: deletion.scope, keeping: deletion.keepingBeyondWritten)
             if !deleted.isEmpty { changes[maps[deletion.entity].entity.name, default: EntityChanges()].deleted = deleted }
         }
+        for (name, var change) in changes {
+            var excluded = change.inserted
+            excluded.formUnion(change.deleted)
+            change.updated.sortKeys()
+            change.updated.normalize(excluding: excluded)
+            changes[name] = change
+        }
         return changes
+    }
+
+    /// Makes the links of every parent staged for `link` exactly those of its latest link row:
+    /// deletes the pairs it no longer lists, inserts the new ones (one statement). A parent or
+    /// child whose links changed counts as updated, as on SQLite.
+    private func replaceLinks(_ index: Int, into changes: inout [String: EntityChanges]) async throws {
+        let link = mapping.links[index]
+        let stage = Self.stageTable(maps.count + index)
+        let table = link.table.quotedIdentifier
+        let parent = link.parentColumn.quotedIdentifier
+        let child = link.childColumn.quotedIdentifier
+        let sql = """
+            WITH latest AS (SELECT parent, max(replica_ord) AS ord FROM \(stage) GROUP BY parent),
+            wanted AS (SELECT DISTINCT s.parent, s.child FROM \(stage) s JOIN latest l ON l.parent = s.parent AND l.ord = s.replica_ord
+                       WHERE s.child IS NOT NULL),
+            removed AS (DELETE FROM \(table) j USING latest l WHERE j.\(parent) = l.parent AND NOT EXISTS
+                        (SELECT 1 FROM wanted w WHERE w.parent = j.\(parent) AND w.child = j.\(child)) RETURNING j.\(parent), j.\(child)),
+            added AS (INSERT INTO \(table) (\(parent), \(child)) SELECT parent, child FROM wanted ON CONFLICT DO NOTHING
+                      RETURNING \(parent), \(child))
+            SELECT \(parent), \(child) FROM removed UNION ALL SELECT \(parent), \(child) FROM added
+            """
+        let parentType = maps[link.parent].entity.primaryKeyAttribute.type
+        let childType = maps[link.child].entity.primaryKeyAttribute.type
+        var parents = PrimaryKeys()
+        var children = PrimaryKeys()
+        for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) {
+            var cells = row.makeIterator()
+            guard let parentCell = cells.next(), let childCell = cells.next() else { continue }
+            parents.append(try PostgresSQL.value(parentCell, type: parentType))
+            children.append(try PostgresSQL.value(childCell, type: childType))
+        }
+        if !parents.isEmpty { changes[maps[link.parent].entity.name, default: EntityChanges()].updated.formUnion(parents) }
+        if !children.isEmpty { changes[maps[link.child].entity.name, default: EntityChanges()].updated.formUnion(children) }
+    }
+
+    /// Deletes the links of the rows of `entity` whose keys a statement returned: the CTE
+    /// `gone (k)` holds them. Returns the statement ending, to append after `gone`.
+    private func unlinkClause(_ entity: Int) -> String {
+        mapping.joinColumns(of: entity).enumerated().map { offset, join in
+            ", unlinked_\(offset) AS (DELETE FROM \(join.table.quotedIdentifier) j USING gone WHERE j.\(join.column.quotedIdentifier) = gone.k)"
+        }.joined()
     }
 
     /// The top-level keys staged of `entity`.
@@ -156,8 +220,10 @@ final class PostgresWriteSession {
     ///
     /// - Throws: ``LockTimeout`` when the transaction's `lock_timeout` (``limitLockWait(seconds:)``)
     ///   ran out while another writer held a lock.
-    func lock(_ entities: [Int]) async throws {
-        let tables = Set(entities.map { maps[$0].entity.tableName }).sorted()
+    func lock(_ entities: [Int], joinTables: [String] = []) async throws {
+        // Deleting a row unlinks it: the join tables holding its keys are written too.
+        let unlinked = entities.flatMap { mapping.joinColumns(of: $0).map(\.table) }
+        let tables = Set(entities.map { maps[$0].entity.tableName } + joinTables + unlinked).sorted()
         let waiting = ContinuousClock.now
         for table in tables {
             do {
@@ -188,8 +254,9 @@ final class PostgresWriteSession {
         try await lock([entity])
         let map = maps[entity]
         let keyType = map.entity.primaryKeyAttribute.type
-        let sql = "DELETE FROM \(map.entity.tableName.quotedIdentifier) WHERE \(map.entity.primaryKey.quotedIdentifier) = ? "
-            + "RETURNING \(map.entity.primaryKey.quotedIdentifier)"
+        let sql = "WITH gone (k) AS (DELETE FROM \(map.entity.tableName.quotedIdentifier) WHERE "
+            + "\(map.entity.primaryKey.quotedIdentifier) = ? RETURNING \(map.entity.primaryKey.quotedIdentifier))"
+            + unlinkClause(entity) + " SELECT k FROM gone"
         var deleted = PrimaryKeys()
         for try await row in try await connection.query(PostgresSQL.query(sql, [key]), logger: logger) {
             guard let cell = row.first else { continue }
@@ -292,7 +359,8 @@ final class PostgresWriteSession {
             conditions.append("NOT EXISTS (SELECT 1 FROM replica_keep_\(entity) x WHERE x.k = t.\(key))")
         }
         let condition = conditions.isEmpty ? "TRUE" : conditions.joined(separator: " AND ")
-        let query = PostgresSQL.query("DELETE FROM \(table) AS t WHERE \(condition) RETURNING t.\(key)", arguments)
+        let query = PostgresSQL.query("WITH gone (k) AS (DELETE FROM \(table) AS t WHERE \(condition) RETURNING t.\(key))"
+                                      + unlinkClause(entity) + " SELECT k FROM gone", arguments)
         var deleted = PrimaryKeys()
         for try await row in try await connection.query(query, logger: logger) {
             guard let cell = row.first else { continue }

@@ -33,6 +33,12 @@ enum KeyWarnings {
             let examples = duplicates.prefix(5).map(\.description).joined(separator: ", ")
             lines.append("\(source): objects gave keys twice; the last value was stored: \(examples)")
         }
+        let shared = result.ignoredKeys.filter { $0.kind == .sharedChild }
+        if !shared.isEmpty {
+            let examples = shared.prefix(5).map(\.description).joined(separator: ", ")
+            lines.append("\(source): children were nested under two parents of a one-to-many relationship; the last "
+                         + "parent kept them: \(examples) (a child shared by many parents is a many-to-many: \"through\")")
+        }
         if !lines.isEmpty { lines.append("--strict makes these errors (nothing is written)") }
         return lines
     }

@@ -76,6 +76,19 @@ extension PropertyMap {
         return key
     }
 
+    /// A bare key (an element of a many-to-many array that is not an object) converted as this
+    /// entity's primary key.
+    ///
+    /// - Throws: ``MappingError`` naming the pointer when it does not convert or is `null`.
+    func convertKey(_ value: JSONValue, at pointer: JSONPointer) throws -> AttributeValue {
+        let key = try convert(value, attribute: primaryKeyIndex, at: pointer, key: nil)
+        if key.isNull {
+            throw MappingError(.missingPrimaryKey, "null in a list of \(entity.name) keys", entity: entity.name,
+                               attribute: attributes[primaryKeyIndex].name, pointer: pointer, value: "null")
+        }
+        return key
+    }
+
     /// The primary key of an object that failed to map as a whole, when its own key is valid:
     /// a skipped object still counts as seen for stale-row deletion.
     ///

@@ -13,6 +13,11 @@ public struct SchemaMapping: Sendable {
     /// The maps, in the schema's entity order.
     public let maps: [PropertyMap]
     private let indexByName: [String: Int]
+    /// The many-to-many relationships, one per relationship with `through`: what a link row of
+    /// a ``RowBatch`` refers to by index.
+    package let links: [LinkSide]
+    /// The index in ``links`` by entity index and relationship index.
+    private let linkIndexes: [[Int: Int]]
 
     /// Builds the property map of every entity.
     ///
@@ -36,6 +41,37 @@ public struct SchemaMapping: Sendable {
         self.transforms = transforms
         self.maps = maps
         self.indexByName = indexByName
+        var links: [LinkSide] = []
+        var linkIndexes: [[Int: Int]] = Array(repeating: [:], count: maps.count)
+        for (entityIndex, entity) in schema.entities.enumerated() {
+            for (position, relationship) in entity.relationships.enumerated() {
+                guard let join = schema.joinTable(for: relationship, of: entity),
+                      let child = indexByName[relationship.destination] else { continue }
+                linkIndexes[entityIndex][position] = links.count
+                links.append(LinkSide(table: join.name, parent: entityIndex, child: child,
+                                      parentColumn: join.columns[0], childColumn: join.columns[1],
+                                      relationship: relationship.name))
+            }
+        }
+        self.links = links
+        self.linkIndexes = linkIndexes
+    }
+
+    /// The index in ``links`` of relationship `relationship` of entity `entity`, when it is many-to-many.
+    package func linkIndex(entity: Int, relationship: Int) -> Int? { linkIndexes[entity][relationship] }
+
+    /// The join table columns holding keys of entity `entity` (both of a self-join's), each
+    /// table once: the links a deleted row of `entity` takes with it.
+    package func joinColumns(of entity: Int) -> [(table: String, column: String)] {
+        var result: [(table: String, column: String)] = []
+        for link in links {
+            for (owner, column) in [(link.parent, link.parentColumn), (link.child, link.childColumn)] where owner == entity {
+                if !result.contains(where: { $0.table.lowercased() == link.table.lowercased() && $0.column == column }) {
+                    result.append((link.table, column))
+                }
+            }
+        }
+        return result
     }
 
     /// The map of the entity named `name` (entity or table name), or `nil`.
@@ -81,4 +117,19 @@ public struct SchemaMapping: Sendable {
     public func envelope(for route: Route?) -> Envelope {
         Envelope(for: route, in: schema)
     }
+}
+
+/// One side of a join table: the links a many-to-many relationship of `parent` writes, each a
+/// pair of the parent's key (in `parentColumn`) and a child's (in `childColumn`).
+package struct LinkSide: Sendable, Hashable {
+    /// The join table.
+    package let table: String
+    /// The entity index of the relationship's source, and of its destination.
+    package let parent: Int
+    package let child: Int
+    /// The columns holding the parent's and the child's keys.
+    package let parentColumn: String
+    package let childColumn: String
+    /// The relationship's name, for messages.
+    package let relationship: String
 }

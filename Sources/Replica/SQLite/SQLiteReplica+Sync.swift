@@ -56,7 +56,7 @@ extension SQLiteReplica: StoreBackend {
                               clock: ContinuousClock) throws -> WriteOutcome {
         let started = clock.now
         if Task.isCancelled { throw SyncError(.cancelled, "cancelled; nothing was written", source: job.source) }
-        let writer = try RowWriter(db: db, maps: maps, trackSeen: job.tracked)
+        let writer = try RowWriter(db: db, mapping: frontEnd.mapping, trackSeen: job.tracked)
         var summary: ReaderSummary?
         switch job.rows {
         case .none: break

@@ -61,12 +61,15 @@ public struct Attribute: Sendable, Hashable {
 
 /// A link from one entity to another.
 ///
-/// A to-one relationship is stored in a foreign-key attribute of its own
-/// entity; a to-many relationship is the inverse of a to-one on the other side.
+/// A to-one relationship is stored in a foreign-key attribute of its own entity. A to-many
+/// relationship is either the inverse of a to-one on the other side (each child has one
+/// parent) or, with `through`, a many-to-many link stored in a join table of two key columns
+/// (a child such as a label is shared by many parents).
 ///
 /// ```swift
 /// Relationship.toOne("author", "User", foreignKey: "userID")
 /// Relationship.toMany("posts", "Post", inverse: "author")
+/// Relationship.toMany("labels", "Label", through: "issue_labels")   // columns issueID, labelID
 /// ```
 public struct Relationship: Sendable, Hashable {
     /// To-one or to-many.
@@ -83,8 +86,14 @@ public struct Relationship: Sendable, Hashable {
     public var destination: String
     /// For to-one: the attribute of this entity holding the destination's primary key.
     public var foreignKey: String?
-    /// For to-many: the to-one relationship of the destination that points back here.
+    /// For a one-to-many: the to-one relationship of the destination that points back here.
     public var inverse: String?
+    /// For a many-to-many: the join table holding the links.
+    public var through: String?
+    /// For a many-to-many: the join table's columns, this entity's key first, then the
+    /// destination's; `nil` for the defaults (`issueID`, `labelID`: each entity's name in
+    /// lower camel case followed by `ID`).
+    public var throughKeys: [String]?
     /// An explicit JSON key for nested objects, or `nil`.
     public var jsonKey: String?
 
@@ -98,13 +107,63 @@ public struct Relationship: Sendable, Hashable {
         Relationship(name: name, kind: .toMany, destination: destination, foreignKey: nil, inverse: inverse, jsonKey: jsonKey)
     }
 
+    /// A many-to-many relationship whose links are rows of the join table `through`.
+    ///
+    /// A sync replaces the links of each parent it holds with the children its array lists
+    /// (nested objects are upserted, bare keys only linked); links of other parents stay.
+    ///
+    /// ```swift
+    /// Relationship.toMany("labels", "Label", through: "issue_labels")
+    /// Relationship.toMany("followers", "User", through: "follows", keys: ["followedID", "followerID"])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - keys: The join table's two columns (this entity's key, then the destination's);
+    ///     `nil` for `<entity>ID` of each side.
+    public static func toMany(_ name: String, _ destination: String, through: String, keys: [String]? = nil,
+                              jsonKey: String? = nil) -> Relationship {
+        var relationship = Relationship(name: name, kind: .toMany, destination: destination, foreignKey: nil, inverse: nil,
+                                        jsonKey: jsonKey)
+        relationship.through = through
+        relationship.throughKeys = keys
+        return relationship
+    }
+
     public init(name: String, kind: Kind, destination: String, foreignKey: String?, inverse: String?, jsonKey: String? = nil) {
         self.name = name
         self.kind = kind
         self.destination = destination
         self.foreignKey = foreignKey
         self.inverse = inverse
+        self.through = nil
+        self.throughKeys = nil
         self.jsonKey = jsonKey
+    }
+
+    /// Whether the links live in a join table (``through``).
+    public var isManyToMany: Bool { kind == .toMany && through != nil }
+}
+
+/// The join table of a many-to-many relationship: two key columns, one per entity, the pair
+/// its primary key and the second column indexed too, so links are found from either side.
+///
+/// ```swift
+/// let join = schema.joinTable(for: issue.relationship(named: "labels")!, of: issue)
+/// print(join?.name, join?.columns)   // issue_labels ["issueID", "labelID"]
+/// ```
+public struct JoinTable: Sendable, Hashable {
+    /// The table's name.
+    public var name: String
+    /// The entity owning the first column (the relationship's source) and the one of the second.
+    public var entities: [String]
+    /// The two key columns, in the order of ``entities``.
+    public var columns: [String]
+    /// The two columns' types: each entity's primary key type.
+    public var types: [AttributeType]
+
+    /// The column holding keys of `entity` (the first one for a self-join).
+    public func column(of entity: String) -> String? {
+        entities.firstIndex(of: entity).map { columns[$0] }
     }
 }
 

@@ -249,7 +249,7 @@ struct SchemaFileReader {
 
     func relationship(named name: String, from value: JSONValue, at pointer: JSONPointer) throws -> Relationship {
         let object = try self.object(value, at: pointer, allowed: ["description", "toOne", "toMany", "foreignKey",
-                                                                    "inverse", "jsonKey"])
+                                                                    "inverse", "through", "throughKeys", "jsonKey"])
         let jsonKey = try string(object["jsonKey"], at: pointer / "jsonKey")
         switch (object["toOne"], object["toMany"]) {
         case (.some(let destination), nil):
@@ -258,6 +258,10 @@ struct SchemaFileReader {
             }
             if object["inverse"] != nil {
                 throw fail(.invalidRelationship, "a to-one relationship has a foreignKey, not an inverse", at: pointer / "inverse")
+            }
+            for key in ["through", "throughKeys"] where object[key] != nil {
+                throw fail(.invalidRelationship, "a to-one relationship has a foreignKey, not a join table ('\(key)'): "
+                           + "many-to-many links are a to-many with 'through'", at: pointer / key)
             }
             let foreignKey = try requiredString(object, "foreignKey", at: pointer)
             return .toOne(name, destinationName, foreignKey: foreignKey, jsonKey: jsonKey)
@@ -269,8 +273,42 @@ struct SchemaFileReader {
                 throw fail(.invalidRelationship, "a to-many relationship has an inverse, not a foreignKey",
                            at: pointer / "foreignKey")
             }
-            let inverse = try requiredString(object, "inverse", at: pointer)
-            return .toMany(name, destinationName, inverse: inverse, jsonKey: jsonKey)
+            switch (object["inverse"], object["through"]) {
+            case (.some, .some):
+                throw fail(.invalidRelationship, "a to-many relationship has either an inverse (each child has one parent) "
+                           + "or a join table 'through' (children shared by many parents), not both", at: pointer / "through")
+            case (nil, .some(let table)):
+                guard let through = try string(table, at: pointer / "through") else {
+                    throw fail(.invalidValue, "expected a table name", at: pointer / "through")
+                }
+                var keys: [String]?
+                if let keysValue = object["throughKeys"] {
+                    guard case .array(let items) = keysValue, items.count == 2 else {
+                        throw fail(.invalidValue, "expected two column names (this entity's key, then \(destinationName)'s), "
+                                   + "found \(keysValue.excerpt())", at: pointer / "throughKeys")
+                    }
+                    keys = try items.enumerated().map { offset, item in
+                        guard case .string(let column) = item else {
+                            throw fail(.invalidValue, "expected a column name, found \(item.typeName)",
+                                       at: pointer / "throughKeys" / offset)
+                        }
+                        return column
+                    }
+                }
+                return .toMany(name, destinationName, through: through, keys: keys, jsonKey: jsonKey)
+            case (_, nil):
+                if object["throughKeys"] != nil {
+                    throw fail(.invalidRelationship, "'throughKeys' names the columns of a join table: give 'through' too",
+                               at: pointer / "throughKeys")
+                }
+                guard object["inverse"] != nil else {
+                    throw fail(.missingKey, "a to-many relationship needs 'inverse' (the to-one of \(destinationName) pointing "
+                               + "back, when each child has one parent) or 'through' (a join table, when children are "
+                               + "shared by many parents)", at: pointer)
+                }
+                let inverse = try requiredString(object, "inverse", at: pointer)
+                return .toMany(name, destinationName, inverse: inverse, jsonKey: jsonKey)
+            }
         default:
             throw fail(.invalidRelationship, "a relationship needs exactly one of 'toOne' or 'toMany'", at: pointer)
         }

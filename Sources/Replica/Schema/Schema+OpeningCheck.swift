@@ -80,6 +80,25 @@ extension Schema {
                 throw SchemaError(.invalidMapping, "\(error)", pointer: pointer)
             }
             try checkLimits(of: entity, in: database, at: pointer)
+            for relationship in entity.relationships {
+                guard let join = joinTable(for: relationship, of: entity) else { continue }
+                try checkLimits(of: join, in: database, at: pointer / "relationships" / relationship.name)
+            }
+        }
+    }
+
+    private func checkLimits(of join: JoinTable, in database: DatabaseKind, at pointer: JSONPointer) throws(SchemaError) {
+        for (offset, column) in join.columns.enumerated() where database.reservedColumnNames.contains(column.lowercased()) {
+            throw SchemaError(.invalidValue, "column '\(column)' of join table '\(join.name)' has the name of a \(database) "
+                              + "system column; name the columns with \"throughKeys\"", pointer: pointer / "throughKeys" / offset)
+        }
+        guard let limit = database.maximumNameBytes else { return }
+        let names = [(join.name, "join table name", pointer / "through"),
+                     (SchemaDDL.joinIndexName(join), "join table index name", pointer / "through")]
+            + join.columns.enumerated().map { ($1, "join table column", pointer / "throughKeys" / $0) }
+        for (name, what, at) in names where name.utf8.count > limit {
+            throw SchemaError(.invalidValue, "\(what) '\(name)' is \(name.utf8.count) bytes long; \(database) names hold at "
+                              + "most \(limit) bytes", pointer: at)
         }
     }
 

@@ -55,6 +55,8 @@ extension Entity {
                 r[relationship.kind.rawValue] = .string(relationship.destination)
                 if let foreignKey = relationship.foreignKey { r["foreignKey"] = .string(foreignKey) }
                 if let inverse = relationship.inverse { r["inverse"] = .string(inverse) }
+                if let through = relationship.through { r["through"] = .string(through) }
+                if let keys = relationship.throughKeys { r["throughKeys"] = .array(keys.map { .string($0) }) }
                 if let jsonKey = relationship.jsonKey { r["jsonKey"] = .string(jsonKey) }
                 relationshipsObject[relationship.name] = .object(r)
             }

@@ -86,3 +86,52 @@ public struct Schema: Sendable, Hashable {
         return entity
     }
 }
+
+extension Schema {
+    /// The join table of the many-to-many `relationship` of `entity`, or `nil` for any other
+    /// relationship.
+    ///
+    /// ```swift
+    /// let issue = try schema.requireEntity("Issue")
+    /// schema.joinTable(for: issue.relationships[0], of: issue)?.columns   // ["issueID", "labelID"]
+    /// ```
+    public func joinTable(for relationship: Relationship, of entity: Entity) -> JoinTable? {
+        guard relationship.kind == .toMany, let name = relationship.through else { return nil }
+        let columns = relationship.throughKeys
+            ?? [Self.joinColumn(for: entity.name), Self.joinColumn(for: relationship.destination)]
+        let destination = self.entity(named: relationship.destination)
+        return JoinTable(name: name, entities: [entity.name, relationship.destination], columns: columns,
+                         types: [entity.primaryKeyAttribute.type, destination?.primaryKeyAttribute.type ?? .integer])
+    }
+
+    /// Every join table of the schema once, in the order the relationships declaring them come
+    /// (a table declared from both sides counts once, as its first declaration says).
+    ///
+    /// ```swift
+    /// for join in schema.joinTables { print(join.name) }   // issue_labels
+    /// ```
+    public var joinTables: [JoinTable] {
+        var seen: Set<String> = []
+        var tables: [JoinTable] = []
+        for entity in entities {
+            for relationship in entity.relationships {
+                guard let join = joinTable(for: relationship, of: entity), seen.insert(join.name.lowercased()).inserted
+                else { continue }
+                tables.append(join)
+            }
+        }
+        return tables
+    }
+
+    /// The default join column of an entity: its name in lower camel case followed by `ID`
+    /// (`Issue` → `issueID`, `PullRequest` → `pullRequestID`, `URLRef` → `urlRefID`).
+    static func joinColumn(for entityName: String) -> String {
+        let characters = Array(entityName)
+        var leading = 0
+        while leading < characters.count, characters[leading].isUppercase { leading += 1 }
+        // An acronym's last capital starts the next word (`URLRef`: `url` + `Ref`).
+        let lowered = leading > 1 && leading < characters.count ? leading - 1 : leading
+        let head = String(characters[..<lowered]).lowercased()
+        return head + String(characters[lowered...]) + "ID"
+    }
+}

@@ -59,6 +59,7 @@ struct SchemaValidator {
             try validateRelationships(of: entity, in: schema, at: JSONPointer.root / "entities" / entity.name)
             try validateIndexes(of: entity, at: JSONPointer.root / "entities" / entity.name / "indexes")
         }
+        try validateJoinTables(of: schema, entityTables: tableNames)
         try validateRoutes(of: schema)
     }
 
@@ -178,6 +179,9 @@ struct SchemaValidator {
                                + "\(attribute.type) but the primary key of '\(destination.name)' has type \(keyType)",
                                at: relPointer / "foreignKey")
                 }
+            case .toMany where relationship.through != nil:
+                // Checked with every other declaration of its table, in validateJoinTables.
+                break
             case .toMany:
                 guard let inverseName = relationship.inverse,
                       let inverse = destination.relationship(named: inverseName)
@@ -190,6 +194,64 @@ struct SchemaValidator {
                     throw fail(.invalidRelationship, "inverse '\(inverseName)' of relationship '\(relationship.name)' must be "
                                + "a to-one relationship of '\(destination.name)' pointing to '\(entity.name)'",
                                at: relPointer / "inverse")
+                }
+            }
+        }
+    }
+
+    /// Join tables: named like no entity's table, two distinct key columns of key types, and a
+    /// table declared by several relationships (both sides of one link, say) always joining the
+    /// same two entities through the same columns.
+    private func validateJoinTables(of schema: Schema, entityTables: [String: String]) throws {
+        var declared: [String: (join: JoinTable, pointer: JSONPointer)] = [:]
+        for entity in schema.entities {
+            for relationship in entity.relationships {
+                guard let join = schema.joinTable(for: relationship, of: entity) else { continue }
+                let pointer = JSONPointer.root / "entities" / entity.name / "relationships" / relationship.name
+                try checkName(join.name, "join table name", at: pointer / "through")
+                let table = join.name.lowercased()
+                guard !table.isEmpty else { throw fail(.invalidValue, "join table name is empty", at: pointer / "through") }
+                if table.hasPrefix("sqlite_") || table.hasPrefix("replica_") {
+                    throw fail(.invalidValue, "join table name '\(join.name)' is reserved (sqlite_ and replica_ prefixes)",
+                               at: pointer / "through")
+                }
+                if let owner = entityTables[table] {
+                    throw fail(.duplicateTable, "join table '\(join.name)' of relationship '\(entity.name).\(relationship.name)' "
+                               + "is the table of entity '\(owner)'", at: pointer / "through")
+                }
+                for (offset, column) in join.columns.enumerated() {
+                    guard !column.isEmpty else {
+                        throw fail(.invalidValue, "join table column name is empty", at: pointer / "throughKeys" / offset)
+                    }
+                    try checkName(column, "join table column", at: pointer / "throughKeys" / offset)
+                }
+                if join.columns[0].lowercased() == join.columns[1].lowercased() {
+                    let at = relationship.throughKeys == nil ? pointer / "through" : pointer / "throughKeys"
+                    throw fail(.duplicateName, "join table '\(join.name)' would have two columns named '\(join.columns[0])' "
+                               + "(\(entity.name) links \(relationship.destination)); name them with \"throughKeys\": "
+                               + "[\"\(Schema.joinColumn(for: relationship.name))\", \"\(join.columns[1])\"] or similar", at: at)
+                }
+                if let destination = schema.entity(named: relationship.destination) {
+                    for (name, key) in [(entity.name, entity.primaryKeyAttribute), (destination.name, destination.primaryKeyAttribute)]
+                    where !Self.keyTypes.contains(key.type) {
+                        throw fail(.invalidRelationship, "join table '\(join.name)' cannot hold keys of \(name): its primary "
+                                   + "key '\(key.name)' is \(key.type)", at: pointer / "through")
+                    }
+                }
+                guard let (first, firstPointer) = declared[table] else {
+                    declared[table] = (join, pointer)
+                    continue
+                }
+                // The same table from the other side lists the same pairs in the other order.
+                let mirrored = JoinTable(name: join.name, entities: join.entities.reversed(), columns: join.columns.reversed(),
+                                         types: join.types.reversed())
+                guard first.columns == join.columns && first.entities == join.entities
+                        || first.columns == mirrored.columns && first.entities == mirrored.entities
+                else {
+                    throw fail(.invalidRelationship, "join table '\(join.name)' is declared by \(firstPointer) as "
+                               + "\(first.entities[0]).\(first.columns[0]) ↔ \(first.entities[1]).\(first.columns[1]) but here as "
+                               + "\(join.entities[0]).\(join.columns[0]) ↔ \(join.entities[1]).\(join.columns[1])",
+                               at: pointer / "through")
                 }
             }
         }

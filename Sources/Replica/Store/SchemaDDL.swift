@@ -54,6 +54,24 @@ package enum SchemaDDL {
         return result
     }
 
+    /// The statements creating a join table: its two key columns, the pair its primary key
+    /// (links from the first entity's side), and an index on the second column then the first
+    /// (links from the other side).
+    static func createJoinTable(_ join: JoinTable, dialect: SQLDialect = .sqlite) -> [String] {
+        let columns = zip(join.columns, join.types).map { "\($0.quotedIdentifier) \(dialect.columnType($1)) NOT NULL" }
+        let key = join.columns.map(\.quotedIdentifier).joined(separator: ", ")
+        // SQLite: the links are the primary key's b-tree itself, with no rowid table beside it.
+        let rowid = dialect == .sqlite ? " WITHOUT ROWID" : ""
+        return [
+            "CREATE TABLE \(join.name.quotedIdentifier) (\(columns.joined(separator: ", ")), PRIMARY KEY (\(key)))\(rowid)",
+            "CREATE INDEX \(joinIndexName(join).quotedIdentifier) ON \(join.name.quotedIdentifier) "
+                + "(\(join.columns[1].quotedIdentifier), \(join.columns[0].quotedIdentifier))",
+        ]
+    }
+
+    /// The name of a join table's index on its second column.
+    static func joinIndexName(_ join: JoinTable) -> String { "\(join.name)_\(join.columns[1])_index" }
+
     static func createIndex(_ index: Index, on entity: Entity) -> String {
         let columns = index.attributes.map(\.quotedIdentifier).joined(separator: ", ")
         return "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(index.sqlName(table: entity.tableName).quotedIdentifier) "

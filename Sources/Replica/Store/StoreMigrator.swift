@@ -122,6 +122,12 @@ package struct StoreMigrator {
             statements.append(SchemaDDL.createTable(entity, dialect: dialect))
             statements += SchemaDDL.indexes(of: entity).map { SchemaDDL.createIndex($0, on: entity) }
         }
+        for join in schema.joinTables {
+            if try catalog.tableExists(join.name) {
+                throw fail("join table '\(join.name)' already exists in a database that records no Replica schema")
+            }
+            statements += SchemaDDL.createJoinTable(join, dialect: dialect)
+        }
         return statements
     }
 
@@ -139,7 +145,24 @@ package struct StoreMigrator {
             }
             statements += try changes(catalog, from: previous, to: entity)
         }
-        // Entities dropped from the schema keep their tables: a migration never deletes data.
+        let oldJoins = Dictionary(old.joinTables.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        for join in new.joinTables {
+            guard let previous = oldJoins[join.name.lowercased()] else {
+                if try catalog.tableExists(join.name) {
+                    throw fail("new join table '\(join.name)' already exists as a table")
+                }
+                statements += SchemaDDL.createJoinTable(join, dialect: dialect)
+                continue
+            }
+            let reversed = Array(previous.columns.reversed())
+            guard previous.columns == join.columns && previous.entities == join.entities
+                    || reversed == join.columns && Array(previous.entities.reversed()) == join.entities else {
+                throw fail("join table '\(join.name)': its columns changed from \(previous.columns.joined(separator: ", ")) "
+                           + "to \(join.columns.joined(separator: ", ")); Replica migrates additively and does not "
+                           + "rename columns")
+            }
+        }
+        // Entities and join tables dropped from the schema keep their tables: a migration never deletes data.
         return statements
     }
 

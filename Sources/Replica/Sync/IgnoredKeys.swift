@@ -13,6 +13,10 @@ public struct IgnoredKey: Sendable, Hashable, CustomStringConvertible {
         case unknownCollection
         /// The object gave the key more than once; the last value was stored.
         case duplicateKey
+        /// Two parents nested one child through a one-to-many relationship under
+        /// ``SharedChildPolicy/lastParentWins``: `key` is the child's to-one relationship back
+        /// (`Label.issue`), and the last parent's claim was stored.
+        case sharedChild
     }
 
     /// Why the key was not stored.
@@ -33,6 +37,7 @@ public struct IgnoredKey: Sendable, Hashable, CustomStringConvertible {
         case .unknownKey: what = ""
         case .unknownCollection: what = "collection "
         case .duplicateKey: what = "duplicate "
+        case .sharedChild: what = "shared child "
         }
         return "\(what)\(name) × \(count) (first at \(example.components.isEmpty ? "/" : example.description))"
     }
@@ -72,7 +77,7 @@ struct IgnoredKeyTally: Sendable {
     /// Counts one occurrence of the entry at `index` (or of an unnamed key when `nil`) found at `pointer`.
     mutating func count(_ index: Int?, kind: IgnoredKey.Kind, at pointer: @autoclosure () -> JSONPointer) {
         total += 1
-        if kind != .duplicateKey { ignoredCount += 1 }
+        if kind == .unknownKey || kind == .unknownCollection { ignoredCount += 1 }
         guard let index else { return }
         entries[index].count += 1
         if entries[index].example == nil { entries[index].example = pointer() }

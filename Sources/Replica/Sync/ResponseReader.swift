@@ -169,7 +169,7 @@ final class ResponseReader: Sendable {
         try plan(element, into: &planned, statistics: &statistics)
         if options.strictKeys && statistics.ignored.total > 0 { throw strictError(statistics.ignored) }
         let maps = planner.mapping.maps
-        for row in planned { batch.append(row, keyIndex: maps[row.entity].primaryKeyIndex) }
+        for row in planned { batch.append(row, keyIndex: row.isLinks ? 0 : maps[row.entity].primaryKeyIndex) }
     }
 
     /// The error of ``SyncOptions/strictKeys``: the first key that was not stored, and where.
@@ -185,6 +185,7 @@ final class ResponseReader: Sendable {
         case .unknownKey: what = "key '\(first.key)' matches no attribute or relationship of \(first.entity ?? "")"
         case .unknownCollection: what = "collection '\(first.key)' matches no entity"
         case .duplicateKey: what = "key '\(first.key)' of \(first.entity ?? "") is given twice in one object"
+        case .sharedChild: what = "\(first.entity ?? "") objects are nested under two parents through '\(first.key)'"
         }
         return SyncError(.ignoredKey, "\(what) at \(place) (strict: nothing was written)", source: source)
     }
@@ -197,7 +198,8 @@ final class ResponseReader: Sendable {
         case .entity(let entity, _):
             do {
                 try planner.planTopLevel(value, entity: entity, at: element.pointer, scope: scope,
-                                         policy: options.onInvalid, into: &rows, statistics: &statistics)
+                                         policy: options.onInvalid, sharedChildren: options.sharedChildren,
+                                         into: &rows, statistics: &statistics)
             } catch let error as SyncError where element.pointer.components.isEmpty {
                 throw collectionsHint(value, entity: entity) ?? error
             }
@@ -219,7 +221,7 @@ final class ResponseReader: Sendable {
             }
             // A collection's elements arrive one by one; a lone object under the key is one object.
             try planner.planTopLevel(value, entity: entity, at: pointer, scope: nil, policy: options.onInvalid,
-                                     into: &rows, statistics: &statistics)
+                                     sharedChildren: options.sharedChildren, into: &rows, statistics: &statistics)
         case .data:
             break
         }

@@ -44,6 +44,9 @@ package struct RowBatch: Sendable {
         /// Bit `i` set when attribute `i` is present (entities of up to 64 attributes).
         var mask: UInt64
         package var isTopLevel: Bool
+        /// A link row: `entity` is an index into ``SchemaMapping/links``, the first cell the
+        /// parent's key and the others its children's keys, which replace its links.
+        package var isLinks: Bool = false
     }
 
     package private(set) var rows: [Row] = []
@@ -111,9 +114,9 @@ package struct RowBatch: Sendable {
 
     /// Ends the row being built. Its primary key must be an integer or text cell holding the
     /// object's own `.integer` or `.string` key; other keys go through ``append(_:keyIndex:)``.
-    mutating func commitRow(isTopLevel: Bool) {
+    mutating func commitRow(isTopLevel: Bool, isLinks: Bool = false) {
         rows.append(Row(entity: openEntity, firstCell: openFirstCell, cellCount: cells.count - openFirstCell,
-                        mask: openMask, isTopLevel: isTopLevel))
+                        mask: openMask, isTopLevel: isTopLevel, isLinks: isLinks))
     }
 
     /// The kind of attribute `attribute` of the row being built.
@@ -185,7 +188,9 @@ package struct RowBatch: Sendable {
         for (index, value) in row.values.enumerated() {
             if let value { set(value, index) }
         }
-        commitRow(isTopLevel: row.isTopLevel)
+        commitRow(isTopLevel: row.isTopLevel, isLinks: row.isLinks)
+        // Link rows hold keys of key types only (integers, strings): the schema allows no other.
+        if row.isLinks { return }
         let key = keyIndex < row.values.count ? row.values[keyIndex] : nil
         switch key {
         case .integer?, .string?: break
@@ -204,7 +209,7 @@ package struct RowBatch: Sendable {
     }
 
     /// A cell as an attribute value of its stored kind (`nil` when absent).
-    func value(of cell: Cell) -> AttributeValue? {
+    package func value(of cell: Cell) -> AttributeValue? {
         switch cell.kind {
         case .absent: return nil
         case .null: return .null

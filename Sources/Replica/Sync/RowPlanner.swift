@@ -6,6 +6,21 @@ struct PlannedRow: Sendable {
     var values: [AttributeValue?]
     /// `true` for objects of the response's own collection (they count as seen for stale-row deletion).
     var isTopLevel: Bool
+    /// `true` for a link row: `entity` is then an index into ``SchemaMapping/links`` and `values`
+    /// the parent's key followed by its children's keys, which replace the parent's links.
+    var isLinks = false
+}
+
+/// A child object claimed by a parent through a one-to-many relationship, checked against the
+/// other claims of the response: a child has one parent.
+struct ChildClaim: Sendable {
+    var child: Int
+    var key: AttributeValue
+    /// The parent's entity index and key, and the child's to-one relationship back to it.
+    var parentEntity: Int
+    var parent: AttributeValue
+    var inverse: String
+    var pointer: JSONPointer
 }
 
 /// Counters of one response.
@@ -16,9 +31,18 @@ struct PlanStatistics: Sendable {
     /// Scratch space of the fast path: the keys of the object being decoded that it did not store.
     var found: [FastObjectDecoder.FoundKey] = []
     var skipped: [SkippedObject] = []
+    /// The parents that claimed children through one-to-many relationships in this response,
+    /// by child entity and key, with where the first claim was.
+    var claims: [ClaimKey: (parent: AttributeValue, pointer: JSONPointer)] = [:]
 
     /// Occurrences of unknown keys and collections (``SyncResult/ignoredKeyCount``).
     var ignoredKeyCount: Int { ignored.ignoredCount }
+}
+
+/// A child's entity index and key, for ``PlanStatistics/claims``.
+struct ClaimKey: Hashable, Sendable {
+    var entity: Int
+    var key: AttributeValue
 }
 
 /// A key of an object being planned that will not be stored.
@@ -52,13 +76,15 @@ struct RowPlanner: Sendable {
 
     /// Plans one top-level object of `entity`, honouring the skip policy.
     func planTopLevel(_ value: JSONValue, entity: Int, at pointer: JSONPointer, scope: RouteScope?,
-                      policy: InvalidObjectPolicy, into rows: inout [PlannedRow], statistics: inout PlanStatistics) throws {
+                      policy: InvalidObjectPolicy, sharedChildren: SharedChildPolicy = .fail,
+                      into rows: inout [PlannedRow], statistics: inout PlanStatistics) throws {
         var planned: [PlannedRow] = []
         var objects = 0
         var ignored: [Unstored] = []
+        var claims: [ChildClaim] = []
         do {
             try plan(value, entity: entity, at: pointer, scope: scope, overrides: [], isTopLevel: true,
-                     into: &planned, objects: &objects, ignored: &ignored)
+                     into: &planned, objects: &objects, ignored: &ignored, claims: &claims)
         } catch let error as MappingError {
             statistics.objectCount += 1
             switch policy {
@@ -71,14 +97,44 @@ struct RowPlanner: Sendable {
                 return
             }
         }
+        for claim in claims {
+            try check(claim, policy: sharedChildren, statistics: &statistics)
+        }
         statistics.objectCount += objects
         for key in ignored { statistics.ignored.record(entity: key.entity, kind: key.kind, key: key.key, at: key.pointer) }
         rows.append(contentsOf: planned)
     }
 
+    /// Records a one-to-many claim; a child a different parent claimed earlier in the response
+    /// is an error naming both (or, under ``SharedChildPolicy/lastParentWins``, counted as a
+    /// ``IgnoredKey/Kind/sharedChild``: the last parent's claim is what is stored).
+    private func check(_ claim: ChildClaim, policy: SharedChildPolicy, statistics: inout PlanStatistics) throws {
+        let key = ClaimKey(entity: claim.child, key: claim.key)
+        guard let first = statistics.claims[key] else {
+            statistics.claims[key] = (claim.parent, claim.pointer)
+            return
+        }
+        guard first.parent != claim.parent else { return }
+        let child = mapping.maps[claim.child].entity.name
+        let parent = mapping.maps[claim.parentEntity].entity.name
+        switch policy {
+        case .fail:
+            throw SyncError(.invalidObject, "\(child) \(claim.key) at \(claim.pointer) is claimed by two \(parent) objects, "
+                            + "\(first.parent) (first at \(first.pointer)) and \(claim.parent): a \(child) has one \(parent) "
+                            + "through '\(claim.inverse)', so the second would take it from the first. A \(child) shared by "
+                            + "many parents is a many-to-many relationship: give it \"through\": \"<join table>\" instead of "
+                            + "\"inverse\" (or sync with sharedChildren: .lastParentWins to let the last parent keep it)")
+        case .lastParentWins:
+            statistics.claims[key] = (claim.parent, claim.pointer)
+            statistics.ignored.record(entity: claim.child, kind: .sharedChild, key: claim.inverse, at: claim.pointer)
+        }
+    }
+
+    /// Plans one object and what it nests; returns its key.
+    @discardableResult
     private func plan(_ value: JSONValue, entity: Int, at pointer: JSONPointer, scope: RouteScope?,
-                      overrides: [(Int, AttributeValue)], isTopLevel: Bool,
-                      into rows: inout [PlannedRow], objects: inout Int, ignored: inout [Unstored]) throws {
+                      overrides: [(Int, AttributeValue)], isTopLevel: Bool, into rows: inout [PlannedRow],
+                      objects: inout Int, ignored: inout [Unstored], claims: inout [ChildClaim]) throws -> AttributeValue {
         let map = mapping.maps[entity]
         var mapped = try map.map(value: value, at: pointer)
         objects += 1
@@ -105,10 +161,31 @@ struct RowPlanner: Sendable {
             guard case .object(let object, let nestedPointer)? = mapped.relationships[position],
                   let destination = entityIndexes[relationship.destination] else { continue }
             try plan(.object(object), entity: destination, at: nestedPointer, scope: nil, overrides: [],
-                     isTopLevel: false, into: &rows, objects: &objects, ignored: &ignored)
+                     isTopLevel: false, into: &rows, objects: &objects, ignored: &ignored, claims: &claims)
         }
         rows.append(PlannedRow(entity: entity, values: mapped.values, isTopLevel: isTopLevel))
-        // Nested to-many children after the parent, each pointing back at it.
+        // Many-to-many: the children (objects upserted, bare keys only linked), then the link row
+        // replacing the parent's links. `null` unlinks every child; an absent key leaves the links.
+        for position in map.relationships.indices {
+            guard let link = mapping.linkIndex(entity: entity, relationship: position),
+                  let value = mapped.relationships[position] else { continue }
+            let destination = mapping.links[link].child
+            var children: [AttributeValue?] = [key]
+            if case .array(let items, let arrayPointer) = value {
+                children.reserveCapacity(items.count + 1)
+                for (offset, item) in items.enumerated() {
+                    if case .object = item {
+                        children.append(try plan(item, entity: destination, at: arrayPointer / offset, scope: nil, overrides: [],
+                                                 isTopLevel: false, into: &rows, objects: &objects, ignored: &ignored,
+                                                 claims: &claims))
+                    } else {
+                        children.append(try mapping.maps[destination].convertKey(item, at: arrayPointer / offset))
+                    }
+                }
+            }
+            rows.append(PlannedRow(entity: link, values: children, isTopLevel: false, isLinks: true))
+        }
+        // Nested one-to-many children after the parent, each pointing back at it.
         for (position, relationship) in map.relationships.enumerated() where relationship.kind == .toMany {
             guard case .array(let items, let arrayPointer)? = mapped.relationships[position],
                   let destination = entityIndexes[relationship.destination],
@@ -119,11 +196,14 @@ struct RowPlanner: Sendable {
             for (offset, item) in items.enumerated() {
                 // Bare ids in a to-many array name children without describing them: nothing to store.
                 guard case .object = item else { continue }
-                try plan(item, entity: destination, at: arrayPointer / offset, scope: nil,
-                         overrides: [(foreignKeyIndex, key)], isTopLevel: false,
-                         into: &rows, objects: &objects, ignored: &ignored)
+                let child = try plan(item, entity: destination, at: arrayPointer / offset, scope: nil,
+                                     overrides: [(foreignKeyIndex, key)], isTopLevel: false,
+                                     into: &rows, objects: &objects, ignored: &ignored, claims: &claims)
+                claims.append(ChildClaim(child: destination, key: child, parentEntity: entity, parent: key, inverse: inverseName,
+                                         pointer: arrayPointer / offset))
             }
         }
+        return key
     }
 }
 

@@ -16,10 +16,11 @@ final class RowWriter {
     /// The primary key's attribute index by entity index.
     private let keyIndexes: [Int]
 
-    init(db: Database, maps: [PropertyMap], trackSeen tracked: Set<Int>) throws {
+    init(db: Database, mapping: SchemaMapping, trackSeen tracked: Set<Int>) throws {
+        let maps = mapping.maps
         self.db = db
         self.maps = maps
-        self.statements = try UpsertStatements(db: db, maps: maps)
+        self.statements = try UpsertStatements(db: db, mapping: mapping)
         self.changes = Array(repeating: EntityChanges(), count: maps.count)
         self.seen = Array(repeating: PrimaryKeys(), count: maps.count)
         self.tracked = maps.indices.map { tracked.contains($0) }
@@ -48,6 +49,10 @@ final class RowWriter {
                     guard let base = arena.baseAddress else { return }
                     for index in rows.indices {
                         let row = rows[index]
+                        if row.isLinks {
+                            try writeLinks(row, cells: cells, arena: base, batch: batch, changes: &changes)
+                            continue
+                        }
                         let keyIndex = keyIndexes[row.entity]
                         let keyCell = keyIndex < row.cellCount ? cells[row.firstCell + keyIndex] : RowBatch.Cell.absent
                         let outcome: UpsertStatements.Outcome
@@ -80,6 +85,26 @@ final class RowWriter {
                 }
             }
         }
+    }
+
+    /// Replaces the links of a link row's parent. When they change, the parent and each child
+    /// linked or unlinked count as updated (as Core Data reports both ends of a changed
+    /// relationship): live result sets over either entity look at them again.
+    private func writeLinks(_ row: RowBatch.Row, cells: UnsafeBufferPointer<RowBatch.Cell>, arena: UnsafeRawPointer,
+                            batch: RowBatch, changes: inout [EntityChanges]) throws {
+        let side = statements.links[row.entity]
+        let linked: UpsertStatements.LinkChange
+        do {
+            linked = try statements.replaceLinks(row, cells: cells, arena: arena)
+        } catch let failure as UpsertStatements.RowFailure {
+            let parent = batch.value(of: cells[row.firstCell]) ?? .null
+            throw SyncError(.database, "\(maps[side.parent].entity.name) \(parent), links '\(side.relationship)' "
+                            + "(\(side.table)): \(failure.message)")
+        }
+        guard !linked.isEmpty else { return }
+        changes[side.parent].updated.append(linked.parent)
+        for child in linked.added { changes[side.child].updated.append(child) }
+        for child in linked.removed { changes[side.child].updated.append(child) }
     }
 
     /// The keys of top-level rows of `entity` written so far (tracked entities only).
@@ -161,8 +186,11 @@ final class RowWriter {
         var result: [String: EntityChanges] = [:]
         for (index, var change) in changes.enumerated() {
             change.inserted.normalize()
-            change.updated.normalize(excluding: change.inserted)
             change.deleted.normalize()
+            // A row linked or unlinked is updated, unless the transaction inserted or deleted it.
+            var excluded = change.inserted
+            excluded.formUnion(change.deleted)
+            change.updated.normalize(excluding: excluded)
             if !change.isEmpty { result[maps[index].entity.name] = change }
         }
         return result

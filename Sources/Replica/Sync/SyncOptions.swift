@@ -6,6 +6,22 @@ public enum InvalidObjectPolicy: String, Sendable, Hashable, CaseIterable {
     case skip
 }
 
+/// What to do when one response nests the same child under two parents of a one-to-many
+/// relationship (a to-many with `inverse`): a child has one parent, so one of them loses it.
+///
+/// ```swift
+/// var options = SyncOptions()
+/// options.sharedChildren = .lastParentWins   // keep going; result.ignoredKeys lists them
+/// ```
+public enum SharedChildPolicy: String, Sendable, Hashable, CaseIterable {
+    /// Fail the response, naming the child and both parents' pointers: nothing is written. A
+    /// child shared by many parents is a many-to-many relationship (`through` a join table).
+    case fail
+    /// Store the child under the last parent that nests it, and count it in
+    /// ``SyncResult/ignoredKeys`` as a ``IgnoredKey/Kind/sharedChild`` (`replica` warns).
+    case lastParentWins
+}
+
 /// How far a long import has come.
 public struct SyncProgress: Sendable, Hashable {
     /// Bytes of JSON read so far.
@@ -85,6 +101,9 @@ public struct SyncOptions: Sendable {
     /// let result = try await store.importChunks(pipe, into: .entity("Event"), options: options)
     /// ```
     public var format: InputFormat?
+    /// What a child nested under two parents of a one-to-many relationship in one response
+    /// does: an error (the default) or the last parent keeps it (see ``SharedChildPolicy``).
+    public var sharedChildren: SharedChildPolicy = .fail
 
     public init(stalePolicy: StalePolicy? = nil, onInvalid: InvalidObjectPolicy = .fail,
                 progress: (@Sendable (SyncProgress) -> Void)? = nil, progressInterval: Int = 10_000,

@@ -65,13 +65,26 @@ final class UpsertStatements {
     /// `SQLITE_TRANSIENT`: SQLite copies bound text and blobs.
     private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    init(db: Database, maps: [PropertyMap]) throws {
+    /// The many-to-many relationships link rows refer to, and the join columns holding keys of
+    /// each entity (what deleting one of its rows unlinks).
+    let links: [LinkSide]
+    private let joinColumns: [[(table: String, column: String)]]
+    /// Per link side: its parent's children, one link inserted, one link deleted.
+    private var linkReads: [Int: OpaquePointer] = [:]
+    private var linkInserts: [Int: OpaquePointer] = [:]
+    private var linkDeletes: [Int: OpaquePointer] = [:]
+    /// Per entity: the statements deleting the links of one of its rows.
+    private var unlinks: [Int: [OpaquePointer]] = [:]
+
+    init(db: Database, mapping: SchemaMapping) throws {
         guard let connection = db.sqliteConnection else {
             throw SyncError(.database, "the database connection is closed")
         }
         self.connection = connection
-        self.maps = maps
-        self.keyIndexes = maps.map(\.primaryKeyIndex)
+        self.maps = mapping.maps
+        self.keyIndexes = mapping.maps.map(\.primaryKeyIndex)
+        self.links = mapping.links
+        self.joinColumns = mapping.maps.indices.map { mapping.joinColumns(of: $0) }
     }
 
     deinit {
@@ -79,6 +92,10 @@ final class UpsertStatements {
         for statement in partialUpdates.values { sqlite3_finalize(statement) }
         for statement in exists.values { sqlite3_finalize(statement) }
         for statement in deletes.values { sqlite3_finalize(statement) }
+        for statement in linkReads.values { sqlite3_finalize(statement) }
+        for statement in linkInserts.values { sqlite3_finalize(statement) }
+        for statement in linkDeletes.values { sqlite3_finalize(statement) }
+        for statement in unlinks.values.joined() { sqlite3_finalize(statement) }
     }
 
     /// `INSERT … ON CONFLICT(pk) DO UPDATE SET … WHERE` some value differs: an unchanged row writes nothing.
@@ -245,7 +262,122 @@ final class UpsertStatements {
     }
 
     /// Deletes the row of entity `index` with primary key `key`.
+    /// What replacing one parent's links changed: nothing, or the children linked and unlinked.
+    struct LinkChange {
+        var parent: AttributeValue
+        var added: [AttributeValue] = []
+        var removed: [AttributeValue] = []
+        var isEmpty: Bool { added.isEmpty && removed.isEmpty }
+    }
+
+    /// Makes the links of a link row's parent exactly its children: reads the stored ones (one
+    /// index range), then deletes those it no longer lists and inserts the new ones. Unchanged
+    /// links write nothing.
+    func replaceLinks(_ row: RowBatch.Row, cells: UnsafeBufferPointer<RowBatch.Cell>,
+                      arena: UnsafeRawPointer) throws -> LinkChange {
+        let side = links[row.entity]
+        let quotedTable = side.table.quotedIdentifier
+        let parentColumn = side.parentColumn.quotedIdentifier
+        let childColumn = side.childColumn.quotedIdentifier
+        let read = try cachedLink(&linkReads, row.entity,
+                                  "SELECT \(childColumn) FROM \(quotedTable) WHERE \(parentColumn) = ?")
+        let parentCell = cells[row.firstCell]
+        bind(parentCell, at: 1, to: read, arena: arena)
+        var stored: Set<AttributeValue> = []
+        while true {
+            let code = sqlite3_step(read)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else {
+                sqlite3_reset(read)
+                throw RowFailure(message: String(cString: sqlite3_errmsg(connection)))
+            }
+            stored.insert(Self.column(read, 0))
+        }
+        sqlite3_reset(read)
+        var change = LinkChange(parent: Self.value(parentCell, arena: arena))
+        var wanted: Set<AttributeValue> = []
+        wanted.reserveCapacity(row.cellCount - 1)
+        for offset in 1..<max(1, row.cellCount) {
+            let child = Self.value(cells[row.firstCell + offset], arena: arena)
+            guard wanted.insert(child).inserted, !stored.contains(child) else { continue }
+            change.added.append(child)
+        }
+        for child in stored where !wanted.contains(child) { change.removed.append(child) }
+        guard !change.isEmpty else { return change }
+        let delete = try cachedLink(&linkDeletes, row.entity,
+                                    "DELETE FROM \(quotedTable) WHERE \(parentColumn) = ? AND \(childColumn) = ?")
+        for child in change.removed { try stepLink(delete, change.parent, child) }
+        let insert = try cachedLink(&linkInserts, row.entity,
+                                    "INSERT INTO \(quotedTable) (\(parentColumn), \(childColumn)) VALUES (?, ?)")
+        for child in change.added { try stepLink(insert, change.parent, child) }
+        return change
+    }
+
+    private func cachedLink(_ cache: inout [Int: OpaquePointer], _ side: Int, _ sql: String) throws -> OpaquePointer {
+        if let statement = cache[side] { return statement }
+        let statement = try prepare(sql)
+        cache[side] = statement
+        return statement
+    }
+
+    private func stepLink(_ statement: OpaquePointer, _ parent: AttributeValue, _ child: AttributeValue) throws {
+        bind(parent, at: 1, to: statement)
+        bind(child, at: 2, to: statement)
+        let code = sqlite3_step(statement)
+        sqlite3_reset(statement)
+        guard code == SQLITE_DONE else { throw RowFailure(message: String(cString: sqlite3_errmsg(connection))) }
+    }
+
+    /// A key cell as a value (keys are integers or text).
+    private static func value(_ cell: RowBatch.Cell, arena: UnsafeRawPointer) -> AttributeValue {
+        switch cell.kind {
+        case .integer: return .integer(cell.payload)
+        case .text:
+            let bytes = UnsafeRawBufferPointer(start: arena + Int(cell.payload), count: Int(cell.length))
+            return .string(String(decoding: bytes, as: UTF8.self))
+        case .double: return .double(Double(bitPattern: UInt64(bitPattern: cell.payload)))
+        case .absent, .null, .blob: return .null
+        }
+    }
+
+    /// Column `index` of the current row of `statement` as a key value.
+    private static func column(_ statement: OpaquePointer, _ index: Int32) -> AttributeValue {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, index))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(statement, index))
+            return .string(sqlite3_column_text(statement, index).map {
+                String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+            } ?? "")
+        case SQLITE_FLOAT: return .double(sqlite3_column_double(statement, index))
+        default: return .null
+        }
+    }
+
+    /// Deletes the links of row `key` of entity `index` in every join table holding its keys.
+    private func unlink(entity index: Int, key: AttributeValue) throws {
+        let columns = joinColumns[index]
+        guard !columns.isEmpty else { return }
+        let statements: [OpaquePointer]
+        if let cached = unlinks[index] {
+            statements = cached
+        } else {
+            statements = try columns.map { try prepare("DELETE FROM \($0.table.quotedIdentifier) WHERE \($0.column.quotedIdentifier) = ?") }
+            unlinks[index] = statements
+        }
+        for statement in statements {
+            bind(key, at: 1, to: statement)
+            let code = sqlite3_step(statement)
+            sqlite3_reset(statement)
+            guard code == SQLITE_DONE else {
+                throw SyncError(.database, "cannot unlink \(maps[index].entity.name) \(key): \(String(cString: sqlite3_errmsg(connection)))")
+            }
+        }
+    }
+
+    /// Deletes one row and its links.
     func delete(entity index: Int, key: AttributeValue) throws {
+        try unlink(entity: index, key: key)
         let statement: OpaquePointer
         if let cached = deletes[index] {
             statement = cached

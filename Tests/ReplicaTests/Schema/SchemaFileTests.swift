@@ -60,7 +60,7 @@ struct SchemaFileTests {
         #expect(built.entity(named: "Car")?.tableName == "cars")
     }
 
-    @Test("the file form reads back to an equal schema", arguments: ["blog.json", "people.json"])
+    @Test("the file form reads back to an equal schema", arguments: ["blog.json", "people.json", "issues.json"])
     func fileFormRoundTrip(file: String) throws {
         let schema = try Schema(contentsOf: TestSupport.schemaFile(file))
         let again = try Schema(jsonValue: schema.fileJSON)
