@@ -85,7 +85,12 @@ struct SchemaCommand: AsyncParsableCommand {
                     case .toOne:
                         lines.append("    \(relationship.name) -> \(relationship.destination) (to-one via \(relationship.foreignKey ?? "?"))")
                     case .toMany:
-                        lines.append("    \(relationship.name) ->> \(relationship.destination) (to-many, inverse \(relationship.inverse ?? "?"))")
+                        if let join = schema.joinTable(for: relationship, of: entity) {
+                            lines.append("    \(relationship.name) <<->> \(relationship.destination) (many-to-many through "
+                                         + "\(join.name): \(join.columns[0]), \(join.columns[1]))")
+                        } else {
+                            lines.append("    \(relationship.name) ->> \(relationship.destination) (to-many, inverse \(relationship.inverse ?? "?"))")
+                        }
                     }
                 }
             }

@@ -231,13 +231,6 @@ struct SchemaValidator {
                                + "(\(entity.name) links \(relationship.destination)); name them with \"throughKeys\": "
                                + "[\"\(Schema.joinColumn(for: relationship.name))\", \"\(join.columns[1])\"] or similar", at: at)
                 }
-                if let destination = schema.entity(named: relationship.destination) {
-                    for (name, key) in [(entity.name, entity.primaryKeyAttribute), (destination.name, destination.primaryKeyAttribute)]
-                    where !Self.keyTypes.contains(key.type) {
-                        throw fail(.invalidRelationship, "join table '\(join.name)' cannot hold keys of \(name): its primary "
-                                   + "key '\(key.name)' is \(key.type)", at: pointer / "through")
-                    }
-                }
                 guard let (first, firstPointer) = declared[table] else {
                     declared[table] = (join, pointer)
                     continue

@@ -119,6 +119,47 @@ struct SchemaFileTests {
              "Post": {"attributes": {"id": "integer", "userID": "integer"},
                       "relationships": {"author": {"toOne": "User", "foreignKey": "userID"}}}}}
             """, code: .invalidRelationship, pointer: "/entities/User/relationships/posts/inverse", fragment: "'writer'"),
+        BadCase(name: "to-many with both inverse and through", json: """
+            {"name": "t", "entities": {"Issue": {"attributes": {"id": "integer"},
+                      "relationships": {"labels": {"toMany": "Label", "inverse": "issue", "through": "issue_labels"}}},
+             "Label": {"attributes": {"id": "integer"}}}}
+            """, code: .invalidRelationship, pointer: "/entities/Issue/relationships/labels/through", fragment: "not both"),
+        BadCase(name: "to-many with neither inverse nor through", json: """
+            {"name": "t", "entities": {"Issue": {"attributes": {"id": "integer"},
+                      "relationships": {"labels": {"toMany": "Label"}}}, "Label": {"attributes": {"id": "integer"}}}}
+            """, code: .missingKey, pointer: "/entities/Issue/relationships/labels", fragment: "'through' (a join table"),
+        BadCase(name: "throughKeys without through", json: """
+            {"name": "t", "entities": {"Issue": {"attributes": {"id": "integer"},
+                      "relationships": {"labels": {"toMany": "Label", "inverse": "x", "throughKeys": ["a", "b"]}}},
+             "Label": {"attributes": {"id": "integer"}}}}
+            """, code: .invalidRelationship, pointer: "/entities/Issue/relationships/labels/throughKeys", fragment: "give 'through' too"),
+        BadCase(name: "throughKeys of three columns", json: """
+            {"name": "t", "entities": {"Issue": {"attributes": {"id": "integer"},
+                      "relationships": {"labels": {"toMany": "Label", "through": "il", "throughKeys": ["a", "b", "c"]}}},
+             "Label": {"attributes": {"id": "integer"}}}}
+            """, code: .invalidValue, pointer: "/entities/Issue/relationships/labels/throughKeys", fragment: "expected two column names"),
+        BadCase(name: "a to-one with a join table", json: """
+            {"name": "t", "entities": {"Issue": {"attributes": {"id": "integer", "labelID": "integer"},
+                      "relationships": {"label": {"toOne": "Label", "foreignKey": "labelID", "through": "il"}}},
+             "Label": {"attributes": {"id": "integer"}}}}
+            """, code: .invalidRelationship, pointer: "/entities/Issue/relationships/label/through", fragment: "many-to-many links are a to-many"),
+        BadCase(name: "a join table named like an entity's table", json: """
+            {"name": "t", "entities": {"Issue": {"attributes": {"id": "integer"},
+                      "relationships": {"labels": {"toMany": "Label", "through": "labels"}}},
+             "Label": {"attributes": {"id": "integer"}}}}
+            """, code: .duplicateTable, pointer: "/entities/Issue/relationships/labels/through", fragment: "is the table of entity 'Label'"),
+        BadCase(name: "a self-join without column names", json: """
+            {"name": "t", "entities": {"User": {"attributes": {"id": "integer"},
+                      "relationships": {"followers": {"toMany": "User", "through": "follows"}}}}}
+            """, code: .duplicateName, pointer: "/entities/User/relationships/followers/through",
+            fragment: #"two columns named 'userID' (User links User); name them with "throughKeys": ["followersID", "userID"]"#),
+        BadCase(name: "one join table declared with other columns from the other side", json: """
+            {"name": "t", "entities": {"Issue": {"attributes": {"id": "integer"},
+                      "relationships": {"labels": {"toMany": "Label", "through": "issue_labels"}}},
+             "Label": {"attributes": {"id": "integer"},
+                      "relationships": {"issues": {"toMany": "Issue", "through": "issue_labels", "throughKeys": ["label", "issue"]}}}}}
+            """, code: .invalidRelationship, pointer: "/entities/Label/relationships/issues/through",
+            fragment: "declared by /entities/Issue/relationships/labels as Issue.issueID ↔ Label.labelID but here as Label.label ↔ Issue.issue"),
         BadCase(name: "default of the wrong type", json: """
             {"name": "t", "entities": {"User": {"attributes": {"id": "integer", "age": {"type": "integer", "default": "ten"}}}}}
             """, code: .invalidValue, pointer: "/entities/User/attributes/age/default", fragment: "an integer"),

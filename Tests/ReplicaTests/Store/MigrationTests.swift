@@ -74,6 +74,42 @@ struct MigrationTests {
         #expect(reopened.schema.version == 2)
     }
 
+    @Test("a new many-to-many relationship creates its join table, indexed both ways; changing its columns is refused")
+    func joinTableMigration() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("app.sqlite")
+        do {
+            let store = try Store(path: path, schema: try Self.version1())
+            try StoreTests.insert(store, "User", ["id": .integer(1), "name": .string("Ann"), "age": .integer(30)])
+        }
+        func version(_ number: Int, keys: [String]? = nil) throws -> Schema {
+            try Schema(name: "app", version: number) {
+                Entity("User") {
+                    Attribute("id", .integer)
+                    Attribute("name", .string, nullable: false)
+                    Attribute("age", .integer)
+                    Relationship.toMany("teams", "Team", through: "memberships", keys: keys)
+                }
+                Entity("Team") {
+                    Attribute("id", .string)
+                    Relationship.toMany("members", "User", through: "memberships", keys: keys.map { Array($0.reversed()) })
+                }
+            }
+        }
+        let store = try Store(path: path, schema: try version(2))
+        #expect(try store.count("User") == 1)
+        let sql = try store.database.read { db in
+            try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE tbl_name = 'memberships' ORDER BY type DESC")
+        }
+        #expect(sql == [#"CREATE TABLE "memberships" ("userID" INTEGER NOT NULL, "teamID" TEXT NOT NULL, "#
+                        + #"PRIMARY KEY ("userID", "teamID")) WITHOUT ROWID"#,
+                        #"CREATE INDEX "memberships_teamID_index" ON "memberships" ("teamID", "userID")"#])
+        let error = #expect(throws: StoreError.self) { try Store(path: path, schema: try version(3, keys: ["member", "team"])) }
+        #expect(error?.message == "join table 'memberships': its columns changed from userID, teamID to member, team; "
+                + "Replica migrates additively and does not rename columns")
+    }
+
     @Test("a changed attribute type is refused, naming entity and attribute, and the file is left untouched")
     func refusedTypeChange() throws {
         let directory = try TemporaryDirectory()
