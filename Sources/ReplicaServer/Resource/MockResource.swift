@@ -57,7 +57,9 @@ public struct MockResource: Sendable, Hashable {
     }
 
     /// A resource for a Replica schema entity: its table name as the path, its attributes under their JSON
-    /// keys, its to-one relationships as parents (keyed by the foreign key's JSON key). An attribute with a
+    /// keys, its to-one relationships as parents (keyed by the foreign key's JSON key), its many-to-many
+    /// relationships as JSON properties (the nested array, objects or keys, stored and served back as
+    /// given, so a sync of the resource links what it lists). An attribute with a
     /// dotted `jsonKey` (`"address.city"`) is a property of that name, read from and written to nested
     /// objects (`{"address": {"city": …}}`) as the entity's property map reads it.
     ///
@@ -85,7 +87,12 @@ public struct MockResource: Sendable, Hashable {
                   let attribute = entity.attribute(named: foreignKey) else { continue }
             parents.append(MockParent(destination.tableName, key: jsonKey(attribute)))
         }
-        let properties = entity.attributes.map { MockProperty(jsonKey($0), MockPropertyType($0.type)) }
+        var properties = entity.attributes.map { MockProperty(jsonKey($0), MockPropertyType($0.type)) }
+        // A many-to-many array (objects or keys) is kept as the client sent it and served back whole.
+        for relationship in entity.relationships where relationship.isManyToMany {
+            properties.append(MockProperty(relationship.jsonKey ?? schema.keyConvention.jsonKey(forAttribute: relationship.name),
+                                           .json))
+        }
         let allowed = actions ?? entity.actions.map { set in
             MockActions(set.map { action -> MockActions in
                 switch action {

@@ -16,6 +16,11 @@ extension MockServer {
     /// - Throws: `MockServerError` `.invalidResource` for a bad definition, `.storeFailed` from the store.
     public func addResource(_ resource: MockResource) async throws {
         try validate(resource, adding: [])
+        try await register(resource)
+    }
+
+    /// Prepares the store's table of a validated resource and serves it.
+    func register(_ resource: MockResource) async throws {
         try await options.store.addResource(resource)
         registry.withLockedValue { registry in
             if registry.resources[resource.name] == nil { registry.order.append(resource.name) }

@@ -56,7 +56,8 @@ public final class MockServer: Sendable {
     public static func start(resources: [MockResource], options: MockServerOptions = MockServerOptions()) async throws -> MockServer {
         let server = MockServer(options: options)
         for resource in resources { try server.validate(resource, adding: resources) }
-        for resource in resources { try await server.addResource(resource) }
+        // Validated together above: a child may come before its parent.
+        for resource in resources { try await server.register(resource) }
         try await server.start()
         return server
     }
