@@ -9,20 +9,25 @@ import Testing
 /// equals the server (success), or the server's fetched pages upserted into the previous
 /// store (a sync cut at `maxPages`), or exactly the previous store (failure). The same seed runs
 /// against an SQLite engine and a PostgreSQL replica: the client, its sessions and its
-/// validators must behave the same on both.
+/// validators must behave the same on both. People carry tags, a many-to-many relationship
+/// (`through` a join table) whose links must follow the same rule as the rows.
 @Suite("Sync session model")
 struct SyncSessionModelTests {
     /// The server's people: `numberOfKids` may be null, which the client refuses (its
     /// attribute is not nullable), so such objects are skipped under `onInvalid: .skip`.
     static let serverSchema = #"""
         {"name": "model-server", "version": 1, "keyConvention": "camelCase",
-         "entities": {"Person": {"table": "people", "attributes": {"id": "integer", "name": "string", "numberOfKids": "integer"}}},
+         "entities": {"Person": {"table": "people", "attributes": {"id": "integer", "name": "string", "numberOfKids": "integer",
+            "tags": "json"}}},
          "routes": [{"path": "/people", "target": "Person", "stale": "delete"}]}
         """#
     static let clientSchema = #"""
         {"name": "model-client", "version": 1, "keyConvention": "camelCase",
          "entities": {"Person": {"table": "people", "attributes": {"id": "integer",
-            "name": {"type": "string", "nullable": false}, "numberOfKids": {"type": "integer", "nullable": false}}}},
+            "name": {"type": "string", "nullable": false}, "numberOfKids": {"type": "integer", "nullable": false}},
+            "relationships": {"tags": {"toMany": "Tag", "through": "person_tags"}}},
+          "Tag": {"attributes": {"id": "integer", "name": "string"},
+            "relationships": {"people": {"toMany": "Person", "through": "person_tags"}}}},
          "routes": [{"path": "/people", "target": "Person", "stale": "delete"}]}
         """#
 
@@ -30,13 +35,23 @@ struct SyncSessionModelTests {
     struct Person: Equatable, CustomStringConvertible {
         var name: String
         var kids: Int64?
-        var description: String { "\(name)/\(kids.map(String.init) ?? "null")" }
+        /// The ids of the person's tags, sorted.
+        var tags: [Int64] = []
+        var description: String { "\(name)/\(kids.map(String.init) ?? "null")/tags \(tags)" }
+    }
+
+    /// The tags people share: ids 1…tagCount.
+    static let tagCount: Int64 = 6
+
+    /// Up to three distinct tags, sorted.
+    static func someTags(_ random: inout SeededRandom) -> [Int64] {
+        Array(Set((0..<random.below(4)).map { _ in 1 + Int64(random.below(Int(tagCount))) })).sorted()
     }
 
     static let pageSize = 4
     static let steps = 500
 
-    @Test("500 seeded steps of mutations, 304s, faults, page caps and skipped objects", arguments: StoreKind.allCases)
+    @Test("500 seeded steps of mutations, 304s, faults, page caps, skipped objects and many-to-many tags", arguments: StoreKind.allCases)
     func model(_ kind: StoreKind) async throws {
         let seed = ProcessInfo.processInfo.environment["REPLICA_MODEL_SEED"].flatMap { UInt64($0) } ?? 0x5E55_1011
         var random = SeededRandom(seed: seed)
@@ -59,12 +74,14 @@ struct SyncSessionModelTests {
             for _ in 0..<random.below(5) {
                 switch random.below(10) {
                 case 0...3:
-                    let person = Person(name: "", kids: random.below(8) == 0 ? nil : Int64(random.below(5)))
+                    let person = Person(name: "", kids: random.below(8) == 0 ? nil : Int64(random.below(5)),
+                                        tags: Self.someTags(&random))
                     truth[nextID] = person
                     nextID += 1
                 case 4...6:
                     guard let id = truth.keys.sorted().randomElement(using: &random) else { continue }
                     truth[id]?.kids = random.below(6) == 0 ? nil : Int64(random.below(5))
+                    if random.below(2) == 0 { truth[id]?.tags = Self.someTags(&random) }
                     truth[id]?.name = ""
                 default:
                     guard let id = truth.keys.sorted().randomElement(using: &random) else { continue }
@@ -79,6 +96,11 @@ struct SyncSessionModelTests {
                 truth[id]?.name = name
                 var object: JSONObject = ["id": .int(id), "name": .string(name)]
                 object["numberOfKids"] = truth[id]?.kids.map { JSONValue.int($0) } ?? .null
+                // Tags nested whole, or (one time in four) as bare keys.
+                let bare = random.below(4) == 0
+                object["tags"] = .array((truth[id]?.tags ?? []).map { tag in
+                    bare ? .int(tag) : .object(["id": .int(tag), "name": .string("tag\(tag)")])
+                })
                 upserts.append(.object(object))
             }
             if !upserts.isEmpty { try await server.load(json: .array(upserts), into: "people") }
@@ -158,8 +180,15 @@ struct SyncSessionModelTests {
         }.joined(separator: ", ")
     }
 
-    /// The client store as id → person.
+    /// The client store as id → person, with the tags each is linked to.
     static func stored(_ store: any ReplicaStore) async throws -> [Int64: Person] {
+        var tagged: [Int64: [Int64]] = [:]
+        for tag in 1...tagCount {
+            let linked = try RowPredicate.linked(to: "Tag", .integer(tag), through: "people", in: store.schema)
+            for row in try await store.rows(RowQuery("Person", where: linked.sql, arguments: linked.arguments)) {
+                if case .integer(let id) = row.primaryKey { tagged[id, default: []].append(tag) }
+            }
+        }
         var result: [Int64: Person] = [:]
         for row in try await store.rows(RowQuery("Person")) {
             guard case .integer(let id) = row.primaryKey else { continue }
@@ -167,7 +196,7 @@ struct SyncSessionModelTests {
             if case .integer(let value)? = row["numberOfKids"] { kids = value }
             var name = ""
             if case .string(let value)? = row["name"] { name = value }
-            result[id] = Person(name: name, kids: kids)
+            result[id] = Person(name: name, kids: kids, tags: tagged[id] ?? [])
         }
         return result
     }
