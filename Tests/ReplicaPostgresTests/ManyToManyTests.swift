@@ -1,5 +1,6 @@
 import Foundation
 import Replica
+import ReplicaPostgres
 import ReplicaTestSupport
 import Testing
 
@@ -187,6 +188,49 @@ struct ManyToManyTests {
             let bug = try await test.store.rows(RowQuery("Label", where: "id = ?", arguments: [.integer(208045946)]))
             #expect(bug.first?["issueID"] == .integer(2))
         } teardown: {
+            await test.close()
+        }
+    }
+
+    @Test("a live result set of one issue's labels follows its links as syncs change them", arguments: StoreKind.allCases)
+    func liveLinkedRows(kind: StoreKind) async throws {
+        let test = try await TestStore.make(kind, schema: Self.schema)
+        let linked = try RowPredicate.linked(to: "Issue", .integer(1), through: "labels", in: Self.schema)
+        let query = LiveQuery("Label", where: linked, sort: [.ascending("name")])
+        let results: LiveResultSet
+        var writer: any ReplicaStore = test.store
+        switch test.store {
+        case let engine as SQLiteReplica: results = try LiveResultSet(engine: engine, query: query)
+        case let replica as PostgresReplica:
+            // Another replica writes: its commits reach the set through LISTEN only.
+            writer = try await PostgresReplica.open(url: try #require(test.url))
+            results = try await LiveResultSet(replica: replica, query: query)
+        default: throw CancellationError()
+        }
+        let other = writer
+        try await withTeardown {
+            let updates = results.updates()
+            #expect(updates.initial.isEmpty)
+            var iterator = updates.makeAsyncIterator()
+            func names(_ snapshot: ResultSnapshot) -> [AttributeValue?] { snapshot.rows.map { $0["name"] } }
+
+            _ = try await other.sync(.get, "/repos/octocat/Hello-World/issues", body: Self.page([
+                Self.issue(1, number: 1347, title: "Found a bug", labels: [Self.question, Self.bug]),
+                Self.issue(2, number: 1348, title: "Add dark mode", labels: [Self.enhancement]),
+            ]))
+            let first = try #require(await iterator.next())
+            #expect(names(first.snapshot) == [.string("bug"), .string("question")])
+
+            // Issue 1 loses bug and gains enhancement; nothing else about either label changed.
+            _ = try await other.sync(.get, "/repos/octocat/Hello-World/issues/1347", body: Data(
+                Self.issue(1, number: 1347, title: "Found a bug", labels: [Self.question, Self.enhancement]).utf8))
+            let second = try #require(await iterator.next())
+            #expect(names(second.snapshot) == [.string("enhancement"), .string("question")])
+            #expect(second.diff.rowDeletes.count == 1)
+            #expect(second.diff.rowInserts.map(\.key) == [.integer(208045947)])
+        } teardown: {
+            results.close()
+            if kind == .postgres { await other.close() }
             await test.close()
         }
     }
