@@ -122,6 +122,27 @@ struct OpeningCheckTests {
         #expect(throws: SchemaError.self) { try widest.checkOpening(in: .sqlite) }
     }
 
+    @Test("a join table's name, index name and columns meet PostgreSQL's limits too")
+    func joinTableLimits() throws {
+        func schema(through table: String, keys: String = "") throws -> Schema {
+            try Self.load(#"""
+                {"name": "t", "entities": {"Issue": {"attributes": {"id": "integer"},
+                  "relationships": {"labels": {"toMany": "Label", "through": "\#(table)"\#(keys)}}},
+                 "Label": {"attributes": {"id": "integer"}}}}
+                """#)
+        }
+        let long = String(repeating: "j", count: 50)
+        let index = try schema(through: long)
+        try index.checkOpening(in: .sqlite)
+        let error = #expect(throws: SchemaError.self) { try index.checkOpening(in: .postgres) }
+        #expect(error?.description == "/entities/Issue/relationships/labels/through: join table index name "
+                + "'\(long)_labelID_index' is 64 bytes long; PostgreSQL names hold at most 63 bytes")
+        let xmin = try schema(through: "issue_labels", keys: #", "throughKeys": ["issueID", "xmin"]"#)
+        let reserved = #expect(throws: SchemaError.self) { try xmin.checkOpening(in: .postgres) }
+        #expect(reserved?.description == "/entities/Issue/relationships/labels/throughKeys/1: column 'xmin' of join table "
+                + #"'issue_labels' has the name of a PostgreSQL system column; name the columns with "throughKeys""#)
+    }
+
     @Test("a store refuses a schema that could not sync before it creates the file or records the schema")
     func storeRefusesBeforeWriting() throws {
         let directory = try TemporaryDirectory()
