@@ -35,6 +35,8 @@ struct SchemaFormatTests {
             #"{"name": "t", "entities": {}, "routes": [{"path": "users", "target": "User"}]}"#,
             #"{"name": "t", "entities": {"P": {"attributes": {"id": "integer"}, "relationships": {"a": {"toOne": "U"}}}}}"#,
             #"{"name": "t", "keyConvention": "kebab", "entities": {}}"#,
+            #"{"name": "t", "entities": {"I": {"attributes": {"id": "integer"}, "relationships": {"l": {"toMany": "I", "inverse": "x", "through": "j"}}}}}"#,
+            #"{"name": "t", "entities": {"I": {"attributes": {"id": "integer"}, "relationships": {"l": {"toMany": "I", "through": "j", "throughKeys": ["a"]}}}}}"#,
         ]
         for text in bad {
             #expect(!validator.validate(try JSONValue(parsing: text)).isEmpty, "\(text)")
