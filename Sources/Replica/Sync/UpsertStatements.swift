@@ -73,6 +73,8 @@ final class UpsertStatements {
     private var linkReads: [Int: OpaquePointer] = [:]
     private var linkInserts: [Int: OpaquePointer] = [:]
     private var linkDeletes: [Int: OpaquePointer] = [:]
+    /// Per link side: the SQL reading a parent's children, deleting and inserting one link.
+    private let linkSQL: [(read: String, delete: String, insert: String)]
     /// Per entity: the statements deleting the links of one of its rows.
     private var unlinks: [Int: [OpaquePointer]] = [:]
 
@@ -85,6 +87,14 @@ final class UpsertStatements {
         self.keyIndexes = mapping.maps.map(\.primaryKeyIndex)
         self.links = mapping.links
         self.joinColumns = mapping.maps.indices.map { mapping.joinColumns(of: $0) }
+        self.linkSQL = mapping.links.map { side in
+            let table = side.table.quotedIdentifier
+            let parent = side.parentColumn.quotedIdentifier
+            let child = side.childColumn.quotedIdentifier
+            return (read: "SELECT \(child) FROM \(table) WHERE \(parent) = ?",
+                    delete: "DELETE FROM \(table) WHERE \(parent) = ? AND \(child) = ?",
+                    insert: "INSERT INTO \(table) (\(parent), \(child)) VALUES (?, ?)")
+        }
     }
 
     deinit {
@@ -275,15 +285,13 @@ final class UpsertStatements {
     /// links write nothing.
     func replaceLinks(_ row: RowBatch.Row, cells: UnsafeBufferPointer<RowBatch.Cell>,
                       arena: UnsafeRawPointer) throws -> LinkChange {
-        let side = links[row.entity]
-        let quotedTable = side.table.quotedIdentifier
-        let parentColumn = side.parentColumn.quotedIdentifier
-        let childColumn = side.childColumn.quotedIdentifier
-        let read = try cachedLink(&linkReads, row.entity,
-                                  "SELECT \(childColumn) FROM \(quotedTable) WHERE \(parentColumn) = ?")
+        let sql = linkSQL[row.entity]
+        let read = try cachedLink(&linkReads, row.entity, sql.read)
         let parentCell = cells[row.firstCell]
         bind(parentCell, at: 1, to: read, arena: arena)
-        var stored: Set<AttributeValue> = []
+        // A parent has a handful of links: arrays searched linearly, in the order stored and
+        // listed (so change sets read the same each time), sets only for long lists.
+        var stored: [AttributeValue] = []
         while true {
             let code = sqlite3_step(read)
             if code == SQLITE_DONE { break }
@@ -291,24 +299,31 @@ final class UpsertStatements {
                 sqlite3_reset(read)
                 throw RowFailure(message: String(cString: sqlite3_errmsg(connection)))
             }
-            stored.insert(Self.column(read, 0))
+            stored.append(Self.column(read, 0))
         }
         sqlite3_reset(read)
-        var change = LinkChange(parent: Self.value(parentCell, arena: arena))
-        var wanted: Set<AttributeValue> = []
+        var wanted: [AttributeValue] = []
         wanted.reserveCapacity(row.cellCount - 1)
         for offset in 1..<max(1, row.cellCount) {
-            let child = Self.value(cells[row.firstCell + offset], arena: arena)
-            guard wanted.insert(child).inserted, !stored.contains(child) else { continue }
-            change.added.append(child)
+            wanted.append(Self.value(cells[row.firstCell + offset], arena: arena))
         }
-        for child in stored where !wanted.contains(child) { change.removed.append(child) }
+        var change = LinkChange(parent: Self.value(parentCell, arena: arena))
+        if stored.count + wanted.count <= 32 {
+            for (index, child) in wanted.enumerated()
+            where !wanted[..<index].contains(child) && !stored.contains(child) {
+                change.added.append(child)
+            }
+            change.removed = stored.filter { !wanted.contains($0) }
+        } else {
+            let storedSet = Set(stored)
+            var seen: Set<AttributeValue> = []
+            for child in wanted where seen.insert(child).inserted && !storedSet.contains(child) { change.added.append(child) }
+            change.removed = stored.filter { !seen.contains($0) }
+        }
         guard !change.isEmpty else { return change }
-        let delete = try cachedLink(&linkDeletes, row.entity,
-                                    "DELETE FROM \(quotedTable) WHERE \(parentColumn) = ? AND \(childColumn) = ?")
+        let delete = try cachedLink(&linkDeletes, row.entity, sql.delete)
         for child in change.removed { try stepLink(delete, change.parent, child) }
-        let insert = try cachedLink(&linkInserts, row.entity,
-                                    "INSERT INTO \(quotedTable) (\(parentColumn), \(childColumn)) VALUES (?, ?)")
+        let insert = try cachedLink(&linkInserts, row.entity, sql.insert)
         for child in change.added { try stepLink(insert, change.parent, child) }
         return change
     }
