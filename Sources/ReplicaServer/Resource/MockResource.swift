@@ -85,7 +85,8 @@ public struct MockResource: Sendable, Hashable {
                   let attribute = entity.attribute(named: foreignKey) else { continue }
             parents.append(MockParent(destination.tableName, key: jsonKey(attribute)))
         }
-        let properties = entity.attributes.map { MockProperty(jsonKey($0), MockPropertyType($0.type)) }
+        // The column of kept unmapped keys is the client's: the server's objects have the keys themselves.
+        let properties = entity.attributes.filter { !$0.isUnmappedColumn }.map { MockProperty(jsonKey($0), MockPropertyType($0.type)) }
         let allowed = actions ?? entity.actions.map { set in
             MockActions(set.map { action -> MockActions in
                 switch action {
