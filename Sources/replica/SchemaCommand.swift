@@ -81,6 +81,14 @@ struct SchemaCommand: AsyncParsableCommand {
                     if attribute.isUnmappedColumn { line += "  unmapped keys" }
                     lines.append(line)
                 }
+                for relationship in entity.relationships {
+                    switch relationship.kind {
+                    case .toOne:
+                        lines.append("    \(relationship.name) -> \(relationship.destination) (to-one via \(relationship.foreignKey ?? "?"))")
+                    case .toMany:
+                        lines.append("    \(relationship.name) ->> \(relationship.destination) (to-many, inverse \(relationship.inverse ?? "?"))")
+                    }
+                }
                 // What is done with keys that match nothing, when not the default (warn, no patterns).
                 let policy = schema.unmappedKeyPolicy(of: entity)
                 let globs = schema.ignoredKeyGlobs(of: entity).map(\.pattern)
@@ -89,14 +97,6 @@ struct SchemaCommand: AsyncParsableCommand {
                     if policy == .keep { line += " (column \(entity.unmappedColumnName))" }
                     if !globs.isEmpty { line += "; ignored: " + globs.joined(separator: ", ") }
                     lines.append(line)
-                }
-                for relationship in entity.relationships {
-                    switch relationship.kind {
-                    case .toOne:
-                        lines.append("    \(relationship.name) -> \(relationship.destination) (to-one via \(relationship.foreignKey ?? "?"))")
-                    case .toMany:
-                        lines.append("    \(relationship.name) ->> \(relationship.destination) (to-many, inverse \(relationship.inverse ?? "?"))")
-                    }
                 }
             }
             // A schema that loaded has a valid route table.
