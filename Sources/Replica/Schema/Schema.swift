@@ -53,6 +53,13 @@ public struct Schema: Sendable, Hashable {
     ///                         headers: ["User-Agent": "blog-sync/1.0"])
     /// ```
     ///
+    /// `unmappedKeys` and `ignoreKeys` say what imports do with keys no attribute takes, for every
+    /// entity (each ``Entity`` may say otherwise):
+    ///
+    /// ```swift
+    /// let schema = try Schema(name: "github", entities: [issue], unmappedKeys: .keep, ignoreKeys: ["*_url", "node_id"])
+    /// ```
+    ///
     /// - Throws: ``SchemaError`` when an entity, attribute, relationship or route is invalid.
     public init(
         name: String,

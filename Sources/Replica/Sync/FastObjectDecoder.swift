@@ -171,7 +171,8 @@ struct FastObjectDecoder: Sendable {
         do {
             guard case .beginObject = try reader.next() else { return false }
             var stored: UInt64 = 0
-            var kept = JSONObject()
+            // Made at the first kept key only: the other policies' objects pay nothing for it.
+            var kept: JSONObject?
             while true {
                 let token = try reader.next()
                 guard case .key(let key) = token else {
@@ -194,7 +195,9 @@ struct FastObjectDecoder: Sendable {
                         try reader.skipValue()
                     case .keep:
                         // Read as the general path reads it, so both write the same JSON text.
-                        kept[String(decoding: key.rawBytes, as: UTF8.self)] = try reader.readValue()
+                        let value = try reader.readValue()
+                        kept = kept ?? JSONObject()
+                        kept?[String(decoding: key.rawBytes, as: UTF8.self)] = value
                     }
                     continue
                 }
@@ -209,7 +212,7 @@ struct FastObjectDecoder: Sendable {
                 guard store(try reader.next(), slot: slot, into: &sink) else { return false }
             }
             guard case .end = try reader.next() else { return false }
-            if let unmappedIndex { sink.set(kept.isEmpty ? .null : .json(.object(kept)), unmappedIndex) }
+            if let unmappedIndex { sink.set(kept.map { .json(.object($0)) } ?? .null, unmappedIndex) }
             return true
         } catch {
             return false
