@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import AsyncHTTPClient
 import NIOCore
 import Replica
 import ReplicaTestSupport
@@ -139,5 +140,48 @@ struct UnmappedKeyCommandTests {
             directory.remove()
             await server.stop()
         }
+    }
+
+    @Test("replica serve of a keep entity serves its objects whole; synced, the kept keys round-trip")
+    func mockServerRoundTrip() async throws {
+        let directory = try TemporaryDirectory("replica-unmapped")
+        defer { directory.remove() }
+        let schema = directory.path("github.json")
+        // Users alone: the mock server wants a parent resource declared before its children.
+        try Data(#"""
+            {"name": "github", "entities": {"User": {"table": "users", "unmappedKeys": "keep",
+             "attributes": {"id": "integer", "login": "string", "type": "string"}}}, "routes": [{"path": "/users", "target": "User"}]}
+            """#.utf8).write(to: URL(fileURLWithPath: schema))
+        let data = directory.url("data.json")
+        try Data("{\"users\": \(GitHubFixture.users)}".utf8).write(to: data)
+        let serve = Process()
+        serve.executableURL = URL(fileURLWithPath: ChildProcess.replica)
+        serve.arguments = ["serve", "--schema", schema, "--data", data.path, "--port", "0"]
+        let out = Pipe()
+        serve.standardOutput = out
+        serve.standardError = FileHandle.nullDevice
+        try serve.run()
+        defer { if serve.isRunning { serve.interrupt() }; serve.waitUntilExit() }
+        let line = try #require(SyncCommandTests.firstLine(out.fileHandleForReading))
+        let base = String(line.dropFirst("Listening on ".count))
+
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/users"), timeout: .seconds(10))
+        let served = try JSONValue(parsing: Array(buffer: try await response.body.collect(upTo: 1 << 20)))
+        // Served as loaded: the mapped keys first, then the kept ones in their order.
+        #expect(served[0]?.serialized() == #"{"id":1,"login":"octocat","type":"User","node_id":"MDQ6VXNlcjE=","#
+                + #""avatar_url":"https://github.com/images/error/octocat_happy.gif","gravatar_id":"","#
+                + #""url":"https://api.github.com/users/octocat","html_url":"https://github.com/octocat","site_admin":false}"#)
+
+        let db = directory.path("github.sqlite")
+        let sync = try await ChildProcess.run(ChildProcess.replica, ["sync", "--db", db, "--schema", schema, "--base-url", base, "/users"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stderr == "")
+        let store = try Store(path: db)
+        #expect(try store.count("User", where: "unmapped = ?", arguments: [.string(#"{"node_id":"MDQ6VXNlcjE=","#
+            + #""avatar_url":"https://github.com/images/error/octocat_happy.gif","gravatar_id":"","#
+            + #""url":"https://api.github.com/users/octocat","html_url":"https://github.com/octocat","site_admin":false}"#)]) == 1)
+        let map = try SQLiteReplica(store: store).mapping.requireMap("User")
+        let stored = try store.rows("User").map { JSONValue.object(map.encode($0)) }
+        #expect(stored == served.arrayValue)
     }
 }
