@@ -78,6 +78,7 @@ struct SchemaCommand: AsyncParsableCommand {
                     if let value = attribute.defaultValue { line += "  default \(value)" }
                     if let key = attribute.jsonKey { line += "  json \(key)" }
                     if let transform = attribute.transform { line += "  transform \(transform)" }
+                    if attribute.isUnmappedColumn { line += "  unmapped keys" }
                     lines.append(line)
                 }
                 for relationship in entity.relationships {
@@ -92,6 +93,15 @@ struct SchemaCommand: AsyncParsableCommand {
                             lines.append("    \(relationship.name) ->> \(relationship.destination) (to-many, inverse \(relationship.inverse ?? "?"))")
                         }
                     }
+                }
+                // What is done with keys that match nothing, when not the default (warn, no patterns).
+                let policy = schema.unmappedKeyPolicy(of: entity)
+                let globs = schema.ignoredKeyGlobs(of: entity).map(\.pattern)
+                if policy != .warn || !globs.isEmpty {
+                    var line = "    unmapped keys: \(policy.rawValue)"
+                    if policy == .keep { line += " (column \(entity.unmappedColumnName))" }
+                    if !globs.isEmpty { line += "; ignored: " + globs.joined(separator: ", ") }
+                    lines.append(line)
                 }
             }
             // A schema that loaded has a valid route table.

@@ -81,6 +81,8 @@ struct SyncCommand: AsyncParsableCommand {
         let client = ReplicaClient(store: opened.store, configuration: configuration)
         var failed = false
         var synced = false
+        // Under --every, a key is warned about once per route per process; keys appearing later are warned then.
+        var warned = Set<String>()
         repeat {
             for path in paths {
                 do {
@@ -91,7 +93,16 @@ struct SyncCommand: AsyncParsableCommand {
                     synced = true
                     // Unbuffered: each line shows at once (`--every`) and in order with the warnings, in a pipe too.
                     Output.write(Self.line(path, result, entityOrder: opened.store.schema.entities.map(\.name)) + "\n", to: .standardOutput)
-                    for line in KeyWarnings.lines(result.sync, mapping: opened.mapping, source: path) { printWarning(line) }
+                    let fresh = result.sync.ignoredKeys.filter { key in
+                        warned.insert([result.route, key.kind.rawValue, key.entity ?? "", key.key].joined(separator: "\u{0}")).inserted
+                    }
+                    let named = result.sync.ignoredKeys.filter { $0.kind == .unknownKey || $0.kind == .unknownCollection }
+                        .reduce(0) { $0 + $1.count }
+                    let unnamed = max(0, result.sync.ignoredKeyCount - named)
+                    let unnamedFresh = unnamed > 0 && warned.insert(result.route + "\u{0}unnamed").inserted
+                    for line in KeyWarnings.lines(fresh, unnamed: unnamedFresh ? unnamed : 0, mapping: opened.mapping, source: path) {
+                        printWarning(line)
+                    }
                 } catch {
                     failed = true
                     printError("\(path): \(error)")

@@ -101,6 +101,36 @@ struct SchemaCheckCommandTests {
             """)
     }
 
+    @Test("each entity's unmapped-key policy and ignored patterns are listed when not the default; keep shows its column")
+    func unmappedKeys() async throws {
+        let directory = try TemporaryDirectory("replica-cli")
+        defer { directory.remove() }
+        let file = directory.url("github.json")
+        try Data(GitHubFixture.schema(issueKeys: "keep", ignoreKeys: ["node_id"]).utf8).write(to: file)
+        let output = try await ReplicaTool.run(["schema", "check", file.path])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout == """
+            \(file.path): schema 'github' version 1, 2 entities, 2 routes, keys snake_case
+              Issue (table issues, primary key id, JSON id id)
+                id        integer  not null
+                number    integer  null
+                title     string   null
+                state     string   null
+                userID    integer  null
+                unmapped  json     null  unmapped keys
+                user -> User (to-one via userID)
+                unmapped keys: keep (column unmapped); ignored: node_id
+              User (table users, primary key id, JSON id id)
+                id     integer  not null
+                login  string   null
+                type   string   null
+                unmapped keys: warn; ignored: node_id
+              route GET /repos/:owner/:repo/issues -> Issue (scope: all rows)
+              route GET /users -> User (scope: all rows)
+
+            """, "\(output.stdout)")
+    }
+
     @Test("a wrong type exits non-zero with one line naming the JSON pointer")
     func wrongType() async throws {
         let directory = try TemporaryDirectory("replica-cli")

@@ -31,7 +31,7 @@ struct ImportCommandTests {
                                           "--var", "userID=3", file.path])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stderr == """
-            warning: \(file.path): 1 key matched no attribute or entity and was not stored: Post.extra × 1 (first at /1/extra)
+            warning: \(file.path): Post: 1 key matched no attribute and was not stored: extra × 1 (first at /1/extra)
             warning: --strict makes these errors (nothing is written)
 
             """)
@@ -59,7 +59,7 @@ struct ImportCommandTests {
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout.hasPrefix("dry run: 2 objects (62 bytes) read, 0 would be skipped; nothing written (in "),
                 "\(output.stdout)")
-        #expect(output.stderr.hasPrefix("warning: \(file.path): 1 key matched no attribute"), "\(output.stderr)")
+        #expect(output.stderr.hasPrefix("warning: \(file.path): Post: 1 key matched no attribute"), "\(output.stderr)")
         #expect(!FileManager.default.fileExists(atPath: db), "a dry run with --schema creates no database file")
 
         // Against an existing database: its recorded schema, and its rows stay as they were.

@@ -84,8 +84,8 @@ struct SyncCommandKeyWarningTests {
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout == "/people: 200, inserted 2, updated 0, deleted 0 (2 objects)\n")
         #expect(output.stderr == """
-            warning: /people: 2 keys matched no attribute or entity and were not stored: Person.shoeSize × 2 (first at /0/shoeSize)
-            warning: /people: objects gave keys twice; the last value was stored: duplicate Person.name × 1 (first at /1/name)
+            warning: GET \(base)/people: Person: 2 keys matched no attribute and were not stored: shoeSize × 2 (first at /0/shoeSize)
+            warning: GET \(base)/people: objects gave keys twice; the last value was stored: duplicate Person.name × 1 (first at /1/name)
             warning: --strict makes these errors (nothing is written)
 
             """)
@@ -93,7 +93,8 @@ struct SyncCommandKeyWarningTests {
         let strict = try await ChildProcess.run(ChildProcess.replica, ["sync", "--db", strictDB, "--schema", schema, "--base-url", base,
                                                                  "--strict", "/people"])
         #expect(strict.status == 1)
-        #expect(strict.stderr.contains("key 'shoeSize' matches no attribute or relationship of Person at /0/shoeSize (strict: nothing was written)"),
+        #expect(strict.stderr == "Error: /people: GET \(base)/people: 2 keys matched no attribute or entity: Person: shoeSize × 2 "
+                + "(first at /0/shoeSize); keys given twice in one object: Person: name × 1 (first at /1/name) (strict: nothing was written)\n",
                 "\(strict.stderr)")
         // No sync committed: the file this run created is not left behind.
         #expect(!FileManager.default.fileExists(atPath: strictDB))

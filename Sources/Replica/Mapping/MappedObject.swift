@@ -16,9 +16,11 @@ public struct MappedObject: Sendable, Hashable {
     public var values: [AttributeValue?]
     /// Per relationship, in ``PropertyMap/relationships`` order: the nested value, or `nil` when absent.
     public var relationships: [RelationshipValue?]
-    /// How many keys matched no attribute or relationship.
+    /// How many keys matched no attribute or relationship (keys the entity ignores or keeps,
+    /// ``UnmappedKeyPolicy``, are not counted).
     public var unknownKeyCount: Int
-    /// The keys that matched nothing, in document order; keys inside key-path objects are dot-joined (`address.zip`).
+    /// The keys that matched nothing, in document order; keys inside key-path objects are dot-joined
+    /// (`address.zip`). Ignored and kept keys are not listed.
     public var unknownKeys: [String]
     /// The attribute names, parallel to ``values`` (shared with the property map, not copied).
     public let attributeNames: [String]

@@ -46,7 +46,8 @@ extension PropertyMap {
         return wrap(body, wrapped: wrapped)
     }
 
-    /// Turns a stored row into a JSON object for a request body; see ``encode(_:wrapped:)``.
+    /// Turns a stored row into a JSON object for a request body; see ``encode(_:wrapped:)``. The keys
+    /// an entity keeps (``UnmappedKeyPolicy/keep``) are merged back in, so the object round-trips.
     ///
     /// ```swift
     /// let body = users.encode(try store.rows("User")[0])
@@ -58,12 +59,31 @@ extension PropertyMap {
     /// - Returns: The JSON object.
     public func encode(_ row: EntityRow, wrapped: Bool = false) -> JSONObject {
         var body = JSONObject()
+        var kept: JSONObject?
         for (name, value) in zip(row.names, row.values) {
             guard let index = index(ofAttribute: name) else { continue }
+            if index == unmappedIndex {
+                if case .json(.object(let object)) = value { kept = object }
+                continue
+            }
             let mapping = attributes[index]
             Self.insert(mapping.converter.encode(value), at: mapping.jsonPath[...], into: &body)
         }
+        // Kept unmapped keys go back where they came from; an attribute's own key wins.
+        if let kept { Self.merge(kept, into: &body) }
         return wrap(body, wrapped: wrapped)
+    }
+
+    /// Adds the members of `kept` that `object` lacks, merging nested objects.
+    static func merge(_ kept: JSONObject, into object: inout JSONObject) {
+        for (key, member) in kept {
+            if case .object(let inner) = member, case .object(var existing)? = object[key] {
+                merge(inner, into: &existing)
+                object[key] = .object(existing)
+            } else if object[key] == nil {
+                object[key] = member
+            }
+        }
     }
 
     private func wrap(_ body: JSONObject, wrapped: Bool) -> JSONObject {

@@ -29,7 +29,9 @@ extension PropertyMap {
             unknownKeyCount: 0, unknownKeys: [],
             attributeNames: attributeNames, relationshipNames: relationshipNames,
             primaryKeyIndex: primaryKeyIndex)
-        try fill(&result, node: root, object: object, pointer: pointer, prefix: nil)
+        var kept = JSONObject()
+        try fill(&result, node: root, object: object, pointer: pointer, prefix: [], kept: &kept)
+        if let unmappedIndex { result.values[unmappedIndex] = kept.isEmpty ? .null : .json(.object(kept)) }
         for link in foreignKeyLinks {
             guard let related = result.relationships[link.relationship], result.values[link.attribute] == nil else { continue }
             try fillForeignKey(&result, from: related, link: link, pointer: pointer)
@@ -120,13 +122,27 @@ extension PropertyMap {
         return nil
     }
 
+    /// Maps the keys of `object` (at key path `prefix` of the whole object). Keys that match
+    /// nothing are dropped when ignored, else counted, or under `keep` put into `kept` at their
+    /// key path (nested objects, as in the JSON).
     private func fill(_ result: inout MappedObject, node: KeyNode, object: JSONObject,
-                      pointer: JSONPointer, prefix: String?) throws {
+                      pointer: JSONPointer, prefix: [String], kept: inout JSONObject) throws {
         for key in object.keys {
             guard let value = object[key] else { continue }
             guard let slot = node.slots[key] else {
-                result.unknownKeyCount += 1
-                result.unknownKeys.append(prefix.map { $0 + "." + key } ?? key)
+                let path = prefix.isEmpty ? key : (prefix + [key]).joined(separator: ".")
+                if isIgnored(path) { continue }
+                switch unmappedKeys {
+                case .warn:
+                    result.unknownKeyCount += 1
+                    result.unknownKeys.append(path)
+                case .ignore:
+                    break
+                case .keep:
+                    if unmappedIndex != nil {
+                        Self.insert(value, at: (prefix + [key])[...], into: &kept)
+                    }
+                }
                 continue
             }
             switch slot {
@@ -138,11 +154,11 @@ extension PropertyMap {
                 switch value {
                 case .object(let nested):
                     try fill(&result, node: child, object: nested, pointer: pointer / key,
-                             prefix: prefix.map { $0 + "." + key } ?? key)
+                             prefix: prefix + [key], kept: &kept)
                 case .null:
                     try fillNull(&result, node: child, pointer: pointer / key)
                 default:
-                    let path = (prefix.map { $0 + "." + key } ?? key)
+                    let path = (prefix + [key]).joined(separator: ".")
                     let leaf = child.firstLeaf(prefix: [])
                     var name: String?
                     if case .attribute(let i)? = leaf?.0 { name = attributes[i].name }

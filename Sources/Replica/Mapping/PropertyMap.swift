@@ -29,6 +29,17 @@ public struct PropertyMap: Sendable {
     public let relationships: [RelationshipMapping]
     /// The index of the primary key in ``attributes``.
     public let primaryKeyIndex: Int
+    /// What ``map(_:at:)`` does with keys that match nothing (the entity's policy, else the schema's).
+    public let unmappedKeys: UnmappedKeyPolicy
+    /// The globs of keys that are dropped without being counted (the schema's and the entity's).
+    public let ignoredKeyGlobs: [KeyGlob]
+    /// Under ``UnmappedKeyPolicy/keep``, the index in ``attributes`` of the JSON column that holds
+    /// the kept keys; `nil` otherwise.
+    ///
+    /// ```swift
+    /// issues.unmappedIndex.map { issues.attributes[$0].name }   // "unmapped"
+    /// ```
+    public let unmappedIndex: Int?
 
     /// JSON key → slot, for the top level; nested nodes for key paths.
     let root: KeyNode
@@ -56,7 +67,9 @@ public struct PropertyMap: Sendable {
     ///   (or relationships) that map to one JSON key.
     public init(entity: Entity, in schema: Schema, transforms: TransformRegistry = TransformRegistry()) throws {
         let convention = schema.keyConvention
-        let conventional = entity.attributes.filter { $0.jsonKey == nil && $0.name != entity.primaryKey }.map(\.name)
+        let conventional = entity.attributes.filter {
+            $0.jsonKey == nil && $0.name != entity.primaryKey && !$0.isUnmappedColumn
+        }.map(\.name)
         let table: KeyConvention.Table
         do {
             table = try convention.table(attributes: conventional)
@@ -67,7 +80,17 @@ public struct PropertyMap: Sendable {
         }
         var attributes: [AttributeMapping] = []
         var indexByName: [String: Int] = [:]
+        var unmappedIndex: Int?
         for attribute in entity.attributes {
+            if attribute.isUnmappedColumn {
+                // No JSON key: the column holds the keys no other attribute took.
+                unmappedIndex = attributes.count
+                indexByName[attribute.name] = attributes.count
+                attributes.append(AttributeMapping(
+                    name: attribute.name, type: attribute.type, isNullable: true, jsonPath: [], transform: nil,
+                    converter: try ValueConverter(attribute: attribute, entity: entity.name, transforms: transforms)))
+                continue
+            }
             let key: String
             if let explicit = attribute.jsonKey, !explicit.isEmpty {
                 key = explicit
@@ -108,7 +131,22 @@ public struct PropertyMap: Sendable {
         self.relationshipNames = relationships.map(\.name)
         self.foreignKeyLinks = links
         self.primaryKeyIndex = indexByName[entity.primaryKey] ?? 0
+        self.unmappedKeys = schema.unmappedKeyPolicy(of: entity)
+        self.ignoredKeyGlobs = schema.ignoredKeyGlobs(of: entity)
+        self.unmappedIndex = unmappedKeys == .keep ? unmappedIndex : nil
         self.root = try KeyNode.build(entity: entity.name, attributes: attributes, relationships: relationships)
+    }
+
+    /// Whether the key (a dotted key path for nested keys) matches one of ``ignoredKeyGlobs``.
+    ///
+    /// ```swift
+    /// issues.isIgnored("events_url")   // true with "ignoreKeys": ["*_url"]
+    /// ```
+    ///
+    /// - Parameter key: The key or dotted key path.
+    /// - Returns: `true` when the key is dropped without a word.
+    public func isIgnored(_ key: String) -> Bool {
+        !ignoredKeyGlobs.isEmpty && ignoredKeyGlobs.contains { $0.matches(key) }
     }
 
     /// The JSON key (path) of an entity's primary key: its explicit `jsonKey`, else the entity's `jsonIDKey`.

@@ -31,6 +31,13 @@ public struct Attribute: Sendable, Hashable {
     public var jsonKey: String?
     /// The name of a transform applied to the JSON value (`percentage`, a date format name, a custom one), or `nil`.
     public var transform: String?
+    /// `true` for the JSON column a schema adds to an entity that keeps its unmapped keys
+    /// (``UnmappedKeyPolicy/keep``): it has no JSON key of its own and is not written to schema files.
+    ///
+    /// ```swift
+    /// issue.attributes.filter(\.isUnmappedColumn).map(\.name)   // ["unmapped"]
+    /// ```
+    public internal(set) var isUnmappedColumn = false
 
     /// Creates an attribute.
     ///

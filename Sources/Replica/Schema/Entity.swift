@@ -35,6 +35,27 @@ public struct Entity: Sendable, Hashable {
     /// tags.actions = [.index, .show]          // read-only: POST, PUT, DELETE answer 405
     /// ```
     public var actions: Set<EntityAction>?
+    /// What imports do with the keys of this entity's objects that match no attribute or
+    /// relationship; `nil` follows the schema's ``Schema/unmappedKeys`` (default `warn`).
+    ///
+    /// ```swift
+    /// var issue = Entity("Issue", unmappedKeys: .keep) { Attribute("id", .integer) }
+    /// issue.unmappedKeys = .ignore
+    /// ```
+    public var unmappedKeys: UnmappedKeyPolicy?
+    /// Globs of keys this entity's objects may hold without being stored, counted or warned
+    /// about, on top of the schema's ``Schema/ignoreKeys`` (see ``KeyGlob``).
+    ///
+    /// ```swift
+    /// let issue = Entity("Issue", ignoreKeys: ["*_url", "node_id"]) { Attribute("id", .integer) }
+    /// ```
+    public var ignoreKeys: [String]
+    /// The column that holds the kept keys under ``UnmappedKeyPolicy/keep``; `nil` for `unmapped`.
+    ///
+    /// ```swift
+    /// let issue = Entity("Issue", unmappedKeys: .keep, unmappedColumn: "extra") { Attribute("id", .integer) }
+    /// ```
+    public var unmappedColumn: String?
 
     /// Creates an entity.
     ///
@@ -45,6 +66,9 @@ public struct Entity: Sendable, Hashable {
     ///   - jsonIDKey: The JSON key of the id (default `id`).
     ///   - namespace: The JSON namespace of one object.
     ///   - collectionNamespace: The JSON namespace of a collection.
+    ///   - unmappedKeys: What imports do with unmapped keys; `nil` for the schema's policy.
+    ///   - ignoreKeys: Globs of keys never stored, counted or warned about.
+    ///   - unmappedColumn: The column of kept keys (default `unmapped`).
     ///   - members: Attributes, relationships and indexes.
     public init(
         _ name: String,
@@ -53,8 +77,14 @@ public struct Entity: Sendable, Hashable {
         jsonIDKey: String? = nil,
         namespace: String? = nil,
         collectionNamespace: String? = nil,
+        unmappedKeys: UnmappedKeyPolicy? = nil,
+        ignoreKeys: [String] = [],
+        unmappedColumn: String? = nil,
         @EntityBuilder _ members: () -> [EntityMember] = { [] }
     ) {
+        self.unmappedKeys = unmappedKeys
+        self.ignoreKeys = ignoreKeys
+        self.unmappedColumn = unmappedColumn
         self.name = name
         self.tableName = tableName ?? Inflection.tableName(for: name)
         self.primaryKey = primaryKey
@@ -142,10 +172,13 @@ extension Schema {
         envelope: String? = nil,
         routes: [Route] = [],
         headers: [String: String] = [:],
+        unmappedKeys: UnmappedKeyPolicy = .warn,
+        ignoreKeys: [String] = [],
         @SchemaBuilder entities: () -> [Entity]
     ) throws {
         try self.init(name: name, version: version, keyConvention: keyConvention, envelope: envelope,
-                      entities: entities(), routes: routes, headers: headers)
+                      entities: entities(), routes: routes, headers: headers, unmappedKeys: unmappedKeys,
+                      ignoreKeys: ignoreKeys)
     }
 }
 

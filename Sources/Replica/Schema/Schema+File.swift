@@ -113,7 +113,8 @@ struct SchemaFileReader {
             throw fail(.duplicateKey, "key '\(key)' is given twice in one object", at: pointer)
         }
         let object = try self.object(value, at: root, allowed: ["$schema", "name", "version", "description",
-                                                                "keyConvention", "envelope", "entities", "routes", "headers"])
+                                                                "keyConvention", "envelope", "entities", "routes", "headers",
+                                                                "unmappedKeys", "ignoreKeys"])
         let name = try requiredString(object, "name", at: root)
         var version = 1
         if let raw = object["version"] {
@@ -147,13 +148,15 @@ struct SchemaFileReader {
             routes = try array.enumerated().map { try route(from: $0.element, at: root / "routes" / $0.offset) }
         }
         return Schema(unchecked: name, version: version, keyConvention: convention, envelope: envelope,
-                      entities: entities, routes: routes, headers: try headers(object["headers"], at: root / "headers"))
+                      entities: entities, routes: routes, headers: try headers(object["headers"], at: root / "headers"),
+                      unmappedKeys: try unmappedKeyPolicy(object["unmappedKeys"], at: root / "unmappedKeys") ?? .warn,
+                      ignoreKeys: try keyGlobs(object["ignoreKeys"], at: root / "ignoreKeys"))
     }
 
     func entity(named name: String, from value: JSONValue, at pointer: JSONPointer) throws -> Entity {
         let object = try self.object(value, at: pointer, allowed: [
             "description", "table", "primaryKey", "jsonIdKey", "namespace", "collectionNamespace",
-            "attributes", "relationships", "indexes", "actions",
+            "attributes", "relationships", "indexes", "actions", "unmappedKeys", "ignoreKeys", "unmappedColumn",
         ])
         guard let attributesValue = object["attributes"] else {
             throw fail(.missingKey, "missing required key 'attributes'", at: pointer)
@@ -205,7 +208,10 @@ struct SchemaFileReader {
             primaryKey: primaryKey,
             jsonIDKey: try string(object["jsonIdKey"], at: pointer / "jsonIdKey"),
             namespace: try string(object["namespace"], at: pointer / "namespace"),
-            collectionNamespace: try string(object["collectionNamespace"], at: pointer / "collectionNamespace")
+            collectionNamespace: try string(object["collectionNamespace"], at: pointer / "collectionNamespace"),
+            unmappedKeys: try unmappedKeyPolicy(object["unmappedKeys"], at: pointer / "unmappedKeys"),
+            ignoreKeys: try keyGlobs(object["ignoreKeys"], at: pointer / "ignoreKeys"),
+            unmappedColumn: try string(object["unmappedColumn"], at: pointer / "unmappedColumn")
         ) {
             for attribute in attributes { attribute }
             for relationship in relationships { relationship }
@@ -371,6 +377,30 @@ struct SchemaFileReader {
         return Route(method, path, target: target, stale: stale,
                      envelope: try string(object["envelope"], at: pointer / "envelope"), timeout: timeout, headers: headers,
                      singleton: try bool(object["singleton"], at: pointer / "singleton") ?? false)
+    }
+
+    /// An `"unmappedKeys"` policy (of the schema or an entity): `warn`, `ignore` or `keep`.
+    func unmappedKeyPolicy(_ value: JSONValue?, at pointer: JSONPointer) throws -> UnmappedKeyPolicy? {
+        guard let raw = try string(value, at: pointer) else { return nil }
+        guard let policy = UnmappedKeyPolicy(rawValue: raw) else {
+            let known = UnmappedKeyPolicy.allCases.map(\.rawValue).joined(separator: ", ")
+            throw fail(.invalidValue, "unknown unmappedKeys policy '\(raw)' (expected one of: \(known))", at: pointer)
+        }
+        return policy
+    }
+
+    /// An `"ignoreKeys"` array (of the schema or an entity): key globs, each a non-empty string.
+    func keyGlobs(_ value: JSONValue?, at pointer: JSONPointer) throws -> [String] {
+        guard let value, !value.isNull else { return [] }
+        guard case .array(let items) = value else {
+            throw fail(.invalidValue, "expected an array of key patterns (\"*_url\"), found \(value.typeName)", at: pointer)
+        }
+        return try items.enumerated().map { offset, item in
+            guard case .string(let pattern) = item else {
+                throw fail(.invalidValue, "expected a key pattern as a string, found \(item.typeName)", at: pointer / offset)
+            }
+            return pattern
+        }
     }
 
     /// A `"headers"` object (of the schema or a route): name → value, each a string.

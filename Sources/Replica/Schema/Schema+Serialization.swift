@@ -14,9 +14,32 @@ extension Schema {
         for entity in entities { entitiesObject[entity.name] = entity.fileJSON }
         object["entities"] = .object(entitiesObject)
         if !routes.isEmpty { object["routes"] = .array(routes.map(\.fileJSON)) }
+        if unmappedKeys != .warn { object["unmappedKeys"] = .string(unmappedKeys.rawValue) }
+        if !ignoreKeys.isEmpty { object["ignoreKeys"] = .array(ignoreKeys.map { .string($0) }) }
         if !headers.isEmpty {
             object["headers"] = .object(JSONObject(headers.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
         }
+        return .object(object)
+    }
+}
+
+extension Schema {
+    /// ``fileJSON`` without what changes no table: `unmappedKeys` and `ignoreKeys` are left out,
+    /// and each entity that keeps its unmapped keys names its column. Two schemas equal in it
+    /// open the same tables.
+    var storageJSON: JSONValue {
+        guard case .object(var object) = fileJSON, case .object(let entitiesObject)? = object["entities"] else { return fileJSON }
+        object["unmappedKeys"] = nil
+        object["ignoreKeys"] = nil
+        var stored = JSONObject()
+        for entity in entities {
+            guard case .object(var e)? = entitiesObject[entity.name] else { continue }
+            e["unmappedKeys"] = nil
+            e["ignoreKeys"] = nil
+            e["unmappedColumn"] = entity.unmappedAttribute.map { .string($0.name) }
+            stored[entity.name] = .object(e)
+        }
+        object["entities"] = .object(stored)
         return .object(object)
     }
 }
@@ -32,8 +55,12 @@ extension Entity {
         if let actions {
             object["actions"] = .array(EntityAction.allCases.filter(actions.contains).map { .string($0.rawValue) })
         }
+        if let unmappedKeys { object["unmappedKeys"] = .string(unmappedKeys.rawValue) }
+        if !ignoreKeys.isEmpty { object["ignoreKeys"] = .array(ignoreKeys.map { .string($0) }) }
+        if let unmappedColumn { object["unmappedColumn"] = .string(unmappedColumn) }
         var attributesObject = JSONObject()
-        for attribute in attributes {
+        // The column of kept keys is made from `unmappedKeys`, not written.
+        for attribute in attributes where !attribute.isUnmappedColumn {
             var a = JSONObject()
             a["type"] = .string(attribute.type.rawValue)
             a["nullable"] = .bool(attribute.isNullable)

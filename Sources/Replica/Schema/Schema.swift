@@ -31,12 +31,33 @@ public struct Schema: Sendable, Hashable {
     /// let schema = try Schema(name: "github", headers: ["Accept": "application/vnd.github+json"]) { … }
     /// ```
     public var headers: [String: String]
+    /// What imports do with keys that match no attribute or relationship, for entities that do
+    /// not say (``Entity/unmappedKeys``): `warn` (the default), `ignore` or `keep`.
+    ///
+    /// ```swift
+    /// let schema = try Schema(name: "github", unmappedKeys: .ignore) { … }
+    /// ```
+    public var unmappedKeys: UnmappedKeyPolicy
+    /// Globs of keys no entity stores, counts or warns about (``KeyGlob``), on top of each
+    /// entity's own ``Entity/ignoreKeys``.
+    ///
+    /// ```swift
+    /// let schema = try Schema(name: "github", ignoreKeys: ["*_url", "node_id"]) { … }
+    /// ```
+    public var ignoreKeys: [String]
 
     /// Creates a schema from its parts, checking that it is consistent.
     ///
     /// ```swift
     /// let schema = try Schema(name: "blog", entities: [user], routes: [Route(.get, "/users", target: .entity("User"))],
     ///                         headers: ["User-Agent": "blog-sync/1.0"])
+    /// ```
+    ///
+    /// `unmappedKeys` and `ignoreKeys` say what imports do with keys no attribute takes, for every
+    /// entity (each ``Entity`` may say otherwise):
+    ///
+    /// ```swift
+    /// let schema = try Schema(name: "github", entities: [issue], unmappedKeys: .keep, ignoreKeys: ["*_url", "node_id"])
     /// ```
     ///
     /// - Throws: ``SchemaError`` when an entity, attribute, relationship or route is invalid.
@@ -47,16 +68,21 @@ public struct Schema: Sendable, Hashable {
         envelope: String? = nil,
         entities: [Entity],
         routes: [Route] = [],
-        headers: [String: String] = [:]
+        headers: [String: String] = [:],
+        unmappedKeys: UnmappedKeyPolicy = .warn,
+        ignoreKeys: [String] = []
     ) throws {
         self.init(unchecked: name, version: version, keyConvention: keyConvention, envelope: envelope, entities: entities,
-                  routes: routes, headers: headers)
+                  routes: routes, headers: headers, unmappedKeys: unmappedKeys, ignoreKeys: ignoreKeys)
         try SchemaValidator(file: nil).validate(&self)
     }
 
     /// Creates a schema without validating it. Only the validator and loader use this.
     init(unchecked name: String, version: Int, keyConvention: KeyConvention, envelope: String?,
-         entities: [Entity], routes: [Route], headers: [String: String] = [:]) {
+         entities: [Entity], routes: [Route], headers: [String: String] = [:],
+         unmappedKeys: UnmappedKeyPolicy = .warn, ignoreKeys: [String] = []) {
+        self.unmappedKeys = unmappedKeys
+        self.ignoreKeys = ignoreKeys
         self.name = name
         self.version = version
         self.keyConvention = keyConvention

@@ -27,6 +27,8 @@ struct SchemaValidator {
         guard schema.version >= 1 else {
             throw fail(.invalidValue, "version must be 1 or more, not \(schema.version)", at: .root / "version")
         }
+        // A schema validated before carries the columns of kept keys; they are made again below.
+        for index in schema.entities.indices { schema.entities[index].attributes.removeAll(where: \.isUnmappedColumn) }
         var entityNames: [String: String] = [:]
         var tableNames: [String: String] = [:]
         for entity in schema.entities {
@@ -61,6 +63,34 @@ struct SchemaValidator {
         }
         try validateJoinTables(of: schema, entityTables: tableNames)
         try validateRoutes(of: schema)
+        try validateUnmappedKeys(of: schema)
+        schema.synthesizeUnmappedColumns()
+    }
+
+    /// `ignoreKeys` patterns are not empty; the column of kept keys is a valid name that no
+    /// attribute has already.
+    private func validateUnmappedKeys(of schema: Schema) throws {
+        for (offset, pattern) in schema.ignoreKeys.enumerated() where pattern.isEmpty {
+            throw fail(.invalidValue, "an empty ignoreKeys pattern matches no key", at: .root / "ignoreKeys" / offset)
+        }
+        for entity in schema.entities {
+            let pointer = JSONPointer.root / "entities" / entity.name
+            for (offset, pattern) in entity.ignoreKeys.enumerated() where pattern.isEmpty {
+                throw fail(.invalidValue, "an empty ignoreKeys pattern matches no key", at: pointer / "ignoreKeys" / offset)
+            }
+            if let column = entity.unmappedColumn {
+                guard !column.isEmpty else { throw fail(.invalidValue, "unmappedColumn is empty", at: pointer / "unmappedColumn") }
+                try checkName(column, "unmappedColumn", at: pointer / "unmappedColumn")
+            }
+            guard schema.unmappedKeyPolicy(of: entity) == .keep else { continue }
+            let column = entity.unmappedColumnName
+            if let clash = entity.attributes.first(where: { $0.name.lowercased() == column.lowercased() }) {
+                let at = entity.unmappedColumn != nil ? pointer / "unmappedColumn"
+                    : entity.unmappedKeys != nil ? pointer / "unmappedKeys" : JSONPointer.root / "unmappedKeys"
+                throw fail(.duplicateName, "entity '\(entity.name)' keeps its unmapped keys in column '\(column)', which is "
+                           + "also its attribute '\(clash.name)'; name another column with \"unmappedColumn\"", at: at)
+            }
+        }
     }
 
     private func validateRoutes(of schema: Schema) throws {

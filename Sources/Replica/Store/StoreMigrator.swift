@@ -71,6 +71,9 @@ package struct StoreMigrator {
             return MigrationPlan(schema: schema, statements: try create(catalog, schema: schema), recordsSchema: true)
         case (let recorded?, let schema?):
             if recorded.fileJSON == schema.fileJSON { return MigrationPlan(schema: schema, statements: [], recordsSchema: false) }
+            // What is done with unmapped keys, short of keeping them in a column, changes no table:
+            // the new policy is recorded without a version.
+            if recorded.storageJSON == schema.storageJSON { return MigrationPlan(schema: schema, statements: [], recordsSchema: true) }
             guard recorded.name == schema.name else {
                 throw fail("the database holds schema '\(recorded.name)', not '\(schema.name)'")
             }

@@ -61,11 +61,17 @@ struct FastObjectDecoder: Sendable {
     /// string key, an integer for an integer key. Other key types take the general path, whose
     /// change sets record the key values exactly as mapped.
     let keyCellKind: RowBatch.Kind?
+    /// What the map does with keys that match nothing, its column of kept keys, and the keys it ignores.
+    let unmappedKeys: UnmappedKeyPolicy
+    let unmappedIndex: Int?
+    let ignoredKeyGlobs: [KeyGlob]
 
     /// `nil` when the entity's map uses key paths (nested keys), which only the general path reads.
     init?(map: PropertyMap) {
         var slots: [Slot] = []
         for (index, attribute) in map.attributes.enumerated() {
+            // The column of kept keys has no key: it is filled once the object's keys are read.
+            if index == map.unmappedIndex { continue }
             guard attribute.jsonPath.count == 1 else { return nil }
             let kind: Kind
             switch (attribute.type, attribute.transform) {
@@ -102,6 +108,9 @@ struct FastObjectDecoder: Sendable {
         self.map = map
         self.attributeCount = map.attributes.count
         self.primaryKeyIndex = map.primaryKeyIndex
+        self.unmappedKeys = map.unmappedKeys
+        self.unmappedIndex = map.unmappedIndex
+        self.ignoredKeyGlobs = map.ignoredKeyGlobs
         let keyType = map.attributes.indices.contains(map.primaryKeyIndex) ? map.attributes[map.primaryKeyIndex].type : nil
         switch keyType {
         case .integer?: keyCellKind = .integer
@@ -162,6 +171,8 @@ struct FastObjectDecoder: Sendable {
         do {
             guard case .beginObject = try reader.next() else { return false }
             var stored: UInt64 = 0
+            // Made at the first kept key only: the other policies' objects pay nothing for it.
+            var kept: JSONObject?
             while true {
                 let token = try reader.next()
                 guard case .key(let key) = token else {
@@ -171,9 +182,23 @@ struct FastObjectDecoder: Sendable {
                 if key.hasEscapes { return false }
                 guard let slot = target(for: key) else {
                     if isDeclined(key) { return false }
-                    found.append(FoundKey(index: tally.entry(entity: entity, kind: .unknownKey, key: key.rawBytes),
-                                          kind: .unknownKey))
-                    try reader.skipValue()
+                    if !ignoredKeyGlobs.isEmpty && ignoredKeyGlobs.contains(where: { $0.matches(key.rawBytes) }) {
+                        try reader.skipValue()
+                        continue
+                    }
+                    switch unmappedKeys {
+                    case .warn:
+                        found.append(FoundKey(index: tally.entry(entity: entity, kind: .unknownKey, key: key.rawBytes),
+                                              kind: .unknownKey))
+                        try reader.skipValue()
+                    case .ignore:
+                        try reader.skipValue()
+                    case .keep:
+                        // Read as the general path reads it, so both write the same JSON text.
+                        let value = try reader.readValue()
+                        kept = kept ?? JSONObject()
+                        kept?[String(decoding: key.rawBytes, as: UTF8.self)] = value
+                    }
                     continue
                 }
                 if slot.attribute < 64 {
@@ -187,6 +212,7 @@ struct FastObjectDecoder: Sendable {
                 guard store(try reader.next(), slot: slot, into: &sink) else { return false }
             }
             guard case .end = try reader.next() else { return false }
+            if let unmappedIndex { sink.set(kept.map { .json(.object($0)) } ?? .null, unmappedIndex) }
             return true
         } catch {
             return false
@@ -233,7 +259,11 @@ struct FastObjectDecoder: Sendable {
                 guard tokenizer.p < tokenizer.end else { return false }
                 let separator = tokenizer.p.pointee
                 tokenizer.p += 1
-                if separator == UInt8(ascii: "}") { return true }
+                if separator == UInt8(ascii: "}") {
+                    // Every key was mapped: nothing to keep.
+                    if let unmappedIndex { batch.setNull(unmappedIndex) }
+                    return true
+                }
                 guard separator == UInt8(ascii: ",") else { return false }
                 tokenizer.skipWhitespace()
                 predicted = order.next[entry]

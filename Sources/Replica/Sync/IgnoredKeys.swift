@@ -29,6 +29,9 @@ public struct IgnoredKey: Sendable, Hashable, CustomStringConvertible {
     public var count: Int
     /// Where it first occurred.
     public var example: JSONPointer
+    /// What it first occurred in: the file, or the request of a page (`GET https://api.example.com/issues?page=2`);
+    /// `nil` when not known.
+    public var source: String? = nil
 
     public var description: String {
         let name = entity.map { "\($0).\(key)" } ?? key
@@ -54,14 +57,18 @@ struct IgnoredKeyTally: Sendable {
         var key: [UInt8]
         var count: Int
         var example: JSONPointer?
+        var source: String?
     }
 
-    static let distinctLimit = 64
+    /// The most distinct keys named; occurrences of others are counted in ``unnamedCount``.
+    static let distinctLimit = 512
     private(set) var entries: [Entry] = []
     /// Occurrences of unknown keys and collections (not duplicates), named or not.
     private(set) var ignoredCount = 0
     /// Every occurrence, duplicates included.
     private(set) var total = 0
+    /// Occurrences of unknown keys and collections past the distinct limit, which are not named.
+    private(set) var unnamedCount = 0
 
     /// The index of the entry for these key bytes, made when new; `nil` past the distinct limit.
     mutating func entry(entity: Int, kind: IgnoredKey.Kind, key: UnsafeRawBufferPointer) -> Int? {
@@ -70,15 +77,19 @@ struct IgnoredKeyTally: Sendable {
             return index
         }
         guard entries.count < Self.distinctLimit else { return nil }
-        entries.append(Entry(entity: entity, kind: kind, key: Array(key), count: 0, example: nil))
+        entries.append(Entry(entity: entity, kind: kind, key: Array(key), count: 0, example: nil, source: nil))
         return entries.count - 1
     }
 
     /// Counts one occurrence of the entry at `index` (or of an unnamed key when `nil`) found at `pointer`.
     mutating func count(_ index: Int?, kind: IgnoredKey.Kind, at pointer: @autoclosure () -> JSONPointer) {
         total += 1
-        if kind == .unknownKey || kind == .unknownCollection { ignoredCount += 1 }
-        guard let index else { return }
+        let ignored = kind == .unknownKey || kind == .unknownCollection
+        if ignored { ignoredCount += 1 }
+        guard let index else {
+            if ignored { unnamedCount += 1 }
+            return
+        }
         entries[index].count += 1
         if entries[index].example == nil { entries[index].example = pointer() }
     }
@@ -102,11 +113,25 @@ struct IgnoredKeyTally: Sendable {
             let index = entry.key.withUnsafeBytes { self.entry(entity: entry.entity, kind: entry.kind, key: $0) }
             if let index {
                 entries[index].count += entry.count
-                if entries[index].example == nil { entries[index].example = entry.example }
+                if entries[index].example == nil {
+                    entries[index].example = entry.example
+                    entries[index].source = entry.source
+                }
+            } else if entry.kind == .unknownKey || entry.kind == .unknownCollection {
+                unnamedCount += entry.count
             }
         }
         total += other.total
         ignoredCount += other.ignoredCount
+        unnamedCount += other.unnamedCount
+    }
+
+    /// Names `source` as where the keys counted so far without one occurred (a response's reader
+    /// calls it once it has read the response).
+    mutating func setSource(_ source: String) {
+        for index in entries.indices where entries[index].source == nil && entries[index].count > 0 {
+            entries[index].source = source
+        }
     }
 
     /// The named keys, most frequent first.
@@ -114,7 +139,36 @@ struct IgnoredKeyTally: Sendable {
         entries.filter { $0.count > 0 }.map { entry in
             IgnoredKey(kind: entry.kind, entity: entry.entity >= 0 ? entityNames[entry.entity] : nil,
                        key: String(decoding: entry.key, as: UTF8.self), count: entry.count,
-                       example: entry.example ?? JSONPointer(components: []))
+                       example: entry.example ?? JSONPointer(components: []), source: entry.source)
         }.sorted { ($0.count, $1.key) > ($1.count, $0.key) }
+    }
+}
+
+extension IgnoredKey {
+    /// Keys listed by entity, each with its count and first pointer, in the order given:
+    /// `Issue: url × 30 (first at /0/url), node_id × 30 (first at /0/node_id); User: gravatar_id × 1 (first at /0/user/gravatar_id)`.
+    /// Collections are listed as `collection gadgets × 2 (first at /gadgets)`.
+    ///
+    /// ```swift
+    /// IgnoredKey.grouped(result.ignoredKeys.filter { $0.kind == .unknownKey })
+    /// ```
+    ///
+    /// - Parameter keys: The keys, most frequent first.
+    /// - Returns: One text; empty for no keys.
+    public static func grouped(_ keys: [IgnoredKey]) -> String {
+        var order: [String?] = []
+        var byEntity: [String?: [IgnoredKey]] = [:]
+        for key in keys {
+            if byEntity[key.entity] == nil { order.append(key.entity) }
+            byEntity[key.entity, default: []].append(key)
+        }
+        return order.map { entity in
+            let items = (byEntity[entity] ?? []).map { key -> String in
+                let place = key.example.components.isEmpty ? "/" : key.example.description
+                let what = key.kind == .unknownCollection ? "collection " : ""
+                return "\(what)\(key.key) × \(key.count) (first at \(place))"
+            }.joined(separator: ", ")
+            return entity.map { "\($0): \(items)" } ?? items
+        }.joined(separator: "; ")
     }
 }

@@ -91,6 +91,7 @@ extension ResponseReader {
                 try readOne(lineStart, lineStart + bytes.count, offset: cursor.carryOffset, number: cursor.carryLine)
             }
         }
+        try finishKeys(&summary.statistics)
         if !batch.isEmpty { guard queue.push(.rows(batch)) else { return } }
         // The input stands for one array: a complete collection of the entity.
         summary.skeleton = .array([])

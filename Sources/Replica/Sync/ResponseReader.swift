@@ -132,6 +132,7 @@ final class ResponseReader: Sendable {
                 try self.handle(element, batch: &batch, planned: &planned, statistics: &summary.statistics)
             })
         }
+        try finishKeys(&summary.statistics)
         if !batch.isEmpty { guard queue.push(.rows(batch)) else { return } }
         summary.matches = parser.matches
         try checkShape(parser: parser, summary: &summary)
@@ -162,22 +163,46 @@ final class ResponseReader: Sendable {
                         statistics: inout PlanStatistics) throws {
         if let fast, case .entity(let entity, _) = shape, decodeFast(element, fast: fast, entity: entity, batch: &batch,
                                                                       statistics: &statistics) {
-            if options.strictKeys && statistics.ignored.total > 0 { throw strictError(statistics.ignored) }
             return
         }
         planned.removeAll(keepingCapacity: true)
         try plan(element, into: &planned, statistics: &statistics)
-        if options.strictKeys && statistics.ignored.total > 0 { throw strictError(statistics.ignored) }
         let maps = planner.mapping.maps
         for row in planned { batch.append(row, keyIndex: row.isLinks ? 0 : maps[row.entity].primaryKeyIndex) }
     }
 
-    /// The error of ``SyncOptions/strictKeys``: the first key that was not stored, and where.
+    /// Once the whole response is read: names it as the source of its ignored keys, and under
+    /// ``SyncOptions/strictKeys`` fails listing every key that would not be stored (the writer
+    /// then rolls back what it had).
+    func finishKeys(_ statistics: inout PlanStatistics) throws {
+        statistics.ignored.setSource(source)
+        if options.strictKeys && statistics.ignored.total > 0 { throw strictError(statistics.ignored) }
+    }
+
+    /// The error of ``SyncOptions/strictKeys``: every key that was not stored, with counts and
+    /// first pointers (one key: what it is and where).
     private func strictError(_ tally: IgnoredKeyTally) -> SyncError {
         let names = planner.mapping.maps.map(\.entity.name)
-        guard let first = tally.keys(entityNames: names).first else {
-            return SyncError(.ignoredKey, "more than \(IgnoredKeyTally.distinctLimit) distinct keys were not stored (strict)",
-                             source: source)
+        let keys = tally.keys(entityNames: names)
+        let unnamed = tally.unnamedCount > 0
+            ? "; \(tally.unnamedCount) more past the first \(IgnoredKeyTally.distinctLimit) distinct keys" : ""
+        guard let first = keys.first, keys.count == 1, tally.unnamedCount == 0 else {
+            let unknown = keys.filter { $0.kind == .unknownKey || $0.kind == .unknownCollection }
+            let duplicates = keys.filter { $0.kind == .duplicateKey }
+            let shared = keys.filter { $0.kind == .sharedChild }
+            var parts: [String] = []
+            if !unknown.isEmpty || tally.unnamedCount > 0 {
+                let count = tally.ignoredCount
+                parts.append("\(count) \(count == 1 ? "key" : "keys") matched no attribute or entity: "
+                             + IgnoredKey.grouped(unknown) + unnamed)
+            }
+            if !duplicates.isEmpty {
+                parts.append("keys given twice in one object: " + IgnoredKey.grouped(duplicates))
+            }
+            if !shared.isEmpty {
+                parts.append("children nested under two parents: " + IgnoredKey.grouped(shared))
+            }
+            return SyncError(.ignoredKey, parts.joined(separator: "; ") + " (strict: nothing was written)", source: source)
         }
         let place = first.example.components.isEmpty ? "/" : first.example.description
         let what: String

@@ -22,6 +22,14 @@ public struct MockResource: Sendable, Hashable {
     public let parents: [MockParent]
     /// Where each property sits in JSON objects (dotted names nest).
     let keyPaths: MockKeyPaths
+    /// A `json` property that holds the keys of objects no other property takes, served merged back
+    /// into the object (a Replica entity with `"unmappedKeys": "keep"`); `nil` drops such keys.
+    ///
+    /// ```swift
+    /// var issues = MockResource("issues", properties: [MockProperty("title", .string), MockProperty("unmapped", .json)])
+    /// issues.unmappedProperty = "unmapped"   // {"title": "t", "html_url": "…"} round-trips whole
+    /// ```
+    public var unmappedProperty: String?
 
     /// Creates a resource.
     ///
@@ -87,6 +95,7 @@ public struct MockResource: Sendable, Hashable {
                   let attribute = entity.attribute(named: foreignKey) else { continue }
             parents.append(MockParent(destination.tableName, key: jsonKey(attribute)))
         }
+        // The column of kept unmapped keys holds what no other property takes; objects are served with it merged in.
         var properties = entity.attributes.map { MockProperty(jsonKey($0), MockPropertyType($0.type)) }
         // A many-to-many array (objects or keys) is kept as the client sent it and served back whole.
         for relationship in entity.relationships where relationship.isManyToMany {
@@ -105,6 +114,7 @@ public struct MockResource: Sendable, Hashable {
             })
         } ?? .all
         self.init(entity.tableName, properties: properties, actions: allowed, primaryKey: primaryKey, parents: parents)
+        unmappedProperty = entity.unmappedAttribute.map(jsonKey)
     }
 
     /// Every resource of a schema, in the schema's order.
@@ -187,6 +197,12 @@ extension MockResource {
                     // the value is not lost.
                     let shape = keyPaths.paths[index].reversed().reduce("…") { inner, part in "{\"\(part)\": \(inner)}" }
                     harvest.errors.append((key, ["is nested: send \(shape)"]))
+                } else if let unmappedProperty {
+                    // Kept whole, at its key path, for the object to be served as it came.
+                    harvest.known += 1
+                    var kept = harvest.values[unmappedProperty]?.objectValue ?? JSONObject()
+                    Self.insert(member, at: (prefix.split(separator: ".").map(String.init) + [key])[...], into: &kept)
+                    harvest.values[unmappedProperty] = .object(kept)
                 } else {
                     harvest.unknown.append((prefix + key, ["is not a property of \(name)"]))
                 }
@@ -207,6 +223,19 @@ extension MockResource {
                 }
             }
         }
+    }
+
+    /// Sets `value` at a key path of `object`, making the objects on the way.
+    private static func insert(_ value: JSONValue, at path: ArraySlice<String>, into object: inout JSONObject) {
+        guard let first = path.first else { return }
+        let rest = path.dropFirst()
+        guard !rest.isEmpty else {
+            object[first] = value
+            return
+        }
+        var nested = object[first]?.objectValue ?? JSONObject()
+        insert(value, at: rest, into: &nested)
+        object[first] = .object(nested)
     }
 
     /// Type-checks one property's value.
@@ -241,12 +270,33 @@ extension MockResource {
     ///   - values: the stored values, keyed by property name.
     /// - Returns: the JSON object.
     public func nested(_ values: JSONObject) -> JSONObject {
-        keyPaths.nests ? MockKeyPaths.build(keyPaths.root, from: values, properties: properties) : complete(values)
+        mergingUnmapped(keyPaths.nests ? MockKeyPaths.build(keyPaths.root, from: values, properties: properties) : complete(values))
     }
 
     /// A store's object (every property present already) as it goes on the wire: as it is when no property nests.
     func wire(_ stored: JSONObject) -> JSONObject {
-        keyPaths.nests ? MockKeyPaths.build(keyPaths.root, from: stored, properties: properties) : stored
+        mergingUnmapped(keyPaths.nests ? MockKeyPaths.build(keyPaths.root, from: stored, properties: properties) : stored)
+    }
+
+    /// The object with the members of ``unmappedProperty`` in place of it (nested ones merged into
+    /// the objects of their key paths); a property's own value wins over a kept key of its name.
+    func mergingUnmapped(_ object: JSONObject) -> JSONObject {
+        guard let unmappedProperty, let value = object[unmappedProperty] else { return object }
+        var merged = object
+        merged[unmappedProperty] = nil
+        guard case .object(let kept) = value else { return merged }
+        func merge(_ kept: JSONObject, into target: inout JSONObject) {
+            for (key, member) in kept {
+                if case .object(let inner) = member, case .object(var existing)? = target[key] {
+                    merge(inner, into: &existing)
+                    target[key] = .object(existing)
+                } else if target[key] == nil {
+                    target[key] = member
+                }
+            }
+        }
+        merge(kept, into: &merged)
+        return merged
     }
 
     /// Puts `values` (keyed by property name) at their properties' key paths, adding no missing ones;
