@@ -18,15 +18,8 @@ struct SyncCommandTests {
              "cars": [{"name": "beetle", "color": "red", "person_id": 1}, {"name": "mini", "color": "blue", "person_id": 2}]}
             """.utf8).write(to: data)
         let schema = packageRoot.appendingPathComponent("Schemas/people.json").path
-        let serve = Process()
-        serve.executableURL = URL(fileURLWithPath: ChildProcess.replica)
-        serve.arguments = ["serve", "--schema", schema, "--data", data.path, "--port", "0"]
-        let out = Pipe()
-        serve.standardOutput = out
-        serve.standardError = FileHandle.nullDevice
-        try serve.run()
+        let (serve, line) = try Self.serve(schema: schema, data: data)
         defer { if serve.isRunning { serve.interrupt() }; serve.waitUntilExit() }
-        let line = try #require(Self.firstLine(out.fileHandleForReading))
         #expect(line.hasPrefix("Listening on http://127.0.0.1:"))
         let base = String(line.dropFirst("Listening on ".count))
 
@@ -52,6 +45,24 @@ struct SyncCommandTests {
             let stored = try store.rows(entity).map { JSONValue.object(map.encode($0)) }
             #expect(stored == served.arrayValue, "\(entity)")
         }
+    }
+
+    /// Starts `replica serve --schema SCHEMA --data DATA --port 0`; returns the process (the caller
+    /// stops it) and the first line it printed (`Listening on http://127.0.0.1:PORT`).
+    static func serve(schema: String, data: URL) throws -> (Process, String) {
+        let serve = Process()
+        serve.executableURL = URL(fileURLWithPath: ChildProcess.replica)
+        serve.arguments = ["serve", "--schema", schema, "--data", data.path, "--port", "0"]
+        let out = Pipe()
+        serve.standardOutput = out
+        serve.standardError = FileHandle.nullDevice
+        try serve.run()
+        guard let line = firstLine(out.fileHandleForReading) else {
+            if serve.isRunning { serve.interrupt() }
+            serve.waitUntilExit()
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "replica serve printed nothing"])
+        }
+        return (serve, line)
     }
 
     static func firstLine(_ handle: FileHandle) -> String? {

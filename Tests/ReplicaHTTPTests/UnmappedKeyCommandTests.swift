@@ -147,22 +147,14 @@ struct UnmappedKeyCommandTests {
         let directory = try TemporaryDirectory("replica-unmapped")
         defer { directory.remove() }
         let schema = directory.path("github.json")
-        // Users alone: the mock server wants a parent resource declared before its children.
         try Data(#"""
             {"name": "github", "entities": {"User": {"table": "users", "unmappedKeys": "keep",
              "attributes": {"id": "integer", "login": "string", "type": "string"}}}, "routes": [{"path": "/users", "target": "User"}]}
             """#.utf8).write(to: URL(fileURLWithPath: schema))
         let data = directory.url("data.json")
         try Data("{\"users\": \(GitHubFixture.users)}".utf8).write(to: data)
-        let serve = Process()
-        serve.executableURL = URL(fileURLWithPath: ChildProcess.replica)
-        serve.arguments = ["serve", "--schema", schema, "--data", data.path, "--port", "0"]
-        let out = Pipe()
-        serve.standardOutput = out
-        serve.standardError = FileHandle.nullDevice
-        try serve.run()
+        let (serve, line) = try SyncCommandTests.serve(schema: schema, data: data)
         defer { if serve.isRunning { serve.interrupt() }; serve.waitUntilExit() }
-        let line = try #require(SyncCommandTests.firstLine(out.fileHandleForReading))
         let base = String(line.dropFirst("Listening on ".count))
 
         let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/users"), timeout: .seconds(10))

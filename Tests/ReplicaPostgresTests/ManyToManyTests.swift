@@ -33,6 +33,18 @@ struct ManyToManyTests {
         do { return try TestStore.schema("issues.json") } catch { fatalError("issues.json: \(error)") }
     }()
 
+    /// Runs `body` on a fresh store of `kind` with the issues schema, closed afterwards.
+    static func withStore(_ kind: StoreKind, _ body: (any ReplicaStore) async throws -> Void) async throws {
+        let test = try await TestStore.make(kind, schema: schema)
+        try await withTeardown { try await body(test.store) } teardown: { await test.close() }
+    }
+
+    /// Syncs one page of Hello-World's issues.
+    @discardableResult
+    static func syncIssues(_ store: any ReplicaStore, _ issues: [String], repository: String = "Hello-World") async throws -> SyncResult {
+        try await store.sync(.get, "/repos/octocat/\(repository)/issues", body: page(issues))
+    }
+
     /// The links of every issue, as `issueID: [labelID]`, read through ``RowPredicate/linked(to:_:through:in:)``.
     static func links(_ store: any ReplicaStore, issues: [Int]) async throws -> [Int: [Int64]] {
         var result: [Int: [Int64]] = [:]
@@ -48,110 +60,98 @@ struct ManyToManyTests {
     @Test("a shared label is stored once and linked to every issue; a second sync with the same page changes nothing",
           arguments: StoreKind.allCases)
     func sharedChildrenAreLinked(kind: StoreKind) async throws {
-        let test = try await TestStore.make(kind, schema: Self.schema)
-        try await withTeardown {
+        try await Self.withStore(kind) { store in
             let body = Self.page([
                 Self.issue(1, number: 1347, title: "Found a bug", labels: [Self.bug, Self.question]),
                 Self.issue(2, number: 1348, title: "Add dark mode", labels: [Self.enhancement, Self.bug]),
                 Self.issue(3, number: 1349, title: "No labels yet", labels: []),
             ])
-            let first = try await test.store.sync(.get, "/repos/octocat/Hello-World/issues", body: body)
+            let first = try await store.sync(.get, "/repos/octocat/Hello-World/issues", body: body)
             #expect(first.changes["Issue"]?.inserted.integers == [1, 2, 3])
             #expect(first.changes["Label"]?.inserted.integers.sorted() == [208045946, 208045947, 208045948])
             #expect(first.changes["Label"]?.updated.isEmpty == true)
             #expect(first.changes["User"]?.inserted.integers == [1])
-            #expect(try await Self.links(test.store, issues: [1, 2, 3]) == [1: [208045946, 208045948],
+            #expect(try await Self.links(store, issues: [1, 2, 3]) == [1: [208045946, 208045948],
                                                                             2: [208045946, 208045947], 3: []])
             // The other side of the same join table.
-            let bugged = try RowPredicate.linked(to: "Label", .integer(208045946), through: "issues", in: test.store.schema)
-            let issues = try await test.store.rows(RowQuery("Issue", where: bugged.sql, arguments: bugged.arguments,
+            let bugged = try RowPredicate.linked(to: "Label", .integer(208045946), through: "issues", in: store.schema)
+            let issues = try await store.rows(RowQuery("Issue", where: bugged.sql, arguments: bugged.arguments,
                                                             sort: [.ascending("id")]))
             #expect(issues.map { $0["number"] } == [.integer(1347), .integer(1348)])
             #expect(issues.map { $0["owner"] } == [.string("octocat"), .string("octocat")])
 
-            let again = try await test.store.sync(.get, "/repos/octocat/Hello-World/issues", body: body)
+            let again = try await store.sync(.get, "/repos/octocat/Hello-World/issues", body: body)
             #expect(again.changes.isEmpty)
-        } teardown: {
-            await test.close()
         }
     }
 
     @Test("a sync replaces exactly the links of the issues it holds; other issues keep theirs; labels stay",
           arguments: StoreKind.allCases)
     func linksReplacedPerParent(kind: StoreKind) async throws {
-        let test = try await TestStore.make(kind, schema: Self.schema)
-        try await withTeardown {
-            _ = try await test.store.sync(.get, "/repos/octocat/Hello-World/issues", body: Self.page([
+        try await Self.withStore(kind) { store in
+            _ = try await Self.syncIssues(store, [
                 Self.issue(1, number: 1347, title: "Found a bug", labels: [Self.bug, Self.question]),
                 Self.issue(2, number: 1348, title: "Add dark mode", labels: [Self.enhancement, Self.bug]),
-            ]))
+            ])
             // One issue fetched alone: bug unlinked, enhancement linked. Issue 2 is not in the body.
-            let one = try await test.store.sync(.get, "/repos/octocat/Hello-World/issues/1347", body: Data(
+            let one = try await store.sync(.get, "/repos/octocat/Hello-World/issues/1347", body: Data(
                 Self.issue(1, number: 1347, title: "Found a bug", labels: [Self.question, Self.enhancement]).utf8))
             #expect(one.changes["Issue"]?.updated.integers == [1])
             #expect(one.changes["Label"]?.updated.integers.sorted() == [208045946, 208045947])
             #expect(one.changes["Label"]?.inserted.isEmpty == true)
-            #expect(try await Self.links(test.store, issues: [1, 2]) == [1: [208045947, 208045948], 2: [208045946, 208045947]])
+            #expect(try await Self.links(store, issues: [1, 2]) == [1: [208045947, 208045948], 2: [208045946, 208045947]])
 
             // Bare keys link without describing the label; null unlinks every label.
             let bare = Self.issue(2, number: 1348, title: "Add dark mode", labels: ["208045948"])
             let nulled = Self.issue(1, number: 1347, title: "Found a bug", labels: []).replacingOccurrences(
                 of: #""labels": []"#, with: #""labels": null"#)
-            let third = try await test.store.sync(.get, "/repos/octocat/Hello-World/issues/1348", body: Data(bare.utf8))
+            let third = try await store.sync(.get, "/repos/octocat/Hello-World/issues/1348", body: Data(bare.utf8))
             #expect(third.changes["Issue"]?.updated.integers == [2])
-            _ = try await test.store.sync(.get, "/repos/octocat/Hello-World/issues/1347", body: Data(nulled.utf8))
-            #expect(try await Self.links(test.store, issues: [1, 2]) == [1: [], 2: [208045948]])
-            #expect(try await test.store.count("Label", where: nil, arguments: []) == 3)
-        } teardown: {
-            await test.close()
+            _ = try await store.sync(.get, "/repos/octocat/Hello-World/issues/1347", body: Data(nulled.utf8))
+            #expect(try await Self.links(store, issues: [1, 2]) == [1: [], 2: [208045948]])
+            #expect(try await store.count("Label", where: nil, arguments: []) == 3)
         }
     }
 
     @Test("stale deletion of issues removes their links and keeps labels, and stays inside its repository",
           arguments: StoreKind.allCases)
     func staleDeletionRemovesLinks(kind: StoreKind) async throws {
-        let test = try await TestStore.make(kind, schema: Self.schema)
-        try await withTeardown {
-            _ = try await test.store.sync(.get, "/repos/octocat/Hello-World/issues", body: Self.page([
+        try await Self.withStore(kind) { store in
+            _ = try await Self.syncIssues(store, [
                 Self.issue(1, number: 1347, title: "Found a bug", labels: [Self.bug]),
                 Self.issue(2, number: 1348, title: "Add dark mode", labels: [Self.enhancement, Self.bug]),
-            ]))
-            _ = try await test.store.sync(.get, "/repos/octocat/Spoon-Knife/issues", body: Self.page([
+            ])
+            _ = try await Self.syncIssues(store, [
                 Self.issue(9, number: 1, title: "Fork me", labels: [Self.bug]),
-            ]))
-            let stale = try await test.store.sync(.get, "/repos/octocat/Hello-World/issues", body: Self.page([
+            ], repository: "Spoon-Knife")
+            let stale = try await Self.syncIssues(store, [
                 Self.issue(1, number: 1347, title: "Found a bug", labels: [Self.bug]),
-            ]))
+            ])
             #expect(stale.changes["Issue"]?.deleted.integers == [2])
             #expect(stale.changes["Label"] == nil)
-            #expect(try await Self.links(test.store, issues: [1, 2, 9]) == [1: [208045946], 2: [], 9: [208045946]])
-            #expect(try await test.store.count("Label", where: nil, arguments: []) == 2)
+            #expect(try await Self.links(store, issues: [1, 2, 9]) == [1: [208045946], 2: [], 9: [208045946]])
+            #expect(try await store.count("Label", where: nil, arguments: []) == 2)
             // Deleting an issue by key unlinks it too; its labels stay linked to the others.
-            try await test.store.delete("Issue", key: .integer(1))
-            #expect(try await Self.links(test.store, issues: [1, 9]) == [1: [], 9: [208045946]])
-            let bugged = try RowPredicate.linked(to: "Label", .integer(208045946), through: "issues", in: test.store.schema)
-            #expect(try await test.store.count("Issue", where: bugged.sql, arguments: bugged.arguments) == 1)
-        } teardown: {
-            await test.close()
+            try await store.delete("Issue", key: .integer(1))
+            #expect(try await Self.links(store, issues: [1, 9]) == [1: [], 9: [208045946]])
+            let bugged = try RowPredicate.linked(to: "Label", .integer(208045946), through: "issues", in: store.schema)
+            #expect(try await store.count("Issue", where: bugged.sql, arguments: bugged.arguments) == 1)
         }
     }
 
     @Test("a failed sync writes no link", arguments: StoreKind.allCases)
     func failedSyncWritesNoLink(kind: StoreKind) async throws {
-        let test = try await TestStore.make(kind, schema: Self.schema)
-        try await withTeardown { () async throws in
+        try await Self.withStore(kind) { (store: any ReplicaStore) async throws in
             let body = Self.page([
                 Self.issue(1, number: 1347, title: "Found a bug", labels: [Self.bug]),
                 #"{"id": 2, "number": "not a number", "title": "Broken", "labels": [\#(Self.question)]}"#,
             ])
             let error = await #expect(throws: SyncError.self) {
-                try await test.store.sync(.get, "/repos/octocat/Hello-World/issues", body: body)
+                try await store.sync(.get, "/repos/octocat/Hello-World/issues", body: body)
             }
             #expect(error?.code == .invalidObject)
-            #expect(try await test.store.count("Label", where: nil, arguments: []) == 0)
-            #expect(try await Self.links(test.store, issues: [1]) == [1: []])
-        } teardown: {
-            await test.close()
+            #expect(try await store.count("Label", where: nil, arguments: []) == 0)
+            #expect(try await Self.links(store, issues: [1]) == [1: []])
         }
     }
 

@@ -7,15 +7,6 @@ import Testing
 /// `unmappedKeys: keep` and `ignoreKeys`, asserted on SQLite and on PostgreSQL through the one store protocol.
 @Suite("Unmapped keys on SQLite and PostgreSQL")
 struct UnmappedKeyBehaviourTests {
-    static let issue1 = #"{"url":"https://api.github.com/repos/octocat/Hello-World/issues/1347","#
-        + #""repository_url":"https://api.github.com/repos/octocat/Hello-World","#
-        + #""labels_url":"https://api.github.com/repos/octocat/Hello-World/issues/1347/labels{/name}","#
-        + #""comments_url":"https://api.github.com/repos/octocat/Hello-World/issues/1347/comments","#
-        + #""html_url":"https://github.com/octocat/Hello-World/issues/1347","#
-        + #""locked":false,"comments":0,"labels":[{"id":208045946,"name":"bug"}],"author_association":"COLLABORATOR"}"#
-    static let user1 = #"{"avatar_url":"https://github.com/images/error/octocat_happy.gif","gravatar_id":"","#
-        + #""url":"https://api.github.com/users/octocat","html_url":"https://github.com/octocat","site_admin":false}"#
-
     static func schema(_ json: String) throws -> Schema { try Schema(json: Data(json.utf8)) }
 
     @Test("keep writes the same compact JSON on both paths and both stores; an object with none sets NULL",
@@ -29,14 +20,14 @@ struct UnmappedKeyBehaviourTests {
             let issues = try await store.sync(.get, "/repos/octocat/Hello-World/issues", body: Data(GitHubFixture.issues.utf8),
                                               options: SyncOptions(strictKeys: true))
             #expect(issues.ignoredKeys.isEmpty)
-            #expect(try await store.count("Issue", where: "unmapped = ?", arguments: [.string(Self.issue1)]) == 1)
-            #expect(try await store.count("User", where: "unmapped = ?", arguments: [.string(Self.user1)]) == 1)
+            #expect(try await store.count("Issue", where: "unmapped = ?", arguments: [.string(GitHubFixture.Kept.issue1)]) == 1)
+            #expect(try await store.count("User", where: "unmapped = ?", arguments: [.string(GitHubFixture.Kept.user1)]) == 1)
             let rows = try await store.rows(RowQuery("Issue", sort: [.ascending("id")]))
-            #expect(rows.first?["unmapped"] == .json(try JSONValue(parsing: Self.issue1)))
+            #expect(rows.first?["unmapped"] == .json(try JSONValue(parsing: GitHubFixture.Kept.issue1)))
             // Fast path (flat users; on PostgreSQL through COPY): the same text.
             let users = try await store.sync(.get, "/users", body: Data(GitHubFixture.users.utf8), options: SyncOptions())
             #expect(users.ignoredKeys.isEmpty)
-            #expect(try await store.count("User", where: "unmapped = ?", arguments: [.string(Self.user1)]) == 1)
+            #expect(try await store.count("User", where: "unmapped = ?", arguments: [.string(GitHubFixture.Kept.user1)]) == 1)
             _ = try await store.sync(.get, "/users", body: Data(GitHubFixture.plainUser.utf8), options: SyncOptions())
             #expect(try await store.count("User", where: "unmapped IS NULL", arguments: []) == 1)
         } teardown: {

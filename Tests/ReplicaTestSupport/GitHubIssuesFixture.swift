@@ -85,4 +85,16 @@ package enum GitHubFixture {
 
     /// A user that gives only mapped keys.
     package static let plainUser = #"[{"login": "octocat", "id": 1, "type": "User"}]"#
+
+    /// The kept keys of the fixture's objects, as compact JSON in document order.
+    package enum Kept {
+        package static let issue1 = #"{"url":"https://api.github.com/repos/octocat/Hello-World/issues/1347","#
+            + #""repository_url":"https://api.github.com/repos/octocat/Hello-World","#
+            + #""labels_url":"https://api.github.com/repos/octocat/Hello-World/issues/1347/labels{/name}","#
+            + #""comments_url":"https://api.github.com/repos/octocat/Hello-World/issues/1347/comments","#
+            + #""html_url":"https://github.com/octocat/Hello-World/issues/1347","#
+            + #""locked":false,"comments":0,"labels":[{"id":208045946,"name":"bug"}],"author_association":"COLLABORATOR"}"#
+        package static let user1 = #"{"avatar_url":"https://github.com/images/error/octocat_happy.gif","gravatar_id":"","#
+            + #""url":"https://api.github.com/users/octocat","html_url":"https://github.com/octocat","site_admin":false}"#
+    }
 }

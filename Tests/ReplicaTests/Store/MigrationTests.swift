@@ -16,6 +16,12 @@ struct MigrationTests {
         }
     }
 
+    /// A new database at `path` with version 1 and Ann in it.
+    static func createVersion1(at path: String) throws {
+        let store = try Store(path: path, schema: try version1())
+        try StoreTests.insert(store, "User", ["id": .integer(1), "name": .string("Ann"), "age": .integer(30)])
+    }
+
     /// Everything the database holds, to prove nothing changed: its schema SQL, the recorded
     /// Replica schema and every row of every table.
     static func fingerprint(_ path: String) throws -> (String, String?) {
@@ -40,10 +46,7 @@ struct MigrationTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("app.sqlite")
-        do {
-            let store = try Store(path: path, schema: try Self.version1())
-            try StoreTests.insert(store, "User", ["id": .integer(1), "name": .string("Ann"), "age": .integer(30)])
-        }
+        try Self.createVersion1(at: path)
         let version2 = try Schema(name: "app", version: 2) {
             Entity("User") {
                 Attribute("id", .integer)
@@ -79,10 +82,7 @@ struct MigrationTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("app.sqlite")
-        do {
-            let store = try Store(path: path, schema: try Self.version1())
-            try StoreTests.insert(store, "User", ["id": .integer(1), "name": .string("Ann"), "age": .integer(30)])
-        }
+        try Self.createVersion1(at: path)
         func version(_ number: Int, keys: [String]? = nil) throws -> Schema {
             try Schema(name: "app", version: number) {
                 Entity("User") {
@@ -115,10 +115,7 @@ struct MigrationTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("app.sqlite")
-        do {
-            let store = try Store(path: path, schema: try Self.version1())
-            try StoreTests.insert(store, "User", ["id": .integer(1), "name": .string("Ann"), "age": .integer(30)])
-        }
+        try Self.createVersion1(at: path)
         let before = try Self.fingerprint(path)
         let changed = try Schema(name: "app", version: 2) {
             Entity("User") {

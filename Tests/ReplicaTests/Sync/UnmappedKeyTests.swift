@@ -33,17 +33,6 @@ extension AttributeValue {
     fileprivate var int64Value: Int64? { if case .integer(let i) = self { i } else { nil } }
 }
 
-/// The kept keys of the fixture's objects, as compact JSON in document order.
-enum KeptJSON {
-    static let issue1 = #"{"url":"https://api.github.com/repos/octocat/Hello-World/issues/1347","#
-        + #""repository_url":"https://api.github.com/repos/octocat/Hello-World","#
-        + #""labels_url":"https://api.github.com/repos/octocat/Hello-World/issues/1347/labels{/name}","#
-        + #""comments_url":"https://api.github.com/repos/octocat/Hello-World/issues/1347/comments","#
-        + #""html_url":"https://github.com/octocat/Hello-World/issues/1347","#
-        + #""locked":false,"comments":0,"labels":[{"id":208045946,"name":"bug"}],"author_association":"COLLABORATOR"}"#
-    static let user1 = #"{"avatar_url":"https://github.com/images/error/octocat_happy.gif","gravatar_id":"","#
-        + #""url":"https://api.github.com/users/octocat","html_url":"https://github.com/octocat","site_admin":false}"#
-}
 
 @Suite("Unmapped keys: warn, ignore, keep; ignoreKeys")
 struct UnmappedKeyTests {
@@ -108,10 +97,10 @@ struct UnmappedKeyTests {
         #expect(result.ignoredKeys.isEmpty)
         #expect(result.ignoredKeyCount == 0)
         let kept = try github.kept("Issue")
-        #expect(kept.first == KeptJSON.issue1)
+        #expect(kept.first == GitHubFixture.Kept.issue1)
         #expect(kept.count == 2)
-        #expect(try github.kept("User").first == KeptJSON.user1)
-        #expect(try github.store.count("Issue", where: "unmapped = ?", arguments: [.string(KeptJSON.issue1)]) == 1)
+        #expect(try github.kept("User").first == GitHubFixture.Kept.user1)
+        #expect(try github.store.count("Issue", where: "unmapped = ?", arguments: [.string(GitHubFixture.Kept.issue1)]) == 1)
         #expect(try github.store.count("Issue", where: "json_extract(unmapped, '$.author_association') = 'NONE'") == 1)
     }
 
@@ -121,8 +110,8 @@ struct UnmappedKeyTests {
         let result = try await github.sync("/users", GitHubFixture.users)
         #expect(result.ignoredKeys.isEmpty)
         let kept = try github.kept("User")
-        #expect(kept.first == KeptJSON.user1)
-        #expect(kept.last == KeptJSON.user1.replacingOccurrences(of: "octocat", with: "hubot")
+        #expect(kept.first == GitHubFixture.Kept.user1)
+        #expect(kept.last == GitHubFixture.Kept.user1.replacingOccurrences(of: "octocat", with: "hubot")
             .replacingOccurrences(of: #""site_admin":false"#, with: #""site_admin":true"#))
         // The object now says it has nothing else: the column is emptied.
         _ = try await github.sync("/users", GitHubFixture.plainUser)
