@@ -44,6 +44,10 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(help: "Fail (and write nothing) when a key matches no attribute, a collection no entity, or an object gives a key twice.")
     var strict = false
 
+    @Option(name: .customLong("shared-children"),
+            help: "fail, or last-parent-wins (with a warning), when one child is nested under two parents of a one-to-many relationship.")
+    var sharedChildren: SharedChildPolicy = .fail
+
     @Option(name: .customLong("busy-timeout"),
             help: "Seconds to wait while another process writes to the database before failing (writing nothing).")
     var busyTimeout: Double = StoreOptions().busyTimeout
@@ -85,6 +89,7 @@ struct ImportCommand: AsyncParsableCommand {
         let bar = ProgressBar(enabled: Terminal.width(of: STDERR_FILENO) != nil)
         var options = SyncOptions(stalePolicy: stale, onInvalid: onInvalid, busyTimeout: busyTimeout)
         options.strictKeys = strict
+        options.sharedChildren = sharedChildren
         options.format = format
         options.progress = { progress in bar.update(progress) }
         options.progressInterval = 5_000
@@ -223,3 +228,16 @@ struct ImportCommand: AsyncParsableCommand {
 extension StalePolicy: ExpressibleByArgument {}
 extension InvalidObjectPolicy: ExpressibleByArgument {}
 extension InputFormat: ExpressibleByArgument {}
+
+extension SharedChildPolicy: ExpressibleByArgument {
+    /// `fail` or `last-parent-wins` on the command line.
+    public init?(argument: String) {
+        switch argument {
+        case "fail": self = .fail
+        case "last-parent-wins": self = .lastParentWins
+        default: return nil
+        }
+    }
+
+    public static var allValueStrings: [String] { ["fail", "last-parent-wins"] }
+}

@@ -42,6 +42,10 @@ struct SyncCommand: AsyncParsableCommand {
     @Flag(help: "Fail (and write nothing) when a key matches no attribute, a collection no entity, or an object gives a key twice.")
     var strict = false
 
+    @Option(name: .customLong("shared-children"),
+            help: "fail, or last-parent-wins (with a warning), when one child is nested under two parents of a one-to-many relationship.")
+    var sharedChildren: SharedChildPolicy = .fail
+
     @Argument(help: "API paths, e.g. /people /people/1/cars.")
     var paths: [String]
 
@@ -88,8 +92,9 @@ struct SyncCommand: AsyncParsableCommand {
                 do {
                     // Syncing needs a route (the client would answer a path without one ad hoc, syncing nothing).
                     _ = try opened.routes.resolve(.get, String(path.split(separator: "?", maxSplits: 1).first ?? ""))
-                    let result = try await client.call(path, headers: callHeaders,
-                                                       options: SyncOptions(strictKeys: strict, busyTimeout: busyTimeout))
+                    var options = SyncOptions(strictKeys: strict, busyTimeout: busyTimeout)
+                    options.sharedChildren = sharedChildren
+                    let result = try await client.call(path, headers: callHeaders, options: options)
                     synced = true
                     // Unbuffered: each line shows at once (`--every`) and in order with the warnings, in a pipe too.
                     Output.write(Self.line(path, result, entityOrder: opened.store.schema.entities.map(\.name)) + "\n", to: .standardOutput)

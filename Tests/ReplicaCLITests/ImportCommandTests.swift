@@ -245,4 +245,39 @@ struct FirstImportTests {
         let sqlite = try await ReplicaTool.run(["schema", "check", "-q", "--store", "sqlite", system.path])
         #expect(sqlite.status == 0, "\(sqlite.stderr)")
     }
+
+    @Test("a label nested under two issues of a one-to-many relationship fails naming both; --shared-children last-parent-wins warns")
+    func sharedChildren() async throws {
+        let schema = #"""
+            {"name": "tracker", "entities": {
+              "Issue": {"attributes": {"id": "integer", "title": "string"},
+                        "relationships": {"labels": {"toMany": "Label", "inverse": "issue"}}},
+              "Label": {"attributes": {"id": "integer", "name": "string", "issueID": "integer"},
+                        "relationships": {"issue": {"toOne": "Issue", "foreignKey": "issueID"}}}}}
+            """#
+        let issues = #"[{"id": 1, "title": "a", "labels": [{"id": 7, "name": "bug"}]}, "#
+            + #"{"id": 2, "title": "b", "labels": [{"id": 7, "name": "bug"}]}]"#
+        let (directory, db, file) = try ImportCommandTests.scratch(file: "issues.json", issues)
+        defer { directory.remove() }
+        let schemaFile = directory.path("tracker.json")
+        try Data(schema.utf8).write(to: URL(fileURLWithPath: schemaFile))
+        let failed = try await ReplicaTool.run(["import", "--db", db, "--schema", schemaFile, "--entity", "Issue", file.path])
+        #expect(failed.status == 1)
+        let claimed: String = "Label 7 at /1/labels/0 is claimed by two Issue objects, 1 (first at /0/labels/0) and 2: "
+            + "a Label has one Issue through 'issue', so the second would take it from the first. "
+        let fix: String = #"A Label shared by many parents is a many-to-many relationship: give it "through": "<join table>" "#
+            + #"instead of "inverse" (or sync with sharedChildren: .lastParentWins to let the last parent keep it)"#
+        #expect(failed.stderr == "Error: \(file.path): " + claimed + fix + "\n")
+        let kept = try await ReplicaTool.run(["import", "--db", db, "--schema", schemaFile, "--entity", "Issue",
+                                              "--shared-children", "last-parent-wins", file.path])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(kept.stderr == """
+            warning: \(file.path): children were nested under two parents of a one-to-many relationship; the last parent \
+            kept them: shared child Label.issue × 1 (first at /1/labels/0) (a child shared by many parents is a many-to-many: "through")
+            warning: --strict makes these errors (nothing is written)
+
+            """)
+        let store = try Store(path: db)
+        #expect(try store.rows("Label").map { $0["issueID"] } == [.integer(2)])
+    }
 }

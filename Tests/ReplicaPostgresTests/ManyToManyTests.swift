@@ -173,7 +173,7 @@ struct ManyToManyTests {
             let error = await #expect(throws: SyncError.self) {
                 try await test.store.sync(.get, "/repos/octocat/Hello-World/issues", body: body)
             }
-            #expect(error?.description == "Label 208045946 at /1/labels/1 is claimed by "
+            #expect(error?.description == "GET /repos/octocat/Hello-World/issues: Label 208045946 at /1/labels/1 is claimed by "
                     + "two Issue objects, 1 (first at /0/labels/0) and 2: a Label has one Issue through 'issue', so the second "
                     + "would take it from the first. A Label shared by many parents is a many-to-many relationship: give it "
                     + "\"through\": \"<join table>\" instead of \"inverse\" (or sync with sharedChildren: .lastParentWins "

@@ -166,7 +166,13 @@ final class ResponseReader: Sendable {
             return
         }
         planned.removeAll(keepingCapacity: true)
-        try plan(element, into: &planned, statistics: &statistics)
+        do {
+            try plan(element, into: &planned, statistics: &statistics)
+        } catch var error as SyncError where error.source == nil {
+            // An object that cannot be stored names the input it is in (the file, the request).
+            error.source = source
+            throw error
+        }
         let maps = planner.mapping.maps
         for row in planned { batch.append(row, keyIndex: row.isLinks ? 0 : maps[row.entity].primaryKeyIndex) }
     }
