@@ -62,8 +62,10 @@ struct FastObjectDecoder: Sendable {
     /// change sets record the key values exactly as mapped.
     let keyCellKind: RowBatch.Kind?
 
-    /// `nil` when the entity's map uses key paths (nested keys), which only the general path reads.
+    /// `nil` when the entity's map uses key paths (nested keys), which only the general path reads,
+    /// or when its primary key is composite (the general path records the key's tuple).
     init?(map: PropertyMap) {
+        guard map.primaryKeyIndexes.count == 1 else { return nil }
         var slots: [Slot] = []
         for (index, attribute) in map.attributes.enumerated() {
             guard attribute.jsonPath.count == 1 else { return nil }

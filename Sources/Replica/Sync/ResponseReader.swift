@@ -169,7 +169,7 @@ final class ResponseReader: Sendable {
         try plan(element, into: &planned, statistics: &statistics)
         if options.strictKeys && statistics.ignored.total > 0 { throw strictError(statistics.ignored) }
         let maps = planner.mapping.maps
-        for row in planned { batch.append(row, keyIndex: row.isLinks ? 0 : maps[row.entity].primaryKeyIndex) }
+        for row in planned { batch.append(row, keyIndexes: row.isLinks ? [0] : maps[row.entity].primaryKeyIndexes) }
     }
 
     /// The error of ``SyncOptions/strictKeys``: the first key that was not stored, and where.
