@@ -169,7 +169,13 @@ final class ResponseReader: Sendable {
         try plan(element, into: &planned, statistics: &statistics)
         if options.strictKeys && statistics.ignored.total > 0 { throw strictError(statistics.ignored) }
         let maps = planner.mapping.maps
-        for row in planned { batch.append(row, keyIndexes: row.isLinks ? [0] : maps[row.entity].primaryKeyIndexes) }
+        for row in planned {
+            if !row.isLinks, maps[row.entity].primaryKeyIndexes.count > 1 {
+                batch.append(row, keyIndexes: maps[row.entity].primaryKeyIndexes)
+            } else {
+                batch.append(row, keyIndex: row.isLinks ? 0 : maps[row.entity].primaryKeyIndex)
+            }
+        }
     }
 
     /// The error of ``SyncOptions/strictKeys``: the first key that was not stored, and where.
