@@ -43,3 +43,17 @@ public func customTransform(store: Store) throws -> SQLiteReplica {
     // README: end
     return engine
 }
+
+/// README "Composite primary keys": a ref synced, found by its tuple and deleted by it.
+///
+/// - Returns: Whether the sync inserted the ref, and the row `find` read.
+public func compositeKeyExample(store: any ReplicaStore, client: ReplicaClient, data: Data) async throws -> (Bool?, EntityRow?) {
+    // README: composite-keys
+    let main = AttributeValue.compositeKey([.string("octocat"), .string("Hello-World"), .string("refs/heads/main")])
+    let result = try await store.sync(.get, "/repos/octocat/Hello-World/git/refs", body: data)
+    let inserted = result.changes["Ref"]?.inserted.contains(main)   // true
+    let row = try await client.find("Ref", id: main)   // GET /repos/octocat/Hello-World/git/refs/refs%2Fheads%2Fmain
+    try await store.delete("Ref", key: main)            // a single value instead of the tuple: an .invalidKey error
+    // README: end
+    return (inserted, row)
+}

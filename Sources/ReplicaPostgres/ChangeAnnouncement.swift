@@ -56,7 +56,8 @@ enum ChangeAnnouncement {
     }
 
     static func keysJSON(_ keys: PrimaryKeys) -> JSONValue {
-        .array(keys.integers.map { .int($0) } + keys.strings.map { .string($0) })
+        .array(keys.integers.map { .int($0) } + keys.strings.map { .string($0) }
+               + keys.tuples.map { .array($0.map(\.keyPartJSON)) })
     }
 
     /// What a payload announces: its origin, number, and the change set (`nil` when stored).
@@ -105,6 +106,8 @@ enum ChangeAnnouncement {
             switch item {
             case .int(let i): return .integer(i)
             case .string(let s): return .string(s)
+            // A composite key: the array of its parts.
+            case .array: return AttributeValue.json(item).compositeKeyParts.map(AttributeValue.compositeKey)
             default: return nil
             }
         })

@@ -153,7 +153,7 @@ final class CopyEncoder {
     /// COPY text of one key per line (integer or text keys).
     static func lines(_ keys: PrimaryKeys) -> [UInt8] {
         var text: [UInt8] = []
-        for key in keys {
+        func part(_ key: AttributeValue) {
             switch key {
             case .integer(let i): text += Array(String(i).utf8)
             case .string(let s):
@@ -167,6 +167,17 @@ final class CopyEncoder {
                     }
                 }
             default: text += [0x5C, UInt8(ascii: "N")]
+            }
+        }
+        for key in keys {
+            // A composite key is one line of its parts, tab-separated (one column each).
+            if let parts = key.compositeKeyParts {
+                for (offset, value) in parts.enumerated() {
+                    if offset > 0 { text.append(0x09) }
+                    part(value)
+                }
+            } else {
+                part(key)
             }
             text.append(0x0A)
         }
@@ -277,9 +288,12 @@ final class CopyEncoder {
 }
 
 extension PrimaryKeys {
-    /// Sorts the integer keys and the text keys (by their UTF-8 bytes).
+    /// Sorts the integer keys, the text keys (by their UTF-8 bytes) and the composite keys (part
+    /// by part: integers before text).
     mutating func sortKeys() {
         integers.sort()
         strings.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        if tuples.count > 1 { sortTuples() }
     }
+
 }

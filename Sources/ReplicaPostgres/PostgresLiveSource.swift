@@ -43,7 +43,7 @@ final class PostgresLiveSource: LiveRowSource, Sendable {
         let table = entity.tableName.quotedIdentifier
         let names = entity.attributes.map(\.name)
         let types = entity.attributes.map(\.type)
-        let keyIndex = names.firstIndex(of: entity.primaryKey) ?? 0
+        let keyIndexes = entity.primaryKeyPositions
         let whereClause = request.predicate.isAll ? ""
             : " WHERE " + PostgresSQL.condition(request.predicate.sql, names: names)
         let arguments = request.predicate.arguments
@@ -66,21 +66,26 @@ final class PostgresLiveSource: LiveRowSource, Sendable {
                     // Filled by postgres-nio's row callback, on the connection's event loop, one row after the other.
                     let rows = Locked<[EntityRow]>([])
                     _ = try connection.query(PostgresSQL.query(sql, arguments), logger: logger) { row in
-                        let decoded = try PostgresSQL.entityRow(row, of: entity, names: names, types: types, keyIndex: keyIndex)
+                        let decoded = try PostgresSQL.entityRow(row, of: entity, names: names, types: types, keyIndexes: keyIndexes)
                         rows.withLock { $0.append(decoded) }
                     }.wait()
                     load = .rows(rows.value)
                 } else {
-                    let columns = ([keyIndex] + request.sortAttributes).map { names[$0].quotedIdentifier }
+                    // The key's columns (a composite key's parts, whose tuple is the entry's key), then the sort values.
+                    let columns = (keyIndexes + request.sortAttributes).map { names[$0].quotedIdentifier }
                     let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(table)\(whereClause) ORDER BY \(orderBy)\(limit)"
-                    let keyType = types[keyIndex]
+                    let keyTypes = keyIndexes.map { types[$0] }
                     let sortTypes = request.sortAttributes.map { types[$0] }
                     // Streamed as the rows arrive: a million rows cost their entries, not their messages.
                     let entries = Locked<[SnapshotEntry]>([])
                     _ = try connection.query(PostgresSQL.query(sql, arguments), logger: logger) { row in
                         var cells = row.makeIterator()
-                        guard let keyCell = cells.next() else { return }
-                        var entry = SnapshotEntry(key: try PostgresSQL.value(keyCell, type: keyType))
+                        var parts: [AttributeValue] = []
+                        for type in keyTypes {
+                            guard let keyCell = cells.next() else { return }
+                            parts.append(try PostgresSQL.value(keyCell, type: type))
+                        }
+                        var entry = SnapshotEntry(key: parts.count == 1 ? parts[0] : .compositeKey(parts))
                         for (slot, type) in sortTypes.enumerated() {
                             guard let cell = cells.next() else { break }
                             entry.append(try PostgresSQL.value(cell, type: type), slot: slot)
@@ -106,17 +111,16 @@ final class PostgresLiveSource: LiveRowSource, Sendable {
         guard !keys.isEmpty else { return [] }
         let names = entity.attributes.map(\.name)
         let types = entity.attributes.map(\.type)
-        let keyIndex = names.firstIndex(of: entity.primaryKey) ?? 0
+        let keyIndexes = entity.primaryKeyPositions
         let columns = names.map(\.quotedIdentifier).joined(separator: ", ")
         let condition = predicate.isAll ? "" : " AND (" + PostgresSQL.condition(predicate.sql, names: names) + ")"
         // Filled by postgres-nio's row callback, on the connection's event loop, one row after the other.
         let rows = Locked<[EntityRow]>([])
         try reading(entity) { connection in
-            for chunk in liveKeyChunks(keys) {
-                let sql = "SELECT \(columns) FROM \(entity.tableName.quotedIdentifier) "
-                    + "WHERE \(entity.primaryKey.quotedIdentifier) IN (\(chunk.marks))\(condition)"
-                _ = try connection.query(PostgresSQL.query(sql, chunk.keys + predicate.arguments), logger: logger) { row in
-                    let decoded = try PostgresSQL.entityRow(row, of: entity, names: names, types: types, keyIndex: keyIndex)
+            for chunk in liveKeyChunks(keys, of: entity) {
+                let sql = "SELECT \(columns) FROM \(entity.tableName.quotedIdentifier) WHERE \(chunk.condition)\(condition)"
+                _ = try connection.query(PostgresSQL.query(sql, chunk.arguments + predicate.arguments), logger: logger) { row in
+                    let decoded = try PostgresSQL.entityRow(row, of: entity, names: names, types: types, keyIndexes: keyIndexes)
                     rows.withLock { $0.append(decoded) }
                 }.wait()
             }

@@ -160,13 +160,13 @@ public final class PostgresReplica: Sendable {
         let query = PostgresSQL.query(sql, arguments)
         let names = entity.attributes.map(\.name)
         let types = entity.attributes.map(\.type)
-        let keyIndex = names.firstIndex(of: entity.primaryKey) ?? 0
+        let keyIndexes = entity.primaryKeyPositions
         let url = self.url
         do {
             return try await connections.withConnection { connection in
                 var rows: [EntityRow] = []
                 for try await row in try await connection.query(query, logger: self.logger) {
-                    rows.append(try PostgresSQL.entityRow(row, of: entity, names: names, types: types, keyIndex: keyIndex))
+                    rows.append(try PostgresSQL.entityRow(row, of: entity, names: names, types: types, keyIndexes: keyIndexes))
                 }
                 return rows
             }

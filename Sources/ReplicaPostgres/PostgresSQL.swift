@@ -130,21 +130,21 @@ enum PostgresSQL {
             }
             terms.append(term(attribute, ascending: key.ascending))
         }
-        if !sort.contains(where: { $0.attribute == entity.primaryKey }) {
-            terms.append(term(entity.primaryKeyAttribute, ascending: true))
+        for part in entity.primaryKeyAttributes where !sort.contains(where: { $0.attribute == part.name }) {
+            terms.append(term(part, ascending: true))
         }
         return terms.joined(separator: ", ")
     }
 
     /// Decodes a row of `entity`'s columns, selected in attribute order.
     static func entityRow(_ row: PostgresRow, of entity: Entity, names: [String], types: [AttributeType],
-                          keyIndex: Int) throws -> EntityRow {
+                          keyIndexes: [Int]) throws -> EntityRow {
         var values: [AttributeValue] = []
         values.reserveCapacity(types.count)
         for (index, cell) in row.enumerated() {
             values.append(try value(cell, type: types[index]))
         }
-        return EntityRow(entity: entity.name, names: names, values: values, primaryKeyIndex: keyIndex)
+        return EntityRow(entity: entity.name, names: names, values: values, primaryKeyIndexes: keyIndexes)
     }
 
     /// Appends `value` as PostgreSQL stores it for the column types Replica creates:

@@ -249,20 +249,41 @@ final class PostgresWriteSession {
     }
 
     /// Deletes the row of `entity` with primary key `key` under its table's lock; returns its
-    /// key when it was stored.
+    /// key when it was stored. A composite key's tuple matches its parts, all of them.
     func delete(entity: Int, key: AttributeValue) async throws -> PrimaryKeys {
         try await lock([entity])
         let map = maps[entity]
-        let keyType = map.entity.primaryKeyAttribute.type
-        let sql = "WITH gone (k) AS (DELETE FROM \(map.entity.tableName.quotedIdentifier) WHERE "
-            + "\(map.entity.primaryKey.quotedIdentifier) = ? RETURNING \(map.entity.primaryKey.quotedIdentifier))"
-            + unlinkClause(entity) + " SELECT k FROM gone"
+        let (condition, arguments) = map.entity.keyCondition(key)
+        let sql = "WITH gone (\(Self.keyAliases(map.entity))) AS (DELETE FROM \(map.entity.tableName.quotedIdentifier) WHERE "
+            + "\(condition) RETURNING \(Self.keyColumns(map.entity, prefix: ""))"
+            + ")" + unlinkClause(entity) + " SELECT \(Self.keyAliases(map.entity)) FROM gone"
         var deleted = PrimaryKeys()
-        for try await row in try await connection.query(PostgresSQL.query(sql, [key]), logger: logger) {
-            guard let cell = row.first else { continue }
-            deleted.append(try PostgresSQL.value(cell, type: keyType))
+        for try await row in try await connection.query(PostgresSQL.query(sql, arguments), logger: logger) {
+            deleted.append(try Self.key(of: row, entity: map.entity))
         }
         return deleted
+    }
+
+    /// The quoted key columns of `entity`, each after `prefix` (`t."owner", t."repo"`).
+    static func keyColumns(_ entity: Entity, prefix: String) -> String {
+        entity.primaryKeyNames.map { prefix + $0.quotedIdentifier }.joined(separator: ", ")
+    }
+
+    /// The names a CTE gives the key columns it returns: `k`, or `k0, k1, …` for a composite key
+    /// (``unlinkClause(_:)`` reads `gone.k`: only single keys are linked).
+    static func keyAliases(_ entity: Entity) -> String {
+        entity.hasCompositeKey ? entity.primaryKeyNames.indices.map { "k\($0)" }.joined(separator: ", ") : "k"
+    }
+
+    /// The key in the first columns of `row`: a single value, or a composite key's tuple.
+    static func key(of row: PostgresRow, entity: Entity) throws -> AttributeValue {
+        var cells = row.makeIterator()
+        var parts: [AttributeValue] = []
+        for attribute in entity.primaryKeyAttributes {
+            guard let cell = cells.next() else { break }
+            parts.append(try PostgresSQL.value(cell, type: attribute.type))
+        }
+        return parts.count == 1 ? parts[0] : .compositeKey(parts)
     }
 
     /// One merge statement per set of attributes present (usually one: every row is whole).
@@ -271,7 +292,10 @@ final class PostgresWriteSession {
         let attributes = map.entity.attributes
         let state = staged[entity]
         let table = map.entity.tableName.quotedIdentifier
-        let key = map.entity.primaryKey.quotedIdentifier
+        // The conflict target: the key's columns (all parts of a composite key).
+        let keyList = Self.keyColumns(map.entity, prefix: "")
+        let stagedKeys = Self.keyColumns(map.entity, prefix: "s.")
+        let composite = map.entity.hasCompositeKey
         let keyType = map.entity.primaryKeyAttribute.type
         let duplicates = state.keys.hasDuplicates
         var change = EntityChanges()
@@ -279,12 +303,12 @@ final class PostgresWriteSession {
             let present = attributes.indices.filter { $0 >= 64 || mask & (1 << UInt64($0)) != 0 }
             let columns = present.map { attributes[$0].name.quotedIdentifier }
             let columnList = columns.joined(separator: ", ")
-            var select = "SELECT \(duplicates ? "DISTINCT ON (s.\(key)) " : "")\(present.map { "s." + attributes[$0].name.quotedIdentifier }.joined(separator: ", ")) "
+            var select = "SELECT \(duplicates ? "DISTINCT ON (\(stagedKeys)) " : "")\(present.map { "s." + attributes[$0].name.quotedIdentifier }.joined(separator: ", ")) "
                 + "FROM \(Self.stageTable(entity)) s"
             if state.masks.count > 1 { select += " WHERE s.replica_mask = \(Int64(bitPattern: mask))" }
-            if duplicates { select += " ORDER BY s.\(key), s.replica_ord DESC" }
-            let updated = present.filter { attributes[$0].name != map.entity.primaryKey }
-            var sql = "INSERT INTO \(table) AS t (\(columnList)) \(select) ON CONFLICT (\(key)) "
+            if duplicates { select += " ORDER BY \(stagedKeys), s.replica_ord DESC" }
+            let updated = present.filter { !map.entity.isKeyAttribute(attributes[$0].name) }
+            var sql = "INSERT INTO \(table) AS t (\(columnList)) \(select) ON CONFLICT (\(keyList)) "
             if updated.isEmpty {
                 sql += "DO NOTHING"
             } else {
@@ -295,12 +319,12 @@ final class PostgresWriteSession {
                 sql += " WHERE " + ordered.map { "t.\(attributes[$0].name.quotedIdentifier) IS DISTINCT FROM excluded.\(attributes[$0].name.quotedIdentifier)" }
                     .joined(separator: " OR ")
             }
-            sql += " RETURNING t.\(key), (t.xmax = 0)"
-            if keyType == .integer {
+            sql += " RETURNING (t.xmax = 0), \(Self.keyColumns(map.entity, prefix: "t."))"
+            if keyType == .integer && !composite {
                 // Integer keys come back as arrays of up to 16,384: a million keys decode in
                 // milliseconds, where a million rows of RETURNING cost a second, and no message
                 // is large enough to weigh on memory.
-                let aggregated = "WITH written (k, inserted) AS (\(sql)) SELECT inserted, array_agg(k) FROM "
+                let aggregated = "WITH written (inserted, k) AS (\(sql)) SELECT inserted, array_agg(k) FROM "
                     + "(SELECT k, inserted, (row_number() OVER ()) / 16384 AS part FROM written) AS numbered "
                     + "GROUP BY inserted, part"
                 let rows = try await connection.query(PostgresQuery(unsafeSQL: aggregated), logger: logger)
@@ -311,8 +335,13 @@ final class PostgresWriteSession {
                 let rows = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
                 for try await row in rows {
                     var cells = row.makeIterator()
-                    guard let keyCell = cells.next(), let flag = cells.next() else { continue }
-                    let value = try PostgresSQL.value(keyCell, type: keyType)
+                    guard let flag = cells.next() else { continue }
+                    var parts: [AttributeValue] = []
+                    for attribute in map.entity.primaryKeyAttributes {
+                        guard let cell = cells.next() else { break }
+                        parts.append(try PostgresSQL.value(cell, type: attribute.type))
+                    }
+                    let value = composite ? AttributeValue.compositeKey(parts) : parts.first ?? .null
                     if try flag.decode(Bool.self) { change.inserted.append(value) } else { change.updated.append(value) }
                 }
             }
@@ -338,8 +367,12 @@ final class PostgresWriteSession {
     private func deleteStale(_ entity: Int, scope: RouteScope?, keeping: PrimaryKeys) async throws -> PrimaryKeys {
         let map = maps[entity]
         let table = map.entity.tableName.quotedIdentifier
-        let key = map.entity.primaryKey.quotedIdentifier
-        let keyType = map.entity.primaryKeyAttribute.type
+        let keyNames = map.entity.primaryKeyNames.map(\.quotedIdentifier)
+        let aliases = keyNames.count == 1 ? ["k"] : keyNames.indices.map { "k\($0)" }
+        // Whole keys compare: every part of a composite key.
+        func matches(_ alias: String, _ columns: [String]) -> String {
+            zip(columns, keyNames).map { "\(alias).\($0) = t.\($1)" }.joined(separator: " AND ")
+        }
         var conditions: [String] = []
         var arguments: [AttributeValue] = []
         if let scope, !scope.conditions.isEmpty {
@@ -348,23 +381,25 @@ final class PostgresWriteSession {
             arguments = clause.arguments
         }
         if stageTables.contains(entity) {
-            conditions.append("NOT EXISTS (SELECT 1 FROM \(Self.stageTable(entity)) s WHERE s.replica_top AND s.\(key) = t.\(key))")
+            conditions.append("NOT EXISTS (SELECT 1 FROM \(Self.stageTable(entity)) s WHERE s.replica_top AND \(matches("s", keyNames)))")
         }
         if !keeping.isEmpty {
-            try await execute("CREATE TEMPORARY TABLE replica_keep_\(entity) (k \(SQLDialect.postgres.columnType(keyType))) ON COMMIT DROP")
+            let columns = zip(aliases, map.entity.primaryKeyAttributes)
+                .map { "\($0) \(SQLDialect.postgres.columnType($1.type))" }.joined(separator: ", ")
+            try await execute("CREATE TEMPORARY TABLE replica_keep_\(entity) (\(columns)) ON COMMIT DROP")
             let bytes = CopyEncoder.lines(keeping)
             try await connection.copyFrom(table: "replica_keep_\(entity)", logger: logger) { writer in
                 try await writer.write(ByteBuffer(bytes: bytes))
             }
-            conditions.append("NOT EXISTS (SELECT 1 FROM replica_keep_\(entity) x WHERE x.k = t.\(key))")
+            conditions.append("NOT EXISTS (SELECT 1 FROM replica_keep_\(entity) x WHERE \(matches("x", aliases)))")
         }
         let condition = conditions.isEmpty ? "TRUE" : conditions.joined(separator: " AND ")
-        let query = PostgresSQL.query("WITH gone (k) AS (DELETE FROM \(table) AS t WHERE \(condition) RETURNING t.\(key))"
-                                      + unlinkClause(entity) + " SELECT k FROM gone", arguments)
+        let query = PostgresSQL.query("WITH gone (\(aliases.joined(separator: ", "))) AS (DELETE FROM \(table) AS t WHERE \(condition) "
+                                      + "RETURNING \(Self.keyColumns(map.entity, prefix: "t.")))"
+                                      + unlinkClause(entity) + " SELECT \(aliases.joined(separator: ", ")) FROM gone", arguments)
         var deleted = PrimaryKeys()
         for try await row in try await connection.query(query, logger: logger) {
-            guard let cell = row.first else { continue }
-            deleted.append(try PostgresSQL.value(cell, type: keyType))
+            deleted.append(try Self.key(of: row, entity: map.entity))
         }
         deleted.sortKeys()
         deleted.normalize()

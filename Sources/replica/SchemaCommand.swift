@@ -69,7 +69,9 @@ struct SchemaCommand: AsyncParsableCommand {
                 + "\(schema.entities.count) \(schema.entities.count == 1 ? "entity" : "entities"), "
                 + "\(schema.routes.count) \(schema.routes.count == 1 ? "route" : "routes"), keys \(schema.keyConvention.schemaName)"]
             for entity in schema.entities {
-                lines.append("  \(entity.name) (table \(entity.tableName), primary key \(entity.primaryKey), JSON id \(entity.jsonIDKey))")
+                lines.append(entity.hasCompositeKey
+                             ? "  \(entity.name) (table \(entity.tableName), composite primary key (\(entity.primaryKeyNames.joined(separator: ", "))))"
+                             : "  \(entity.name) (table \(entity.tableName), primary key \(entity.primaryKey), JSON id \(entity.jsonIDKey))")
                 let width = entity.attributes.map(\.name.count).max() ?? 0
                 for attribute in entity.attributes {
                     var line = "    " + attribute.name.padding(toLength: width, withPad: " ", startingAt: 0)

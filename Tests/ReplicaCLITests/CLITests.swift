@@ -80,6 +80,26 @@ struct SchemaCheckCommandTests {
         #expect(output.stdout.contains("Schemas/people.json: schema 'people' version 1, 2 entities, 5 routes, keys camelCase"))
     }
 
+    @Test("a composite primary key is listed with its parts; its routes show their scope and the one-object route")
+    func compositeKey() async throws {
+        let output = try await ReplicaTool.run(["schema", "check", "Schemas/git-refs.json"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout == """
+            Schemas/git-refs.json: schema 'git-refs' version 1, 1 entity, 2 routes, keys snake_case
+              Ref (table refs, composite primary key (owner, repo, ref))
+                owner   string   not null
+                repo    string   not null
+                ref     string   not null
+                nodeID  string   null
+                url     string   null
+                sha     string   not null  json object.sha
+                type    string   null  json object.type
+              route GET /repos/:owner/:repo/git/refs -> Ref (scope: owner = :owner and repo = :repo; stale rows deleted)
+              route GET /repos/:owner/:repo/git/refs/:ref -> Ref (one object)
+
+            """)
+    }
+
     @Test("the schema's top-level headers are listed after its routes")
     func headers() async throws {
         let directory = try TemporaryDirectory("replica-cli")

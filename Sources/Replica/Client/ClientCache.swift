@@ -95,7 +95,8 @@ package struct ClientCache: Sendable {
 
 extension PrimaryKeys {
     /// The keys as bytes: the integer count and the integers (little-endian), then the text
-    /// count and each text as its UTF-8 length and bytes.
+    /// count and each text as its UTF-8 length and bytes; composite keys, when there are any,
+    /// follow as their count and each tuple's JSON text as its length and bytes.
     package func encoded() -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(16 + integers.count * 8 + strings.reduce(0) { $0 + 8 + $1.utf8.count })
@@ -106,6 +107,14 @@ extension PrimaryKeys {
         for string in strings {
             append(UInt64(string.utf8.count))
             bytes.append(contentsOf: string.utf8)
+        }
+        if !tuples.isEmpty {
+            append(UInt64(tuples.count))
+            for tuple in tuples {
+                let text = AttributeValue.compositeKey(tuple).description
+                append(UInt64(text.utf8.count))
+                bytes.append(contentsOf: text.utf8)
+            }
         }
         return bytes
     }
@@ -132,6 +141,16 @@ extension PrimaryKeys {
             guard let length = next(), length <= UInt64(bytes.count - offset) else { return nil }
             strings.append(String(decoding: bytes[offset..<offset + Int(length)], as: UTF8.self))
             offset += Int(length)
+        }
+        if offset < bytes.count {
+            guard let tupleCount = next(), tupleCount <= UInt64(bytes.count) else { return nil }
+            for _ in 0..<tupleCount {
+                guard let length = next(), length <= UInt64(bytes.count - offset),
+                      let json = try? JSONValue(parsing: String(decoding: bytes[offset..<offset + Int(length)], as: UTF8.self)),
+                      let parts = AttributeValue.json(json).compositeKeyParts else { return nil }
+                tuples.append(parts)
+                offset += Int(length)
+            }
         }
         guard offset == bytes.count else { return nil }
     }

@@ -123,7 +123,7 @@ extension ReplicaClient {
             // Syncing a deleted object's body would bring it back: delete the row instead.
             guard entry.isSingleObject, let entity = entry.entity,
                   let resolution = try? store.routes.resolve(syncMethod, routePath),
-                  let key = resolution.scope.value(of: entity.primaryKey) else { return }
+                  let key = resolution.scope.primaryKey(of: entity) else { return }
             _ = try await store.delete(entity.name, key: key)
             return
         }

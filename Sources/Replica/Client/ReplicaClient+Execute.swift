@@ -89,8 +89,7 @@ extension ReplicaClient {
                         records.append((key, updated))
                     }
                     session.vouch(for: recordedKeys)
-                    vouched.integers += recordedKeys.integers
-                    vouched.strings += recordedKeys.strings
+                    vouched.formUnion(recordedKeys)
                     previousPageKeyCount = recordedKeys.count
                 }
                 pages += 1
@@ -171,7 +170,7 @@ extension ReplicaClient {
         let routePath = prepared.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? prepared.path
         if prepared.entry.isSingleObject, let entity = prepared.entry.entity,
            let resolution = try? store.routes.resolve(prepared.syncMethod, routePath),
-           let key = resolution.scope.value(of: entity.primaryKey) {
+           let key = resolution.scope.primaryKey(of: entity) {
             changes = try await store.delete(entity.name, key: key)
         }
         let result = SyncResult(changes: changes, skipped: [], ignoredKeyCount: 0, objectCount: 0, byteCount: 0, data: nil,

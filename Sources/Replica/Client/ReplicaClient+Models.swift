@@ -1,12 +1,12 @@
 import Foundation
 
 extension ReplicaClient {
-    /// The route that shows one object of `entity` by key (its variables include the primary key),
-    /// or `nil`.
+    /// The route that shows one object of `entity` by key (its variables include the primary key,
+    /// every part of a composite one), or `nil`.
     func keyedRoute(_ entity: Entity) -> RouteTable.Entry? {
-        store.routes.entries.first {
-            $0.route.method == .get && $0.entity?.name == entity.name
-                && $0.scopeAttributes.contains { $0.attribute == entity.primaryKey }
+        store.routes.entries.first { entry in
+            entry.route.method == .get && entry.entity?.name == entity.name
+                && entity.primaryKeyNames.allSatisfy { part in entry.scopeAttributes.contains { $0.attribute == part } }
         }
     }
 
@@ -19,7 +19,7 @@ extension ReplicaClient {
     /// shown by a singleton route) the singleton's path.
     func objectPath(_ entity: Entity, key: AttributeValue) throws -> (path: String, singleton: Bool) {
         if let route = keyedRoute(entity) {
-            return (try route.pattern.path(with: variables(of: route, key: key).compactMapValues(\.text)), false)
+            return (try route.pattern.path(with: try variables(of: route, key: key).compactMapValues(\.text)), false)
         }
         if let route = singletonRoute(entity) {
             return (try route.pattern.path(with: [String: String]()), true)
@@ -38,21 +38,36 @@ extension ReplicaClient {
         return entry
     }
 
-    func variables(of entry: RouteTable.Entry, key: AttributeValue) -> [String: Parameter] {
+    /// The route's key variables filled with `key` (a composite key's parts, each in its variable).
+    func variables(of entry: RouteTable.Entry, key: AttributeValue) throws -> [String: Parameter] {
+        guard let entity = entry.entity else { return [:] }
+        if let problem = entity.keyProblem(key) { throw ClientError(.invalidRequest, problem) }
+        let parts = entity.hasCompositeKey ? key.compositeKeyParts ?? [] : [key]
         var params: [String: Parameter] = [:]
-        for (variable, attribute) in entry.scopeAttributes where attribute == entry.entity?.primaryKey {
-            params[variable] = Parameter(key)
+        for (variable, attribute) in entry.scopeAttributes {
+            guard let position = entity.primaryKeyNames.firstIndex(of: attribute), position < parts.count else { continue }
+            params[variable] = Parameter(parts[position])
         }
         return params
     }
 
+    /// The stored row of `entity` whose primary key is `key`, or `nil`.
+    func storedRow(_ entity: Entity, key: AttributeValue) async throws -> EntityRow? {
+        let (sql, arguments) = entity.keyCondition(key)
+        return try await store.rows(RowQuery(entity.name, where: sql, arguments: arguments)).first
+    }
+
     /// Fetches one object through its show route, syncs it, and returns the stored row (ApiModel's `find`).
     ///
-    /// The show route is the entity's GET route whose variables include its primary key, whatever
-    /// else its segments hold (`/posts/:id`, `/post/:id.json`).
+    /// The show route is the entity's GET route whose variables include its primary key (every
+    /// part of a composite key), whatever else its segments hold (`/posts/:id`, `/post/:id.json`,
+    /// `/repos/:owner/:repo/git/refs/:ref`). A part holding a `/` is percent-encoded into its segment.
     ///
     /// ```swift
     /// let post = try await client.find("Post", id: .integer(7))   // GET /post/7.json
+    /// let main = try await client.find("Ref", id: .compositeKey([.string("octocat"), .string("Hello-World"),
+    ///                                                           .string("refs/heads/main")]))
+    /// // GET /repos/octocat/Hello-World/git/refs/refs%2Fheads%2Fmain
     /// ```
     ///
     /// - Returns: The row, or `nil` when the server had no such object (404).
@@ -63,13 +78,13 @@ extension ReplicaClient {
             throw ClientError(.invalidRequest, "no GET route shows one \(entity.name) (a path with its primary key as a variable)"
                               + (singletonRoute(entity).map { "; \($0.pattern) is a singleton: find(\"\(entity.name)\")" } ?? ""))
         }
+        let params = try variables(of: route, key: id)
         do {
-            try await call(route.pattern.description, params: variables(of: route, key: id))
+            try await call(route.pattern.description, params: params)
         } catch let error as ClientError where error.status == 404 {
             return nil
         }
-        return try await store.rows(RowQuery(entity.name, where: "\(entity.primaryKey.quotedIdentifier) = ?",
-                                                    arguments: [id])).first
+        return try await storedRow(entity, key: id)
     }
 
     /// Fetches the object of the entity's singleton route (ApiModel's singleton resource:
@@ -96,8 +111,7 @@ extension ReplicaClient {
             return nil
         }
         guard let key = result.sync.seenKeys.values.first else { return nil }
-        return try await store.rows(RowQuery(entity.name, where: "\(entity.primaryKey.quotedIdentifier) = ?",
-                                                    arguments: [key])).first
+        return try await storedRow(entity, key: key)
     }
 
     /// Fetches the collection through the index route (following pages) and returns the rows of
@@ -118,13 +132,8 @@ extension ReplicaClient {
         let keys = result.sync.seenKeys.values
         guard !keys.isEmpty else { return [] }
         var rows: [EntityRow] = []
-        var start = 0
-        while start < keys.count {
-            let chunk = Array(keys[start ..< min(keys.count, start + 500)])
-            start += chunk.count
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            rows += try await store.rows(RowQuery(entity.name, where: "\(entity.primaryKey.quotedIdentifier) IN (\(marks))",
-                                                         arguments: chunk))
+        for chunk in liveKeyChunks(keys, of: entity) {
+            rows += try await store.rows(RowQuery(entity.name, where: chunk.condition, arguments: chunk.arguments))
         }
         // In the response's order.
         var position: [ExactKey: Int] = [:]
@@ -133,7 +142,7 @@ extension ReplicaClient {
     }
 
     /// Saves an object: POST (to the entity's POST route, else its index route) when it has no
-    /// primary key, PUT to the show route when it has one; the body is the values under their JSON
+    /// primary key, PUT to the show route when it has one (every part of a composite key); the body is the values under their JSON
     /// keys, in the entity's namespace, dates in ``ClientConfiguration/timeZone``.
     ///
     /// The server's reply is merged into the values sent, as ApiModel updates a model from its
@@ -175,7 +184,7 @@ extension ReplicaClient {
         }
         let prepared: Prepared
         let method: HTTPMethod
-        if let key = values[entity.primaryKey], !key.isNull {
+        if let key = entity.key(from: { values[$0] }) {
             method = .put
             prepared = try await prepare(try objectPath(entity, key: key).path, method: .put, params: params)
         } else {
@@ -215,9 +224,8 @@ extension ReplicaClient {
         for (key, value) in sent where merged[key] == nil { merged[key] = value }
         let object: JSONValue = rewrap ? .object([entity.namespace ?? "": .object(merged)]) : .object(merged)
         let result = try await syncSaved(object, prepared: prepared)
-        guard let key = result.seenKeys.values.first ?? values[entity.primaryKey] else { return nil }
-        return try await store.rows(RowQuery(entity.name, where: "\(entity.primaryKey.quotedIdentifier) = ?",
-                                                    arguments: [key])).first
+        guard let key = result.seenKeys.values.first ?? entity.key(from: { values[$0] }) else { return nil }
+        return try await storedRow(entity, key: key)
     }
 
     /// Syncs a saved object's merged JSON through the save's route, as one answer (no stale rows).
@@ -235,6 +243,7 @@ extension ReplicaClient {
     ///
     /// ```swift
     /// try await client.delete("Person", id: .integer(1))
+    /// try await client.delete("Ref", id: .compositeKey([.string("octocat"), .string("Hello-World"), .string("refs/heads/main")]))
     /// ```
     ///
     /// - Throws: ``ClientError`` or ``SyncError``.

@@ -26,8 +26,10 @@ public struct MappedObject: Sendable, Hashable {
     public let attributeNames: [String]
     /// The relationship names, parallel to ``relationships``.
     public let relationshipNames: [String]
-    /// The index of the primary key in ``values``.
+    /// The index of the primary key in ``values`` (a composite key's first part).
     public let primaryKeyIndex: Int
+    /// The indexes of the primary key's attributes in ``values``: one, or the parts of a composite key.
+    public let primaryKeyIndexes: [Int]
 
     /// The value of attribute `name`, or `nil` when it was absent from the JSON (or is not an attribute).
     ///
@@ -70,9 +72,23 @@ public struct MappedObject: Sendable, Hashable {
         return relationships[index]
     }
 
-    /// The primary key value, or `nil` when the JSON lacked it.
+    /// The primary key value, or `nil` when the JSON lacked it. A composite key is the
+    /// ``AttributeValue/compositeKey(_:)`` of its parts, `nil` when any part is absent or `null`.
+    ///
+    /// ```swift
+    /// mapped.primaryKey   // .integer(7), or .compositeKey([.string("octocat"), .string("Hello-World"), .string("refs/heads/main")])
+    /// ```
     public var primaryKey: AttributeValue? {
-        values.indices.contains(primaryKeyIndex) ? values[primaryKeyIndex] : nil
+        guard primaryKeyIndexes.count > 1 else {
+            return values.indices.contains(primaryKeyIndex) ? values[primaryKeyIndex] : nil
+        }
+        var parts: [AttributeValue] = []
+        parts.reserveCapacity(primaryKeyIndexes.count)
+        for index in primaryKeyIndexes {
+            guard values.indices.contains(index), let part = values[index], !part.isNull else { return nil }
+            parts.append(part)
+        }
+        return .compositeKey(parts)
     }
 
     /// The attributes present in the JSON, as `(name, value)` in attribute order.

@@ -28,7 +28,7 @@ extension PropertyMap {
             relationships: Array(repeating: nil, count: relationships.count),
             unknownKeyCount: 0, unknownKeys: [],
             attributeNames: attributeNames, relationshipNames: relationshipNames,
-            primaryKeyIndex: primaryKeyIndex)
+            primaryKeyIndex: primaryKeyIndex, primaryKeyIndexes: primaryKeyIndexes)
         var kept = JSONObject()
         try fill(&result, node: root, object: object, pointer: pointer, prefix: [], kept: &kept)
         if let unmappedIndex { result.values[unmappedIndex] = kept.isEmpty ? .null : .json(.object(kept)) }
@@ -70,6 +70,16 @@ extension PropertyMap {
     /// - Returns: The non-null primary key.
     /// - Throws: ``MappingError/Code/missingPrimaryKey`` naming the JSON key.
     public func primaryKey(of mapped: MappedObject, at pointer: JSONPointer) throws -> AttributeValue {
+        if primaryKeyIndexes.count > 1 {
+            for index in primaryKeyIndexes where mapped.values[index]?.isNull ?? true {
+                let mapping = attributes[index]
+                let found = mapped.values[index] == nil ? "is missing" : "is null"
+                throw MappingError(.missingPrimaryKey, "object has no \(mapping.name), a part of its key "
+                                   + "(\(primaryKeyIndexes.map { attributes[$0].name }.joined(separator: ", "))): key '\(mapping.jsonKey)' "
+                                   + "\(found) and no route variable gave it",
+                                   entity: entity.name, attribute: mapping.name, pointer: pointer)
+            }
+        }
         guard let key = mapped.primaryKey, !key.isNull else {
             let mapping = attributes[primaryKeyIndex]
             throw MappingError(.missingPrimaryKey, "object has no id: key '\(mapping.jsonKey)' is missing",
@@ -101,20 +111,40 @@ extension PropertyMap {
     /// - Parameter value: The JSON object.
     /// - Returns: The converted key, or `nil` when it is missing, `null` or invalid.
     public func primaryKey(ofInvalid value: JSONValue) -> AttributeValue? {
-        guard case .object(let object) = value else { return nil }
-        return primaryKey(in: object, node: root)
+        primaryKey(ofInvalid: value, scope: nil)
     }
 
-    private func primaryKey(in object: JSONObject, node: KeyNode) -> AttributeValue? {
+    /// ``primaryKey(ofInvalid:)`` with the parts of a composite key the object lacks filled from
+    /// the route's scope, as a valid object's are.
+    func primaryKey(ofInvalid value: JSONValue, scope: RouteScope?) -> AttributeValue? {
+        guard case .object(let object) = value else { return nil }
+        guard primaryKeyIndexes.count > 1 else { return primaryKey(in: object, node: root, index: primaryKeyIndex) }
+        var parts: [AttributeValue] = []
+        for index in primaryKeyIndexes {
+            if let part = primaryKey(in: object, node: root, index: index) {
+                parts.append(part)
+            } else if let condition = scope?.conditions.first(where: { $0.attribute == attributes[index].name }),
+                      !condition.value.isNull {
+                parts.append(condition.value)
+            } else {
+                return nil
+            }
+        }
+        return .compositeKey(parts)
+    }
+
+    private func primaryKey(in object: JSONObject, node: KeyNode, index wanted: Int) -> AttributeValue? {
         for (key, slot) in node.slots {
             switch slot {
-            case .attribute(let index) where index == primaryKeyIndex:
+            case .attribute(let index) where index == wanted:
                 guard let raw = object[key],
                       let converted = try? convert(raw, attribute: index, at: JSONPointer(components: []), key: key),
                       !converted.isNull else { return nil }
                 return converted
             case .object(let child):
-                if case .object(let nested)? = object[key], let found = primaryKey(in: nested, node: child) { return found }
+                if case .object(let nested)? = object[key], let found = primaryKey(in: nested, node: child, index: wanted) {
+                    return found
+                }
             default:
                 continue
             }

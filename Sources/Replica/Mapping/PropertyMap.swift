@@ -5,7 +5,8 @@
 /// 1. the attribute's explicit `jsonKey` (RSAPI's RSModelHelper: list only the
 ///    exceptions); a key containing dots is a key path into nested objects
 ///    (`address.geo.lat`);
-/// 2. for the primary key, the entity's `jsonIDKey` (RSAPI's `jsonIdKeyForClass`, default `id`);
+/// 2. for a single-column primary key, the entity's `jsonIDKey` (RSAPI's `jsonIdKeyForClass`, default
+///    `id`); the parts of a composite key map as any attribute does (explicit key, else convention);
 /// 3. the schema's ``KeyConvention`` applied to the attribute name
 ///    (`userID` ↔ `user_id`, `avatarSm` ↔ `avatar_sm`).
 ///
@@ -27,7 +28,8 @@ public struct PropertyMap: Sendable {
     public let attributes: [AttributeMapping]
     /// One mapping per relationship, in the entity's order (the slots of ``MappedObject/relationships``).
     public let relationships: [RelationshipMapping]
-    /// The index of the primary key in ``attributes``.
+    /// The index of a single-column primary key in ``attributes``; for a composite key, its first
+    /// part's (code that may meet one reads ``primaryKeyIndexes``).
     public let primaryKeyIndex: Int
     /// What ``map(_:at:)`` does with keys that match nothing (the entity's policy, else the schema's).
     public let unmappedKeys: UnmappedKeyPolicy
@@ -40,6 +42,13 @@ public struct PropertyMap: Sendable {
     /// issues.unmappedIndex.map { issues.attributes[$0].name }   // "unmapped"
     /// ```
     public let unmappedIndex: Int?
+    /// The indexes of the primary key's attributes in ``attributes``, in key order: one for a
+    /// single-column key, two or more for a composite key.
+    ///
+    /// ```swift
+    /// try PropertyMap(entity: ref, in: schema).primaryKeyIndexes   // [0, 1, 2] for owner, repo, ref
+    /// ```
+    public let primaryKeyIndexes: [Int]
 
     /// JSON key → slot, for the top level; nested nodes for key paths.
     let root: KeyNode
@@ -67,8 +76,10 @@ public struct PropertyMap: Sendable {
     ///   (or relationships) that map to one JSON key.
     public init(entity: Entity, in schema: Schema, transforms: TransformRegistry = TransformRegistry()) throws {
         let convention = schema.keyConvention
+        // A single key's JSON key is the entity's jsonIDKey; a composite key's parts follow the convention.
+        let idKeyAttribute = entity.hasCompositeKey ? nil : entity.primaryKey
         let conventional = entity.attributes.filter {
-            $0.jsonKey == nil && $0.name != entity.primaryKey && !$0.isUnmappedColumn
+            $0.jsonKey == nil && $0.name != idKeyAttribute && !$0.isUnmappedColumn
         }.map(\.name)
         let table: KeyConvention.Table
         do {
@@ -94,7 +105,7 @@ public struct PropertyMap: Sendable {
             let key: String
             if let explicit = attribute.jsonKey, !explicit.isEmpty {
                 key = explicit
-            } else if attribute.name == entity.primaryKey {
+            } else if attribute.name == idKeyAttribute {
                 key = entity.jsonIDKey
             } else {
                 key = table.jsonKey(forAttribute: attribute.name) ?? convention.jsonKey(forAttribute: attribute.name)
@@ -130,7 +141,8 @@ public struct PropertyMap: Sendable {
         self.attributeNames = attributes.map(\.name)
         self.relationshipNames = relationships.map(\.name)
         self.foreignKeyLinks = links
-        self.primaryKeyIndex = indexByName[entity.primaryKey] ?? 0
+        self.primaryKeyIndexes = entity.primaryKeyNames.map { indexByName[$0] ?? 0 }
+        self.primaryKeyIndex = primaryKeyIndexes.first ?? 0
         self.unmappedKeys = schema.unmappedKeyPolicy(of: entity)
         self.ignoredKeyGlobs = schema.ignoredKeyGlobs(of: entity)
         self.unmappedIndex = unmappedKeys == .keep ? unmappedIndex : nil
@@ -149,8 +161,10 @@ public struct PropertyMap: Sendable {
         !ignoredKeyGlobs.isEmpty && ignoredKeyGlobs.contains { $0.matches(key) }
     }
 
-    /// The JSON key (path) of an entity's primary key: its explicit `jsonKey`, else the entity's `jsonIDKey`.
+    /// The JSON key (path) of an entity's single-column primary key: its explicit `jsonKey`, else the
+    /// entity's `jsonIDKey` (relationships point at single-column keys only).
     static func primaryKeyJSONKey(of entity: Entity) -> String {
+        if entity.hasCompositeKey, let first = entity.primaryKeyNames.first { return first }
         if let explicit = entity.attribute(named: entity.primaryKey)?.jsonKey, !explicit.isEmpty { return explicit }
         return entity.jsonIDKey
     }

@@ -46,3 +46,23 @@ package func liveKeyChunks(_ keys: [AttributeValue]) -> [(keys: [AttributeValue]
         return (chunk, Array(repeating: "?", count: chunk.count).joined(separator: ", "))
     }
 }
+
+/// `keys` of `entity` in chunks of at most 500, each as a condition and its arguments: `"id" IN
+/// (?, ?, …)` for a single key, `("owner", "repo", "ref") IN (VALUES (?, ?, ?), …)` for a
+/// composite key's tuples (row values, which SQLite and PostgreSQL both read).
+package func liveKeyChunks(_ keys: [AttributeValue], of entity: Entity) -> [(condition: String, arguments: [AttributeValue])] {
+    guard entity.hasCompositeKey else {
+        let key = entity.primaryKey.quotedIdentifier
+        return liveKeyChunks(keys).map { ("\(key) IN (\($0.marks))", $0.keys) }
+    }
+    let width = entity.primaryKeyNames.count
+    let columns = "(" + entity.primaryKeyNames.map(\.quotedIdentifier).joined(separator: ", ") + ")"
+    let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
+    // A key of another shape names no row.
+    let tuples = keys.compactMap { $0.compositeKeyParts }.filter { $0.count == width }
+    return stride(from: 0, to: tuples.count, by: 500).map { start in
+        let chunk = tuples[start ..< min(tuples.count, start + 500)]
+        return ("\(columns) IN (VALUES " + Array(repeating: tuple, count: chunk.count).joined(separator: ", ") + ")",
+                chunk.flatMap { $0 })
+    }
+}

@@ -5,10 +5,9 @@ struct QueryPlan: Sendable {
     let order: RowOrder
     /// The position of the section attribute in a row's values.
     let sectionIndex: Int?
-    /// The position of the primary key in a row's values.
-    let keyIndex: Int
     /// `true` when changed rows can be fetched by key and merged: the order is reproducible in
-    /// Swift and primary keys round-trip through ``PrimaryKeys`` (integer or string keys).
+    /// Swift and primary keys round-trip through ``PrimaryKeys`` (integer or string keys, or
+    /// composite keys of such parts).
     let canMerge: Bool
     /// What a snapshot keeps of each row, and how entries compare.
     let layout: SnapshotLayout
@@ -32,9 +31,8 @@ struct QueryPlan: Sendable {
         self.query = query
         self.entity = entity
         self.order = try RowOrder(entity: entity, sort: query.effectiveSort)
-        self.keyIndex = names.firstIndex(of: entity.primaryKey) ?? 0
-        let keyType = entity.primaryKeyAttribute.type
-        self.canMerge = order.isReproducible && (keyType == .integer || keyType == .string)
+        let keyTypes = entity.primaryKeyAttributes.map(\.type)
+        self.canMerge = order.isReproducible && keyTypes.allSatisfy { $0 == .integer || $0 == .string }
         self.layout = SnapshotLayout(entity: entity, order: order, sectionIndex: sectionIndex)
         self.cache = RowCache(source: source, entity: entity, batchSize: query.rowBatchSize,
                               capacity: max(4_096, 16 * query.rowBatchSize))

@@ -129,8 +129,9 @@ struct RowOrder: Sendable {
             if entity.attributes[index].type == .json { reproducible = false }
             terms.append(Term(index: index, ascending: key.ascending))
         }
-        if !sort.contains(where: { $0.attribute == entity.primaryKey }) {
-            terms.append(Term(index: names.firstIndex(of: entity.primaryKey) ?? 0, ascending: true))
+        // Then every part of the primary key the sort left out (a composite key's in key order).
+        for part in entity.primaryKeyNames where !sort.contains(where: { $0.attribute == part }) {
+            terms.append(Term(index: names.firstIndex(of: part) ?? 0, ascending: true))
         }
         self.terms = terms
         self.isReproducible = reproducible

@@ -44,7 +44,11 @@ struct SnapshotLayout: Sendable {
 
     let entityName: String
     let names: [String]
-    let keyIndex: Int
+    /// The position of a single-column primary key; `nil` for a composite key, whose parts are
+    /// sort attributes of the entry (the order ends with them) and whose tuple is the entry's key.
+    let keyIndex: Int?
+    /// The positions of a composite key's parts (empty for a single key).
+    let compositeKeyIndexes: [Int]
     /// The attribute positions an entry keeps, in sort order, the primary key left out.
     let sortAttributes: [Int]
     let terms: [Term]
@@ -54,7 +58,8 @@ struct SnapshotLayout: Sendable {
     init(entity: Entity, order: RowOrder, sectionIndex: Int?) {
         entityName = entity.name
         names = entity.attributes.map(\.name)
-        keyIndex = names.firstIndex(of: entity.primaryKey) ?? 0
+        keyIndex = entity.hasCompositeKey ? nil : entity.primaryKeyPositions.first ?? 0
+        compositeKeyIndexes = entity.hasCompositeKey ? entity.primaryKeyPositions : []
         var attributes: [Int] = []
         for term in order.terms where term.index != keyIndex && !attributes.contains(term.index) {
             attributes.append(term.index)
@@ -68,7 +73,7 @@ struct SnapshotLayout: Sendable {
 
     /// The entry of a full row.
     func entry(of row: EntityRow) -> SnapshotEntry {
-        var entry = SnapshotEntry(key: row.values[keyIndex])
+        var entry = SnapshotEntry(key: keyIndex.map { row.values[$0] } ?? row.primaryKey)
         for (slot, attribute) in sortAttributes.enumerated() {
             entry.append(attribute < row.values.count ? row.values[attribute] : .null, slot: slot)
         }
@@ -100,9 +105,14 @@ struct SnapshotLayout: Sendable {
     /// values, every other attribute null.
     func skeleton(_ entry: SnapshotEntry) -> EntityRow {
         var values = [AttributeValue](repeating: .null, count: names.count)
-        values[keyIndex] = entry.key
+        if let keyIndex {
+            values[keyIndex] = entry.key
+        } else if let parts = entry.key.compositeKeyParts {
+            for (part, index) in zip(parts, compositeKeyIndexes) { values[index] = part }
+        }
         for (slot, attribute) in sortAttributes.enumerated() { values[attribute] = entry.value(slot: slot) ?? .null }
-        return EntityRow(entity: entityName, names: names, values: values, primaryKeyIndex: keyIndex)
+        if let keyIndex { return EntityRow(entity: entityName, names: names, values: values, primaryKeyIndex: keyIndex) }
+        return EntityRow(entity: entityName, names: names, values: values, primaryKeyIndexes: compositeKeyIndexes)
     }
 
     /// A row holding only an entry's key (its layout's skeleton when there is a layout).

@@ -33,6 +33,16 @@ public struct RouteScope: Sendable, Hashable, CustomStringConvertible {
         conditions.first { $0.attribute == attribute }?.value
     }
 
+    /// The primary key of `entity` the scope sets (every part of a composite key), or `nil`.
+    ///
+    /// ```swift
+    /// try table.resolve(.get, "/repos/octocat/Hello-World/git/refs/refs%2Fheads%2Fmain").scope.primaryKey(of: ref)
+    /// // .compositeKey([.string("octocat"), .string("Hello-World"), .string("refs/heads/main")])
+    /// ```
+    public func primaryKey(of entity: Entity) -> AttributeValue? {
+        entity.key(from: value(of:))
+    }
+
     /// The conditions as SQL (`"userID" = ? AND ...`, or `1` when empty) with their arguments.
     public var whereClause: (sql: String, arguments: [AttributeValue]) {
         guard !conditions.isEmpty else { return ("1", []) }

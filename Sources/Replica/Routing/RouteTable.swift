@@ -25,10 +25,10 @@ public struct RouteTable: Sendable {
         public let envelope: [String]
 
         /// `true` when the route names one object: its variables include the entity's primary
-        /// key, or it is a singleton route (`/user.json`).
+        /// key (every part of a composite key), or it is a singleton route (`/user.json`).
         public var isSingleObject: Bool {
             guard let entity else { return false }
-            return route.singleton || scopeAttributes.contains { $0.attribute == entity.primaryKey }
+            return route.singleton || entity.primaryKeyNames.allSatisfy { part in scopeAttributes.contains { $0.attribute == part } }
         }
     }
 
@@ -73,7 +73,7 @@ public struct RouteTable: Sendable {
     /// ```
     static func unscopedVariables(of pattern: RoutePattern, in entity: Entity, convention: KeyConvention) -> [String] {
         let attributes = pattern.variables.map { scopeAttribute(for: $0, in: entity, convention: convention) }
-        if attributes.contains(entity.primaryKey) { return [] }
+        if entity.primaryKeyNames.allSatisfy(attributes.contains) { return [] }
         return zip(pattern.variables, attributes).filter { $0.1 == nil }.map(\.0)
     }
 
@@ -95,7 +95,7 @@ public struct RouteTable: Sendable {
         if let relationship = entity.relationship(named: variable), relationship.kind == .toOne {
             return relationship.foreignKey
         }
-        if variable == entity.jsonIDKey { return entity.primaryKey }
+        if variable == entity.jsonIDKey && !entity.hasCompositeKey { return entity.primaryKey }
         return entity.attributes.first { ($0.jsonKey ?? convention.jsonKey(forAttribute: $0.name)) == variable }?.name
     }
 

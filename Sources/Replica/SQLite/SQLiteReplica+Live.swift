@@ -68,8 +68,9 @@ extension Store: LiveRowSource {
                 return .rows(try Store.fetchRows(db, entity: entity, sql: sql, arguments: rowQuery.arguments))
             }
             let attributes = entity.attributes
-            let keyIndex = attributes.firstIndex { $0.name == entity.primaryKey } ?? 0
-            let columns = ([keyIndex] + request.sortAttributes).map { attributes[$0].name.quotedIdentifier }
+            // The key's columns (a composite key's parts, whose tuple is the entry's key), then the sort values.
+            let keyIndexes = entity.primaryKeyPositions
+            let columns = (keyIndexes + request.sortAttributes).map { attributes[$0].name.quotedIdentifier }
             let entrySQL = "SELECT \(columns.joined(separator: ", ")) FROM \(table)\(whereClause) ORDER BY "
                 + (try orderBy(request.sort, for: entity)) + (request.limit.map { " LIMIT \(max(0, $0))" } ?? "")
             // Without a predicate the count is cheap (SQLite counts the table's pages, decoding no row):
@@ -83,8 +84,9 @@ extension Store: LiveRowSource {
             let statement = try Store.queryStatement(db, sql: entrySQL, arguments: rowQuery.arguments)
             let handle = statement.sqliteStatement
             defer { sqlite3_reset(handle) }
-            let keyType = attributes[keyIndex].type
+            let keyTypes = keyIndexes.map { attributes[$0].type }
             let types = request.sortAttributes.map { attributes[$0].type }
+            let width = Int32(keyIndexes.count)
             var entries: [SnapshotEntry] = []
             entries.reserveCapacity(total)
             while true {
@@ -94,9 +96,11 @@ extension Store: LiveRowSource {
                     throw StoreError(.sqlite, "query on '\(entity.name)' failed: \(String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))",
                                      path: path)
                 }
-                var entry = SnapshotEntry(key: AttributeValue(column: handle, at: 0, type: keyType))
+                let key = keyTypes.count == 1 ? AttributeValue(column: handle, at: 0, type: keyTypes[0])
+                    : .compositeKey(keyTypes.enumerated().map { AttributeValue(column: handle, at: Int32($0.offset), type: $0.element) })
+                var entry = SnapshotEntry(key: key)
                 for (slot, type) in types.enumerated() {
-                    entry.append(AttributeValue(column: handle, at: Int32(slot + 1), type: type), slot: slot)
+                    entry.append(AttributeValue(column: handle, at: Int32(slot) + width, type: type), slot: slot)
                 }
                 entries.append(entry)
             }
@@ -107,13 +111,12 @@ extension Store: LiveRowSource {
     package func liveRows(of entity: Entity, keys: [AttributeValue], predicate: RowPredicate) throws -> [EntityRow] {
         let table = entity.tableName.quotedIdentifier
         let columns = entity.attributes.map(\.name.quotedIdentifier).joined(separator: ", ")
-        let key = entity.primaryKey.quotedIdentifier
         return try read { db in
             var rows: [EntityRow] = []
-            for chunk in liveKeyChunks(keys) {
-                var sql = "SELECT \(columns) FROM \(table) WHERE \(key) IN (\(chunk.marks))"
+            for chunk in liveKeyChunks(keys, of: entity) {
+                var sql = "SELECT \(columns) FROM \(table) WHERE \(chunk.condition)"
                 if !predicate.isAll { sql += " AND (\(predicate.sql))" }
-                rows += try Store.fetchRows(db, entity: entity, sql: sql, arguments: chunk.keys + predicate.arguments)
+                rows += try Store.fetchRows(db, entity: entity, sql: sql, arguments: chunk.arguments + predicate.arguments)
             }
             return rows
         }

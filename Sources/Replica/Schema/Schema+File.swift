@@ -201,24 +201,57 @@ struct SchemaFileReader {
             }
             actions = set
         }
-        let primaryKey = try string(object["primaryKey"], at: pointer / "primaryKey") ?? "id"
+        let keyNames = try primaryKeyNames(object["primaryKey"], at: pointer / "primaryKey")
+        let jsonIDKey = try string(object["jsonIdKey"], at: pointer / "jsonIdKey")
+        if keyNames.count > 1, jsonIDKey != nil {
+            throw fail(.invalidPrimaryKey, "jsonIdKey does not apply to the composite primary key "
+                       + "[\(keyNames.map { "'\($0)'" }.joined(separator: ", "))] of entity '\(name)': each part maps as its "
+                       + "attribute does (its jsonKey, the key convention, or the route's scope)", at: pointer / "jsonIdKey")
+        }
+        var members: [EntityMember] = attributes.map { .attribute($0) }
+        members += relationships.map { .relationship($0) }
+        members += indexes.map { .index($0) }
         var entity = Entity(
             name,
             tableName: try string(object["table"], at: pointer / "table"),
-            primaryKey: primaryKey,
-            jsonIDKey: try string(object["jsonIdKey"], at: pointer / "jsonIdKey"),
+            keyNames: keyNames,
+            jsonIDKey: jsonIDKey,
             namespace: try string(object["namespace"], at: pointer / "namespace"),
             collectionNamespace: try string(object["collectionNamespace"], at: pointer / "collectionNamespace"),
             unmappedKeys: try unmappedKeyPolicy(object["unmappedKeys"], at: pointer / "unmappedKeys"),
             ignoreKeys: try keyGlobs(object["ignoreKeys"], at: pointer / "ignoreKeys"),
-            unmappedColumn: try string(object["unmappedColumn"], at: pointer / "unmappedColumn")
-        ) {
-            for attribute in attributes { attribute }
-            for relationship in relationships { relationship }
-            for index in indexes { index }
-        }
+            unmappedColumn: try string(object["unmappedColumn"], at: pointer / "unmappedColumn"),
+            members: members)
         entity.actions = actions
         return entity
+    }
+
+    /// `"primaryKey"`: an attribute name, or an array of two or more distinct names (a composite key).
+    func primaryKeyNames(_ value: JSONValue?, at pointer: JSONPointer) throws -> [String] {
+        guard let value, !value.isNull else { return ["id"] }
+        switch value {
+        case .string(let name):
+            return [name]
+        case .array(let items):
+            var names: [String] = []
+            for (offset, item) in items.enumerated() {
+                guard case .string(let name) = item else {
+                    throw fail(.invalidValue, "expected an attribute name, found \(item.typeName)", at: pointer / offset)
+                }
+                if names.contains(name) {
+                    throw fail(.invalidPrimaryKey, "primary key names attribute '\(name)' twice", at: pointer / offset)
+                }
+                names.append(name)
+            }
+            guard names.count >= 2 else {
+                throw fail(.invalidPrimaryKey, "a composite primary key names two or more attributes, found \(names.count) "
+                           + "(a single key is a string: \"primaryKey\": \"id\")", at: pointer)
+            }
+            return names
+        default:
+            throw fail(.invalidValue, "expected an attribute name or an array of attribute names, found \(value.typeName)",
+                       at: pointer)
+        }
     }
 
     func attributeType(_ value: JSONValue, at pointer: JSONPointer) throws -> AttributeType {

@@ -48,8 +48,13 @@ extension Entity {
     var fileJSON: JSONValue {
         var object = JSONObject()
         object["table"] = .string(tableName)
-        object["primaryKey"] = .string(primaryKey)
-        object["jsonIdKey"] = .string(jsonIDKey)
+        if hasCompositeKey {
+            // Each part maps as its attribute does: a composite key has no JSON id key.
+            object["primaryKey"] = .array(primaryKeyNames.map { .string($0) })
+        } else {
+            object["primaryKey"] = .string(primaryKey)
+            object["jsonIdKey"] = .string(jsonIDKey)
+        }
         if let namespace { object["namespace"] = .string(namespace) }
         if let collectionNamespace { object["collectionNamespace"] = .string(collectionNamespace) }
         if let actions {

@@ -36,7 +36,9 @@ struct SchemaValidator {
             guard !entity.name.isEmpty else { throw fail(.invalidValue, "entity name is empty", at: pointer) }
             try checkName(entity.name, "entity name", at: pointer)
             try checkName(entity.tableName, "table name", at: pointer / "table")
-            try checkName(entity.primaryKey, "primary key", at: pointer / "primaryKey")
+            for (offset, part) in entity.primaryKeyNames.enumerated() {
+                try checkName(part, "primary key", at: entity.hasCompositeKey ? pointer / "primaryKey" / offset : pointer / "primaryKey")
+            }
             if Self.reservedEntityNames.contains(entity.name) {
                 throw fail(.invalidValue, "entity name '\(entity.name)' is reserved for route targets", at: pointer)
             }
@@ -168,17 +170,32 @@ struct SchemaValidator {
                 }
             }
         }
-        guard let key = entity.attribute(named: entity.primaryKey) else {
-            throw fail(.invalidPrimaryKey, "primary key '\(entity.primaryKey)' of entity '\(entity.name)' is not one of its attributes",
-                       at: pointer / "primaryKey")
+        guard !entity.primaryKeyNames.isEmpty else {
+            throw fail(.invalidPrimaryKey, "entity '\(entity.name)' has no primary key", at: pointer / "primaryKey")
         }
-        guard Self.keyTypes.contains(key.type) else {
-            throw fail(.invalidPrimaryKey, "primary key '\(key.name)' of entity '\(entity.name)' is a \(key.type); "
-                       + "keys are integer or string", at: pointer / "attributes" / key.name / "type")
+        let composite = entity.hasCompositeKey
+        if composite, entity.jsonIDKey != "id" {
+            throw fail(.invalidPrimaryKey, "jsonIdKey does not apply to the composite primary key of entity '\(entity.name)': "
+                       + "each part maps as its attribute does (its jsonKey, the key convention, or the route's scope)",
+                       at: pointer / "jsonIdKey")
         }
-        guard !key.isNullable else {
-            throw fail(.invalidPrimaryKey, "primary key '\(key.name)' of entity '\(entity.name)' cannot be nullable",
-                       at: pointer / "attributes" / key.name / "nullable")
+        var parts: Set<String> = []
+        for (offset, name) in entity.primaryKeyNames.enumerated() {
+            let at = composite ? pointer / "primaryKey" / offset : pointer / "primaryKey"
+            guard parts.insert(name).inserted else {
+                throw fail(.invalidPrimaryKey, "primary key of entity '\(entity.name)' names attribute '\(name)' twice", at: at)
+            }
+            guard let key = entity.attribute(named: name) else {
+                throw fail(.invalidPrimaryKey, "primary key '\(name)' of entity '\(entity.name)' is not one of its attributes", at: at)
+            }
+            guard Self.keyTypes.contains(key.type) else {
+                throw fail(.invalidPrimaryKey, "primary key '\(key.name)' of entity '\(entity.name)' is a \(key.type); "
+                           + "keys are integer or string", at: pointer / "attributes" / key.name / "type")
+            }
+            guard !key.isNullable else {
+                throw fail(.invalidPrimaryKey, "primary key '\(key.name)' of entity '\(entity.name)' cannot be nullable",
+                           at: pointer / "attributes" / key.name / "nullable")
+            }
         }
     }
 
@@ -195,6 +212,21 @@ struct SchemaValidator {
             guard let destination = schema.entities.first(where: { $0.name == relationship.destination }) else {
                 throw fail(.unknownEntity, "relationship '\(relationship.name)' of entity '\(entity.name)' points to "
                            + "missing entity '\(relationship.destination)'", at: relPointer / relationship.kind.rawValue)
+            }
+            // A foreign key or a join-table column holds one key value: it cannot point at a row
+            // identified by several.
+            if destination.hasCompositeKey, relationship.kind == .toOne || relationship.through != nil {
+                let what = relationship.kind == .toOne ? "a foreign key" : "a join table"
+                throw fail(.invalidRelationship, "relationship '\(relationship.name)' of entity '\(entity.name)' points to "
+                           + "'\(destination.name)', whose primary key is composite (\(destination.primaryKeyNames.joined(separator: ", "))): "
+                           + "\(what) holds a single-column key", at: relPointer / relationship.kind.rawValue)
+            }
+            if entity.hasCompositeKey, relationship.kind == .toMany {
+                let what = relationship.through != nil ? "its join table" : "the foreign key of its inverse"
+                throw fail(.invalidRelationship, "to-many relationship '\(relationship.name)' of entity '\(entity.name)' "
+                           + "cannot hold keys of '\(entity.name)' in \(what): its primary key is composite "
+                           + "(\(entity.primaryKeyNames.joined(separator: ", "))), and relationships hold single-column keys only",
+                           at: relPointer / (relationship.through != nil ? "through" : "inverse"))
             }
             switch relationship.kind {
             case .toOne:

@@ -192,14 +192,21 @@ extension ReplicaStore {
     ///
     /// ```swift
     /// try await store.delete("Post", key: .integer(7))
+    /// try await store.delete("Ref", key: .compositeKey([.string("octocat"), .string("Hello-World"), .string("refs/heads/main")]))
     /// ```
     ///
+    /// - Parameters:
+    ///   - entity: The entity name.
+    ///   - key: The row's primary key; for a composite key, ``AttributeValue/compositeKey(_:)`` of all its parts.
     /// - Returns: The committed change set (empty when no such row was stored).
-    /// - Throws: ``SyncError`` (an unknown entity, a database error naming the store).
+    /// - Throws: ``SyncError`` (an unknown entity, `.invalidKey` for a key of the wrong shape, a
+    ///   database error naming the store).
     @discardableResult
     public func delete(_ entity: String, key: AttributeValue) async throws -> ChangeSet {
         var job = WriteJob(source: "delete \(entity) \(key)")
-        job.deletedRow = (try entityIndex(entity), key)
+        let index = try entityIndex(entity)
+        if let problem = mapping.maps[index].entity.keyProblem(key) { throw SyncError(.invalidKey, problem) }
+        job.deletedRow = (index, key)
         return try await transact(job).changes
     }
 

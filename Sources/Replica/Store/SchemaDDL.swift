@@ -24,8 +24,14 @@ package enum SQLDialect: Sendable {
 
 /// SQL text for tables, columns and indexes of a schema. Every identifier is quoted.
 package enum SchemaDDL {
+    /// `CREATE TABLE`: a single key is its column's `PRIMARY KEY`; a composite key is a table
+    /// constraint, `PRIMARY KEY ("owner", "repo", "ref")`.
     package static func createTable(_ entity: Entity, dialect: SQLDialect = .sqlite) -> String {
-        let columns = entity.attributes.map { column($0, isPrimaryKey: $0.name == entity.primaryKey, dialect: dialect) }
+        let single = entity.hasCompositeKey ? nil : entity.primaryKey
+        var columns = entity.attributes.map { column($0, isPrimaryKey: $0.name == single, dialect: dialect) }
+        if entity.hasCompositeKey {
+            columns.append("PRIMARY KEY (\(entity.primaryKeyNames.map(\.quotedIdentifier).joined(separator: ", ")))")
+        }
         return "CREATE TABLE \(entity.tableName.quotedIdentifier) (\(columns.joined(separator: ", ")))"
     }
 

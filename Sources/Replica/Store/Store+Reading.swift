@@ -148,8 +148,8 @@ extension Store {
             }
             terms.append("\(key.attribute.quotedIdentifier) \(key.ascending ? "ASC" : "DESC")")
         }
-        if !sort.contains(where: { $0.attribute == entity.primaryKey }) {
-            terms.append("\(entity.primaryKey.quotedIdentifier) ASC")
+        for part in entity.primaryKeyNames where !sort.contains(where: { $0.attribute == part }) {
+            terms.append("\(part.quotedIdentifier) ASC")
         }
         return terms.joined(separator: ", ")
     }
@@ -177,7 +177,7 @@ extension Store {
     static func fetchRows(_ db: Database, entity: Entity, sql: String, arguments: [AttributeValue]) throws -> [EntityRow] {
         let names = entity.attributes.map(\.name)
         let types = entity.attributes.map(\.type)
-        let keyIndex = names.firstIndex(of: entity.primaryKey) ?? 0
+        let keyIndexes = entity.primaryKeyPositions
         let statement = try queryStatement(db, sql: sql, arguments: arguments)
         // Stepped directly: no `Row` or `DatabaseValue` per value.
         let handle = statement.sqliteStatement
@@ -194,7 +194,7 @@ extension Store {
             for (index, type) in types.enumerated() {
                 values.append(AttributeValue(column: handle, at: Int32(index), type: type))
             }
-            result.append(EntityRow(entity: entity.name, names: names, values: values, primaryKeyIndex: keyIndex))
+            result.append(EntityRow(entity: entity.name, names: names, values: values, primaryKeyIndexes: keyIndexes))
         }
         return result
     }

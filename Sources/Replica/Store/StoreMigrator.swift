@@ -175,8 +175,9 @@ package struct StoreMigrator {
             throw fail("\(where_): table changed from '\(old.tableName)' to '\(new.tableName)'; "
                        + "Replica migrates additively and does not rename tables")
         }
-        guard old.primaryKey == new.primaryKey else {
-            throw fail("\(where_): primary key changed from '\(old.primaryKey)' to '\(new.primaryKey)'; "
+        guard old.primaryKeyNames == new.primaryKeyNames else {
+            func shown(_ names: [String]) -> String { names.count == 1 ? "'\(names[0])'" : "(\(names.joined(separator: ", ")))" }
+            throw fail("\(where_): primary key changed from \(shown(old.primaryKeyNames)) to \(shown(new.primaryKeyNames)); "
                        + "a primary key cannot change")
         }
         var statements: [String] = []

@@ -1,29 +1,41 @@
-/// The primary keys of one kind of change, stored compactly (integers or strings).
+/// The primary keys of one kind of change, stored compactly (integers, strings, or the tuples
+/// of composite keys).
+///
+/// A composite key (an entity whose ``Entity/primaryKeyNames`` has several attributes) is kept as
+/// its parts in ``tuples`` and read back as ``AttributeValue/compositeKey(_:)``.
 ///
 /// ```swift
 /// let keys = changes["Post"]?.inserted ?? PrimaryKeys()
 /// keys.count          // 3
 /// keys.contains(.integer(7))
+/// changes["Ref"]?.inserted.tuples   // [[.string("octocat"), .string("Hello-World"), .string("refs/heads/main")]]
+/// changes["Ref"]?.inserted.contains(.compositeKey([.string("octocat"), .string("Hello-World"), .string("refs/heads/main")]))
 /// ```
 public struct PrimaryKeys: Sendable, Hashable, Sequence, CustomStringConvertible {
     /// The integer keys, in order.
     public package(set) var integers: [Int64] = []
     /// The text keys, in order.
     public package(set) var strings: [String] = []
+    /// The composite keys, in order: each the parts of one key, in ``Entity/primaryKeyNames`` order.
+    public package(set) var tuples: [[AttributeValue]] = []
 
     public init() {}
 
-    /// Keys from attribute values (integers and strings; other values are stored as text).
+    /// Keys from attribute values (integers, strings and ``AttributeValue/compositeKey(_:)`` tuples;
+    /// other values are stored as text).
     public init(_ values: [AttributeValue]) {
         for value in values { append(value) }
     }
 
     /// The number of keys.
-    public var count: Int { integers.count + strings.count }
-    public var isEmpty: Bool { integers.isEmpty && strings.isEmpty }
+    public var count: Int { integers.count + strings.count + tuples.count }
+    public var isEmpty: Bool { integers.isEmpty && strings.isEmpty && tuples.isEmpty }
 
-    /// The keys as attribute values, integers first.
-    public var values: [AttributeValue] { integers.map { .integer($0) } + strings.map { .string($0) } }
+    /// The keys as attribute values: integers first, then strings, then composite keys.
+    public var values: [AttributeValue] {
+        let single = integers.map { AttributeValue.integer($0) } + strings.map { .string($0) }
+        return tuples.isEmpty ? single : single + tuples.map { .compositeKey($0) }
+    }
 
     public func makeIterator() -> IndexingIterator<[AttributeValue]> { values.makeIterator() }
 
@@ -32,7 +44,9 @@ public struct PrimaryKeys: Sendable, Hashable, Sequence, CustomStringConvertible
         switch key {
         case .integer(let i): return integers.contains(i)
         case .string(let s): return strings.contains(s)
-        default: return strings.contains(key.description)
+        default:
+            if let parts = key.compositeKeyParts { return tuples.contains(parts) }
+            return strings.contains(key.description)
         }
     }
 
@@ -40,7 +54,8 @@ public struct PrimaryKeys: Sendable, Hashable, Sequence, CustomStringConvertible
         switch key {
         case .integer(let i): integers.append(i)
         case .string(let s): strings.append(s)
-        default: strings.append(key.description)
+        default:
+            if let parts = key.compositeKeyParts { tuples.append(parts) } else { strings.append(key.description) }
         }
     }
 
@@ -48,6 +63,10 @@ public struct PrimaryKeys: Sendable, Hashable, Sequence, CustomStringConvertible
     package mutating func normalize(excluding excluded: PrimaryKeys = PrimaryKeys()) {
         integers = Self.unique(integers, excluding: excluded.integers)
         strings = Self.unique(strings, excluding: excluded.strings)
+        if !tuples.isEmpty {
+            var seen = Set(excluded.tuples)
+            tuples = tuples.filter { seen.insert($0).inserted }
+        }
     }
 
     static func unique<T: Hashable & Comparable>(_ keys: [T], excluding excluded: [T]) -> [T] {
@@ -55,6 +74,28 @@ public struct PrimaryKeys: Sendable, Hashable, Sequence, CustomStringConvertible
         if excluded.isEmpty, zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) { return keys }
         var seen = Set(excluded)
         return keys.filter { seen.insert($0).inserted }
+    }
+
+    /// Sorts the composite keys part by part (integers before text, text by its UTF-8 bytes), so
+    /// that a change set read back from a store without order reads the same each time.
+    package mutating func sortTuples() {
+        func precedes(_ a: AttributeValue, _ b: AttributeValue) -> Bool? {
+            switch (a, b) {
+            case (.integer(let x), .integer(let y)): return x == y ? nil : x < y
+            case (.string(let x), .string(let y)):
+                if x == y { return nil }
+                return x.utf8.lexicographicallyPrecedes(y.utf8)
+            case (.integer, _): return true
+            case (_, .integer): return false
+            default:
+                let (x, y) = (a.description, b.description)
+                return x == y ? nil : x.utf8.lexicographicallyPrecedes(y.utf8)
+            }
+        }
+        tuples.sort { a, b in
+            for (x, y) in zip(a, b) { if let result = precedes(x, y) { return result } }
+            return a.count < b.count
+        }
     }
 
     /// Whether some key occurs more than once.
@@ -66,7 +107,7 @@ public struct PrimaryKeys: Sendable, Hashable, Sequence, CustomStringConvertible
                 if zip(sorted, sorted.dropFirst()).contains(where: { $0 == $1 }) { return true }
             }
         }
-        return Set(strings).count != strings.count
+        return Set(strings).count != strings.count || Set(tuples).count != tuples.count
     }
 
     public var description: String { "[" + values.map(\.description).joined(separator: ", ") + "]" }
@@ -136,5 +177,6 @@ extension PrimaryKeys {
     public mutating func formUnion(_ other: PrimaryKeys) {
         if integers.isEmpty { integers = other.integers } else { integers += other.integers }
         if strings.isEmpty { strings = other.strings } else { strings += other.strings }
+        if !other.tuples.isEmpty { tuples += other.tuples }
     }
 }

@@ -66,8 +66,10 @@ struct FastObjectDecoder: Sendable {
     let unmappedIndex: Int?
     let ignoredKeyGlobs: [KeyGlob]
 
-    /// `nil` when the entity's map uses key paths (nested keys), which only the general path reads.
+    /// `nil` when the entity's map uses key paths (nested keys), which only the general path reads,
+    /// or when its primary key is composite (the general path records the key's tuple).
     init?(map: PropertyMap) {
+        guard map.primaryKeyIndexes.count == 1 else { return nil }
         var slots: [Slot] = []
         for (index, attribute) in map.attributes.enumerated() {
             // The column of kept keys has no key: it is filled once the object's keys are read.

@@ -174,7 +174,13 @@ final class ResponseReader: Sendable {
             throw error
         }
         let maps = planner.mapping.maps
-        for row in planned { batch.append(row, keyIndex: row.isLinks ? 0 : maps[row.entity].primaryKeyIndex) }
+        for row in planned {
+            if !row.isLinks, maps[row.entity].primaryKeyIndexes.count > 1 {
+                batch.append(row, keyIndexes: maps[row.entity].primaryKeyIndexes)
+            } else {
+                batch.append(row, keyIndex: row.isLinks ? 0 : maps[row.entity].primaryKeyIndex)
+            }
+        }
     }
 
     /// Once the whole response is read: names it as the source of its ignored keys, and under

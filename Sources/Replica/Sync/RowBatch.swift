@@ -59,7 +59,9 @@ package struct RowBatch: Sendable {
     private var arenaStorage: [UInt8] = [0]
     private var arenaCount = 1
     /// Primary keys that are not `.integer` or `.string` values (rare; general path only), by
-    /// row index: the change set records them as the values the object had, not as bound.
+    /// row index: the change set records them as the values the object had, not as bound. Every
+    /// row of an entity with a composite key has its ``AttributeValue/compositeKey(_:)`` here
+    /// (its parts are cells too, which the writer binds).
     private(set) var otherKeys: [Int: AttributeValue] = [:]
 
     /// The row being built: its entity, first cell, presence mask and where the arena was.
@@ -180,6 +182,21 @@ package struct RowBatch: Sendable {
         case .data(let bytes):
             bytes.withUnsafeBytes { setBytes($0, kind: .blob, attribute) }
         }
+    }
+
+    /// Appends a row planned by the general path; `keyIndexes` are its entity's primary key
+    /// attributes (several for a composite key, whose tuple is recorded in ``otherKeys``).
+    mutating func append(_ row: PlannedRow, keyIndexes: [Int]) {
+        guard keyIndexes.count > 1, !row.isLinks else {
+            append(row, keyIndex: row.isLinks ? 0 : keyIndexes.first ?? 0)
+            return
+        }
+        beginRow(entity: row.entity, attributeCount: row.values.count)
+        for (index, value) in row.values.enumerated() {
+            if let value { set(value, index) }
+        }
+        commitRow(isTopLevel: row.isTopLevel)
+        otherKeys[rows.count - 1] = .compositeKey(keyIndexes.map { $0 < row.values.count ? row.values[$0] ?? .null : .null })
     }
 
     /// Appends a row planned by the general path; `keyIndex` is its entity's primary key attribute.

@@ -93,7 +93,7 @@ struct RowPlanner: Sendable {
             case .skip:
                 statistics.skipped.append(SkippedObject(entity: mapping.maps[entity].entity.name, pointer: pointer,
                                                         reason: error.description,
-                                                        key: mapping.maps[entity].primaryKey(ofInvalid: value)))
+                                                        key: mapping.maps[entity].primaryKey(ofInvalid: value, scope: scope)))
                 return
             }
         }

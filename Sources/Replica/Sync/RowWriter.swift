@@ -121,6 +121,10 @@ final class RowWriter {
     /// read once and looked up in the sorted seen keys.
     func deleteStale(entity: Int, scope: RouteScope?, keeping seenKeys: PrimaryKeys, allStored: Bool = false) throws {
         let map = maps[entity]
+        if map.entity.hasCompositeKey {
+            try deleteStaleTuples(entity: entity, scope: scope, keeping: seenKeys)
+            return
+        }
         let table = map.entity.tableName.quotedIdentifier
         let keyColumn = map.entity.primaryKey.quotedIdentifier
         let (condition, arguments) = scope?.whereClause ?? ("1", [])
@@ -170,6 +174,35 @@ final class RowWriter {
         }
         sqlite3_reset(handle)
         for key in stale {
+            try statements.delete(entity: entity, key: key)
+            changes[entity].deleted.append(key)
+        }
+    }
+
+    /// ``deleteStale(entity:scope:keeping:allStored:)`` for a composite key: reads the key tuples
+    /// inside the scope and deletes those not seen, whole tuples compared.
+    private func deleteStaleTuples(entity: Int, scope: RouteScope?, keeping seenKeys: PrimaryKeys) throws {
+        let map = maps[entity]
+        let columns = map.entity.primaryKeyNames.map(\.quotedIdentifier).joined(separator: ", ")
+        let (condition, arguments) = scope?.whereClause ?? ("1", [])
+        let seen = Set(seenKeys.tuples)
+        let statement = try db.makeStatement(sql: "SELECT \(columns) FROM \(map.entity.tableName.quotedIdentifier) WHERE \(condition)")
+        try statement.setArguments(StatementArguments(arguments.map(\.databaseValue)))
+        let handle = statement.sqliteStatement
+        let width = Int32(map.entity.primaryKeyNames.count)
+        var stale: [[AttributeValue]] = []
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else {
+                throw SyncError(.database, "cannot read the keys of \(map.entity.name): \(String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))")
+            }
+            let parts = (0..<width).map { UpsertStatements.column(handle, $0) }
+            if !seen.contains(parts) { stale.append(parts) }
+        }
+        sqlite3_reset(handle)
+        for parts in stale {
+            let key = AttributeValue.compositeKey(parts)
             try statements.delete(entity: entity, key: key)
             changes[entity].deleted.append(key)
         }

@@ -42,8 +42,10 @@ package final class StagedRows {
         rowCount += batch.count
         // What a copy kept in memory holds on to: its arrays' capacity.
         let bytes = batch.retainedBytes
-        // Batches holding unusual keys (general path only, rare) stay in memory: their keys are Swift values.
-        if inMemoryBytes + bytes <= memoryBudget || !batch.otherKeys.isEmpty {
+        // Batches holding unusual keys (general path only, rare) stay in memory: their keys are Swift
+        // values. Composite keys (tuples of integers and strings) are written as JSON text.
+        let keyText = Self.encodeTuples(batch.otherKeys)
+        if inMemoryBytes + bytes <= memoryBudget || (!batch.otherKeys.isEmpty && keyText == nil) {
             inMemory.append(RowBatch(rows: batch.rows, cells: batch.cells, arena: Array(batch.arena), otherKeys: batch.otherKeys))
             inMemoryBytes += bytes
             order.append(false)
@@ -51,12 +53,44 @@ package final class StagedRows {
         }
         let file = try self.file ?? ScratchFile(purpose: "staging")
         self.file = file
-        var header: (Int64, Int64, Int64) = (Int64(batch.rows.count), Int64(batch.cells.count), Int64(batch.arena.count))
+        let keyBytes = Array((keyText ?? "").utf8)
+        var header: (Int64, Int64, Int64, Int64) = (Int64(batch.rows.count), Int64(batch.cells.count), Int64(batch.arena.count),
+                                                    Int64(keyBytes.count))
         try withUnsafeBytes(of: &header) { try file.write($0) }
         try batch.rows.withUnsafeBytes { try file.write($0) }
         try batch.cells.withUnsafeBytes { try file.write($0) }
         try batch.arena.withUnsafeBytes { try file.write($0) }
+        if !keyBytes.isEmpty { try keyBytes.withUnsafeBytes { try file.write($0) } }
         order.append(true)
+    }
+
+    /// Composite keys by row as JSON text (`[[row, [part, …]], …]`); `nil` when some key is not a
+    /// composite key, `""` when there are none.
+    static func encodeTuples(_ keys: [Int: AttributeValue]) -> String? {
+        if keys.isEmpty { return "" }
+        var items: [JSONValue] = []
+        items.reserveCapacity(keys.count)
+        for (row, key) in keys {
+            guard case .json(let tuple) = key, key.compositeKeyParts != nil else { return nil }
+            items.append(.array([.int(Int64(row)), tuple]))
+        }
+        return JSONValue.array(items).serialized()
+    }
+
+    /// The keys of ``encodeTuples(_:)`` read back.
+    static func decodeTuples(_ bytes: [UInt8]) throws -> [Int: AttributeValue] {
+        guard !bytes.isEmpty else { return [:] }
+        guard case .array(let items) = try JSONValue(parsing: String(decoding: bytes, as: UTF8.self)) else {
+            throw SyncError(.input, "the staging file holds unreadable keys")
+        }
+        var keys: [Int: AttributeValue] = [:]
+        for item in items {
+            guard case .array(let pair) = item, pair.count == 2, case .int(let row) = pair[0] else {
+                throw SyncError(.input, "the staging file holds unreadable keys")
+            }
+            keys[Int(row)] = .json(pair[1])
+        }
+        return keys
     }
 
     /// Hands every staged batch to `body`, in the order they were staged.
@@ -74,7 +108,7 @@ package final class StagedRows {
                 memoryIndex += 1
                 continue
             }
-            var header: (Int64, Int64, Int64) = (0, 0, 0)
+            var header: (Int64, Int64, Int64, Int64) = (0, 0, 0, 0)
             try withUnsafeMutableBytes(of: &header) { try file.read(into: $0) }
             // The buffers are reused from batch to batch (the previous batch is gone by now).
             rows.removeAll(keepingCapacity: true)
@@ -87,7 +121,9 @@ package final class StagedRows {
             try rows.withUnsafeMutableBytes { try file.read(into: $0) }
             try cells.withUnsafeMutableBytes { try file.read(into: $0) }
             try arena.withUnsafeMutableBytes { try file.read(into: $0) }
-            try body(RowBatch(rows: rows, cells: cells, arena: arena, otherKeys: [:]))
+            var keyBytes = [UInt8](repeating: 0, count: Int(header.3))
+            if !keyBytes.isEmpty { try keyBytes.withUnsafeMutableBytes { try file.read(into: $0) } }
+            try body(RowBatch(rows: rows, cells: cells, arena: arena, otherKeys: try Self.decodeTuples(keyBytes)))
         }
     }
 

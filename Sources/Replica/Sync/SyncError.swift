@@ -23,6 +23,9 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         public static let noRoute = Code(rawValue: "noRoute")
         /// An entity the target names does not exist.
         public static let unknownEntity = Code(rawValue: "unknownEntity")
+        /// A key that does not fit the entity's primary key: a single value for a composite key
+        /// (which takes ``AttributeValue/compositeKey(_:)`` of all its parts), or a tuple for a single one.
+        public static let invalidKey = Code(rawValue: "invalidKey")
         /// SQLite refused a write (a constraint, the disk).
         public static let database = Code(rawValue: "database")
         /// Another process held the database's write lock for longer than the busy timeout

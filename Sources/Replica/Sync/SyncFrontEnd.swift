@@ -67,7 +67,7 @@ extension SyncFrontEnd {
                 conditions.append(RouteScope.Condition(attribute: attribute, value: value))
             }
             let scope = RouteScope(entity: entity.name, conditions: conditions,
-                                   isSingleObject: conditions.contains { $0.attribute == entity.primaryKey })
+                                   isSingleObject: entity.primaryKeyNames.allSatisfy { part in conditions.contains { $0.attribute == part } })
             let stale = (options.stalePolicy ?? .keep) == .delete && !scope.isSingleObject
             return SyncPlan(shape: .entity(index, patterns: [.root]), scope: scope, route: nil,
                             staleEntities: stale ? [index] : [], targetEntity: index)

@@ -108,14 +108,15 @@ final class UpsertStatements {
         for statement in unlinks.values.joined() { sqlite3_finalize(statement) }
     }
 
-    /// `INSERT … ON CONFLICT(pk) DO UPDATE SET … WHERE` some value differs: an unchanged row writes nothing.
+    /// `INSERT … ON CONFLICT(pk) DO UPDATE SET … WHERE` some value differs: an unchanged row writes
+    /// nothing. A composite key is the conflict target as a whole: `ON CONFLICT("owner", "repo", "ref")`.
     static func upsertSQL(_ entity: Entity, present: [Bool]) -> String {
         let columns = zip(entity.attributes, present).filter(\.1).map(\.0.name)
         let quoted = columns.map(\.quotedIdentifier)
-        let key = entity.primaryKey.quotedIdentifier
+        let keys = entity.primaryKeyNames.map(\.quotedIdentifier)
         var sql = "INSERT INTO \(entity.tableName.quotedIdentifier) (\(quoted.joined(separator: ", "))) VALUES ("
-            + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ") ON CONFLICT(\(key)) DO "
-        let updated = quoted.filter { $0 != key }
+            + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ") ON CONFLICT(\(keys.joined(separator: ", "))) DO "
+        let updated = quoted.filter { !keys.contains($0) }
         if updated.isEmpty { return sql + "NOTHING" }
         sql += "UPDATE SET " + updated.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         sql += " WHERE " + cheapestFirst(entity, present: present).map { "\($0) IS NOT excluded.\($0)" }.joined(separator: " OR ")
@@ -134,7 +135,7 @@ final class UpsertStatements {
             case .data, .json: 2
             }
         }
-        let columns = zip(entity.attributes, present).filter { $0.1 && $0.0.name != entity.primaryKey }.map(\.0)
+        let columns = zip(entity.attributes, present).filter { $0.1 && !entity.isKeyAttribute($0.0.name) }.map(\.0)
         return columns.enumerated().sorted { (cost($0.element.type), $0.offset) < (cost($1.element.type), $1.offset) }
             .map(\.element.name.quotedIdentifier)
     }
@@ -156,15 +157,18 @@ final class UpsertStatements {
     }
 
     /// `UPDATE … SET c1 = ?1, … WHERE pk = ?n AND (c1 IS NOT ?1 OR …)`: the present non-key
-    /// values as ?1…, the key after them; the differs test compares the cheapest columns first.
+    /// values as ?1…, the key (its parts in key order) after them; the differs test compares the
+    /// cheapest columns first.
     static func updateSQL(_ entity: Entity, present: [Bool]) -> String? {
-        let key = entity.primaryKey
-        let columns = zip(entity.attributes, present).filter { $0.1 && $0.0.name != key }.map(\.0.name.quotedIdentifier)
+        let columns = zip(entity.attributes, present).filter { $0.1 && !entity.isKeyAttribute($0.0.name) }
+            .map(\.0.name.quotedIdentifier)
         guard !columns.isEmpty else { return nil }
         let number = Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($0.element, $0.offset + 1) })
+        let keyMatch = entity.primaryKeyNames.enumerated()
+            .map { "\($0.element.quotedIdentifier) = ?\(columns.count + 1 + $0.offset)" }.joined(separator: " AND ")
         return "UPDATE \(entity.tableName.quotedIdentifier) SET "
             + columns.map { "\($0) = ?\(number[$0] ?? 0)" }.joined(separator: ", ")
-            + " WHERE \(key.quotedIdentifier) = ?\(columns.count + 1) AND ("
+            + " WHERE \(keyMatch) AND ("
             + cheapestFirst(entity, present: present).map { "\($0) IS NOT ?\(number[$0] ?? 0)" }.joined(separator: " OR ") + ")"
     }
 
@@ -232,20 +236,25 @@ final class UpsertStatements {
     private func updateExisting(key: Key, row: RowBatch.Row, cells: UnsafeBufferPointer<RowBatch.Cell>,
                                 arena: UnsafeRawPointer) throws -> Outcome? {
         let entity = maps[key.entity].entity
-        let keyIndex = maps[key.entity].primaryKeyIndex
-        var keyCell = cells[row.firstCell + keyIndex]
-        if keyCell.kind == .absent { keyCell = RowBatch.Cell(kind: .null, length: 0, payload: 0) }
+        let keyIndexes = maps[key.entity].primaryKeyIndexes
+        let keyCells = keyIndexes.map { index in
+            let cell = cells[row.firstCell + index]
+            return cell.kind == .absent ? RowBatch.Cell(kind: .null, length: 0, payload: 0) : cell
+        }
         if let sql = Self.updateSQL(entity, present: Array(key.present.prefix(row.cellCount))) {
             let statement = try cached(&partialUpdates, key, sql)
-            // The new values, then the key (the differs test refers to the values by number).
+            // The new values, then the key's parts (the differs test refers to the values by number).
             var position: Int32 = 1
-            for index in 0..<row.cellCount where index != keyIndex {
+            for index in 0..<row.cellCount where !keyIndexes.contains(index) {
                 let cell = cells[row.firstCell + index]
                 guard cell.kind != .absent else { continue }
                 bind(cell, at: position, to: statement, arena: arena)
                 position += 1
             }
-            bind(keyCell, at: position, to: statement, arena: arena)
+            for keyCell in keyCells {
+                bind(keyCell, at: position, to: statement, arena: arena)
+                position += 1
+            }
             let code = sqlite3_step(statement)
             sqlite3_reset(statement)
             guard code == SQLITE_DONE else { throw RowFailure(message: String(cString: sqlite3_errmsg(connection))) }
@@ -255,13 +264,18 @@ final class UpsertStatements {
         if let statement = exists[key.entity] {
             probe = statement
         } else {
-            probe = try prepare("SELECT 1 FROM \(entity.tableName.quotedIdentifier) WHERE \(entity.primaryKey.quotedIdentifier) = ?")
+            probe = try prepare("SELECT 1 FROM \(entity.tableName.quotedIdentifier) WHERE \(Self.keyMatch(entity))")
             exists[key.entity] = probe
         }
-        bind(keyCell, at: 1, to: probe, arena: arena)
+        for (offset, keyCell) in keyCells.enumerated() { bind(keyCell, at: Int32(offset + 1), to: probe, arena: arena) }
         let found = sqlite3_step(probe) == SQLITE_ROW
         sqlite3_reset(probe)
         return found ? .unchanged : nil
+    }
+
+    /// `"pk" = ?`, or for a composite key `"owner" = ? AND "repo" = ? AND "ref" = ?` (parts in key order).
+    static func keyMatch(_ entity: Entity) -> String {
+        entity.primaryKeyNames.map { "\($0.quotedIdentifier) = ?" }.joined(separator: " AND ")
     }
 
     private func cached(_ cache: inout [Key: OpaquePointer], _ key: Key, _ sql: String) throws -> OpaquePointer {
@@ -356,7 +370,7 @@ final class UpsertStatements {
     }
 
     /// Column `index` of the current row of `statement` as a key value.
-    private static func column(_ statement: OpaquePointer, _ index: Int32) -> AttributeValue {
+    static func column(_ statement: OpaquePointer, _ index: Int32) -> AttributeValue {
         switch sqlite3_column_type(statement, index) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, index))
         case SQLITE_TEXT:
@@ -398,10 +412,18 @@ final class UpsertStatements {
             statement = cached
         } else {
             let entity = maps[index].entity
-            statement = try prepare("DELETE FROM \(entity.tableName.quotedIdentifier) WHERE \(entity.primaryKey.quotedIdentifier) = ?")
+            statement = try prepare("DELETE FROM \(entity.tableName.quotedIdentifier) WHERE \(Self.keyMatch(entity))")
             deletes[index] = statement
         }
-        bind(key, at: 1, to: statement)
+        if maps[index].entity.hasCompositeKey {
+            // A composite key's tuple: its parts in key order (a value of another shape matches no row).
+            let parts = key.compositeKeyParts ?? []
+            for position in maps[index].primaryKeyIndexes.indices {
+                bind(position < parts.count ? parts[position] : .null, at: Int32(position + 1), to: statement)
+            }
+        } else {
+            bind(key, at: 1, to: statement)
+        }
         let code = sqlite3_step(statement)
         sqlite3_reset(statement)
         guard code == SQLITE_DONE else {

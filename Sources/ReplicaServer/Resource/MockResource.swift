@@ -67,7 +67,9 @@ public struct MockResource: Sendable, Hashable {
     /// A resource for a Replica schema entity: its table name as the path, its attributes under their JSON
     /// keys, its to-one relationships as parents (keyed by the foreign key's JSON key), its many-to-many
     /// relationships as JSON properties (the nested array, objects or keys, stored and served back as
-    /// given, so a sync of the resource links what it lists). An attribute with a
+    /// given, so a sync of the resource links what it lists). An entity with a composite primary key
+    /// is keyed by an `id` of its own (its `id` attribute, else an added auto-incrementing one): the
+    /// mock server addresses objects by one key. An attribute with a
     /// dotted `jsonKey` (`"address.city"`) is a property of that name, read from and written to nested
     /// objects (`{"address": {"city": …}}`) as the entity's property map reads it.
     ///
@@ -85,9 +87,19 @@ public struct MockResource: Sendable, Hashable {
         func jsonKey(_ attribute: Attribute) -> String {
             attribute.jsonKey ?? schema.keyConvention.jsonKey(forAttribute: attribute.name)
         }
-        let keyAttribute = entity.primaryKeyAttribute
-        let keyName = entity.attribute(named: entity.primaryKey).map(jsonKey) ?? entity.jsonIDKey
-        let primaryKey: MockPrimaryKey = keyAttribute.type == .integer ? .autoIncrement(keyName) : .string(keyName)
+        let primaryKey: MockPrimaryKey
+        if entity.hasCompositeKey {
+            // The mock server keys a resource by one property: a composite-key entity is served
+            // under an `id` of its own (its attribute `id` when it has one), never by one part of
+            // its key, which would merge the rows that share that part.
+            let surrogate = entity.attribute(named: "id")
+            primaryKey = surrogate?.type == .string ? .string(surrogate.map(jsonKey) ?? "id")
+                : .autoIncrement(surrogate.map(jsonKey) ?? "id")
+        } else {
+            let keyAttribute = entity.primaryKeyAttribute
+            let keyName = entity.attribute(named: entity.primaryKey).map(jsonKey) ?? entity.jsonIDKey
+            primaryKey = keyAttribute.type == .integer ? .autoIncrement(keyName) : .string(keyName)
+        }
         var parents: [MockParent] = []
         for relationship in entity.relationships where relationship.kind == .toOne {
             guard let destination = schema.entity(named: relationship.destination),

@@ -73,6 +73,10 @@ struct MiniJSONSchemaValidator {
                 if case .string(let s) = instance, s.count < Int(value.int64Value ?? 0) { errors.append("\(pointer): too short") }
             case "minimum":
                 if let n = instance.doubleValue, let min = value.doubleValue, n < min { errors.append("\(pointer): below minimum") }
+            case "uniqueItems":
+                if value.boolValue == true, case .array(let a) = instance, Set(a).count != a.count {
+                    errors.append("\(pointer): items are not unique")
+                }
             case "minItems":
                 if case .array(let a) = instance, a.count < Int(value.int64Value ?? 0) { errors.append("\(pointer): too few items") }
             case "pattern":

@@ -208,4 +208,36 @@ struct RowBatchTests {
         #expect(reused.isEmpty && reused.cells.isEmpty && reused.otherKeys.isEmpty)
         #expect(reused.arena == [0])
     }
+
+    @Test("composite keys ride in the batch and survive a spill to the staging file; other unusual keys stay in memory")
+    func compositeKeysSpill() throws {
+        var batch = RowBatch()
+        batch.append(PlannedRow(entity: 0, values: [.string("o"), .string("r"), .string("refs/heads/main"), .string("aa")],
+                                isTopLevel: true), keyIndexes: [0, 1, 2])
+        batch.append(PlannedRow(entity: 0, values: [.string("o"), .string("s"), .string("refs/heads/main"), nil], isTopLevel: false),
+                     keyIndexes: [0, 1, 2])
+        batch.append(PlannedRow(entity: 1, values: [.integer(4), .string("x")], isTopLevel: true), keyIndexes: [0])
+        let expected: [AttributeValue] = [.compositeKey([.string("o"), .string("r"), .string("refs/heads/main")]),
+                                          .compositeKey([.string("o"), .string("s"), .string("refs/heads/main")]), .integer(4)]
+        #expect((0..<3).map { batch.key(ofRow: $0, keyIndex: 0) } == expected)
+        var seen = [PrimaryKeys(), PrimaryKeys()]
+        batch.collectTopLevelKeys(keyIndexes: [0, 0], tracked: [true, true], into: &seen)
+        #expect(seen == [PrimaryKeys([expected[0]]), PrimaryKeys([.integer(4)])])
+
+        let staged = StagedRows(memoryBudget: 0)
+        try staged.append(batch)
+        var odd = RowBatch()
+        odd.append(PlannedRow(entity: 1, values: [.double(1.5), .string("y")], isTopLevel: true), keyIndex: 0)
+        try staged.append(odd)
+        var replayed: [AttributeValue] = []
+        var texts: [String] = []
+        try staged.replay { batch in
+            replayed += (0..<batch.count).map { batch.key(ofRow: $0, keyIndex: 0) }
+            texts += batch.cells.compactMap { $0.kind == .text ? batch.text(of: $0) : nil }
+        }
+        #expect(replayed == expected + [.double(1.5)])
+        #expect(texts == ["o", "r", "refs/heads/main", "aa", "o", "s", "refs/heads/main", "x", "y"])
+        #expect(StagedRows.encodeTuples([0: .double(1.5)]) == nil)
+        #expect(try StagedRows.decodeTuples(Array((StagedRows.encodeTuples([2: expected[0]]) ?? "").utf8)) == [2: expected[0]])
+    }
 }
