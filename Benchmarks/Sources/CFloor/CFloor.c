@@ -338,3 +338,278 @@ int cfloor_query_text(const char *path, const char *sql, char *out, size_t out_s
 const char *cfloor_sqlite_version(void) {
     return sqlite3_libversion();
 }
+
+/* ---- Many-to-many ------------------------------------------------------------------------------ */
+
+/// One table's row writer: its prepared statements for one way of storing a row.
+typedef struct row_writer {
+    sqlite3 *handle;
+    cfloor_links_strategy strategy;
+    int column_count;
+    sqlite3_stmt *main;     /* INSERT, the where-differs upsert, or SELECT ... WHERE key = ? */
+    sqlite3_stmt *insert;   /* select-compare: INSERT of a missing row */
+    sqlite3_stmt *update;   /* select-compare: UPDATE of a differing row */
+} row_writer;
+
+static int prepare(sqlite3 *handle, const sql_text *sql, sqlite3_stmt **stmt) {
+    return sqlite3_prepare_v3(handle, sql->text, -1, SQLITE_PREPARE_PERSISTENT, stmt, NULL);
+}
+
+static int row_writer_open(row_writer *w, sqlite3 *handle, cfloor_links_strategy strategy, const cfloor_rows *rows,
+                           column_names *names) {
+    memset(w, 0, sizeof *w);
+    w->handle = handle;
+    w->strategy = strategy;
+    w->column_count = rows->column_count;
+    if (split_columns(rows->columns, names) != rows->column_count || rows->column_count < 2) return SQLITE_MISUSE;
+    const cfloor_value *first_row = rows->row_count > 0 ? rows->values : NULL;
+    sql_text main = { .length = 0 };
+    int rc = SQLITE_OK;
+    switch (strategy) {
+    case CFLOOR_LINKS_INSERT: insert_sql(&main, rows->table, names, "INSERT"); break;
+    case CFLOOR_LINKS_UPSERT_DIFFERS: upsert_sql(&main, rows->table, names, 1, first_row); break;
+    case CFLOOR_LINKS_SELECT_COMPARE: {
+        select_sql(&main, rows->table, names);
+        sql_text insert = { .length = 0 }, update = { .length = 0 };
+        insert_sql(&insert, rows->table, names, "INSERT");
+        update_sql(&update, rows->table, names, 0, first_row);
+        rc = prepare(handle, &insert, &w->insert);
+        if (rc == SQLITE_OK) rc = prepare(handle, &update, &w->update);
+        break;
+    }
+    default: return SQLITE_MISUSE;
+    }
+    if (rc == SQLITE_OK) rc = prepare(handle, &main, &w->main);
+    return rc;
+}
+
+/// Stores one row; `changed` is 1 when it was inserted or changed.
+static inline int row_writer_write(row_writer *w, const cfloor_value *row, int *changed) {
+    const int n = w->column_count;
+    int rc;
+    *changed = 0;
+    if (w->strategy != CFLOOR_LINKS_SELECT_COMPARE) {
+        rc = bind_row(w->main, row, n, n);
+        return rc == SQLITE_OK ? step_write(w->handle, w->main, changed) : rc;
+    }
+    rc = bind_row(w->main, row, 1, 1);
+    if (rc != SQLITE_OK) return rc;
+    int step = sqlite3_step(w->main);
+    if (step == SQLITE_ROW) {
+        int same = 1;
+        for (int i = 1; i < n && same; i++) same = same_value(w->main, i - 1, &row[i]);
+        rc = sqlite3_reset(w->main);
+        if (rc != SQLITE_OK || same) return rc;
+        rc = bind_row(w->update, row, n, n);
+        return rc == SQLITE_OK ? step_write(w->handle, w->update, changed) : rc;
+    }
+    if (step != SQLITE_DONE) {
+        sqlite3_reset(w->main);
+        return step;
+    }
+    rc = sqlite3_reset(w->main);
+    if (rc == SQLITE_OK) rc = bind_row(w->insert, row, n, n);
+    return rc == SQLITE_OK ? step_write(w->handle, w->insert, changed) : rc;
+}
+
+static void row_writer_close(row_writer *w) {
+    sqlite3_finalize(w->main);
+    sqlite3_finalize(w->insert);
+    sqlite3_finalize(w->update);
+}
+
+/// A set of integer keys (open addressing), for the distinct children that changed.
+typedef struct key_set {
+    int64_t *keys;
+    unsigned char *used;
+    size_t capacity;   /* a power of two */
+    size_t count;
+} key_set;
+
+static inline size_t key_hash(int64_t key) {
+    uint64_t z = (uint64_t)key * 0x9E3779B97F4A7C15ull;
+    return (size_t)(z ^ (z >> 29));
+}
+
+/// Adds `key`; returns 0, or SQLITE_NOMEM.
+static int key_set_add(key_set *set, int64_t key) {
+    if ((set->count + 1) * 2 > set->capacity) {
+        size_t capacity = set->capacity ? set->capacity * 2 : 1024;
+        int64_t *keys = malloc(capacity * sizeof *keys);
+        unsigned char *used = calloc(capacity, 1);
+        if (keys == NULL || used == NULL) {
+            free(keys);
+            free(used);
+            return SQLITE_NOMEM;
+        }
+        for (size_t i = 0; i < set->capacity; i++) {
+            if (!set->used[i]) continue;
+            size_t slot = key_hash(set->keys[i]) & (capacity - 1);
+            while (used[slot]) slot = (slot + 1) & (capacity - 1);
+            used[slot] = 1;
+            keys[slot] = set->keys[i];
+        }
+        free(set->keys);
+        free(set->used);
+        set->keys = keys;
+        set->used = used;
+        set->capacity = capacity;
+    }
+    size_t slot = key_hash(key) & (set->capacity - 1);
+    while (set->used[slot]) {
+        if (set->keys[slot] == key) return SQLITE_OK;
+        slot = (slot + 1) & (set->capacity - 1);
+    }
+    set->used[slot] = 1;
+    set->keys[slot] = key;
+    set->count++;
+    return SQLITE_OK;
+}
+
+int cfloor_store_links(cfloor_db *db, cfloor_links_strategy strategy, cfloor_rows parents, cfloor_rows children,
+                       const char *join_table, const char *parent_column, const char *child_column,
+                       const int64_t *links, size_t links_per_parent, cfloor_links_result *result) {
+    sqlite3 *handle = db->handle;
+    memset(result, 0, sizeof *result);
+    if (strategy < 0 || strategy >= CFLOOR_LINKS_STRATEGY_COUNT) return SQLITE_MISUSE;
+    const int reindex = strategy == CFLOOR_LINKS_INSERT_REINDEX || strategy == CFLOOR_LINKS_UPSERT_DIFFERS_REINDEX;
+    if (strategy == CFLOOR_LINKS_INSERT_REINDEX) strategy = CFLOOR_LINKS_INSERT;
+    if (strategy == CFLOOR_LINKS_UPSERT_DIFFERS_REINDEX) strategy = CFLOOR_LINKS_UPSERT_DIFFERS;
+
+    sql_text read_sql = { .length = 0 }, delete_sql = { .length = 0 }, link_sql = { .length = 0 };
+    append(&read_sql, "SELECT \"%s\" FROM \"%s\" WHERE \"%s\" = ?1", child_column, join_table, parent_column);
+    append(&delete_sql, "DELETE FROM \"%s\" WHERE \"%s\" = ?1 AND \"%s\" = ?2", join_table, parent_column, child_column);
+    append(&link_sql, "INSERT INTO \"%s\" (\"%s\", \"%s\") VALUES (?1, ?2)", join_table, parent_column, child_column);
+
+    int rc = sqlite3_exec(handle, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) return rc;
+    /* Reindexing: the join table's secondary indexes, dropped now and created again before the commit. */
+    enum { max_indexes = 8 };
+    char *index_sql[max_indexes] = { NULL };
+    int index_count = 0;
+    if (reindex) {
+        sqlite3_stmt *list = NULL;
+        sql_text drop = { .length = 0 };
+        rc = sqlite3_prepare_v2(handle, "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 "
+                                "AND sql IS NOT NULL", -1, &list, NULL);
+        if (rc == SQLITE_OK) rc = sqlite3_bind_text(list, 1, join_table, -1, SQLITE_STATIC);
+        while (rc == SQLITE_OK && index_count < max_indexes && sqlite3_step(list) == SQLITE_ROW) {
+            index_sql[index_count] = strdup((const char *)sqlite3_column_text(list, 1));
+            if (index_sql[index_count++] == NULL) rc = SQLITE_NOMEM;
+            append(&drop, "DROP INDEX \"%s\";", (const char *)sqlite3_column_text(list, 0));
+        }
+        sqlite3_finalize(list);
+        if (rc == SQLITE_OK && drop.length) rc = sqlite3_exec(handle, drop.text, NULL, NULL, NULL);
+    }
+    column_names parent_names, child_names;
+    row_writer parent_writer = { 0 }, child_writer = { 0 };
+    sqlite3_stmt *read = NULL, *unlink = NULL, *link = NULL;
+    key_set changed_children = { 0 };
+    /* The stored children of one parent (grows if a parent has many). */
+    size_t stored_capacity = 64, stored_count = 0;
+    int64_t *stored = malloc(stored_capacity * sizeof *stored);
+    if (stored == NULL) rc = SQLITE_NOMEM;
+    int rc_parent = rc == SQLITE_OK ? row_writer_open(&parent_writer, handle, strategy, &parents, &parent_names) : rc;
+    int rc_child = rc == SQLITE_OK ? row_writer_open(&child_writer, handle, strategy, &children, &child_names) : rc;
+    if (rc == SQLITE_OK) rc = rc_parent;
+    if (rc == SQLITE_OK) rc = rc_child;
+    if (rc == SQLITE_OK && strategy != CFLOOR_LINKS_INSERT) rc = prepare(handle, &read_sql, &read);
+    if (rc == SQLITE_OK && strategy != CFLOOR_LINKS_INSERT) rc = prepare(handle, &delete_sql, &unlink);
+    if (rc == SQLITE_OK) rc = prepare(handle, &link_sql, &link);
+
+    /* The children, each once. */
+    const int cn = children.column_count, pn = parents.column_count;
+    for (size_t r = 0; rc == SQLITE_OK && r < children.row_count; r++) {
+        const cfloor_value *row = children.values + r * (size_t)cn;
+        int changed = 0;
+        rc = row_writer_write(&child_writer, row, &changed);
+        if (rc == SQLITE_OK && changed) rc = key_set_add(&changed_children, row[0].integer);
+    }
+
+    /* The parents, each followed by its links. */
+    for (size_t p = 0; rc == SQLITE_OK && p < parents.row_count; p++) {
+        const cfloor_value *row = parents.values + p * (size_t)pn;
+        const int64_t parent = row[0].integer;
+        const int64_t *wanted = links + p * links_per_parent;
+        int changed = 0;
+        rc = row_writer_write(&parent_writer, row, &changed);
+        if (rc != SQLITE_OK) break;
+        int links_changed = 0;
+        stored_count = 0;
+        if (read != NULL) {
+            rc = sqlite3_bind_int64(read, 1, parent);
+            int step = SQLITE_DONE;
+            while (rc == SQLITE_OK && (step = sqlite3_step(read)) == SQLITE_ROW) {
+                if (stored_count == stored_capacity) {
+                    int64_t *grown = realloc(stored, stored_capacity * 2 * sizeof *stored);
+                    if (grown == NULL) { rc = SQLITE_NOMEM; break; }
+                    stored = grown;
+                    stored_capacity *= 2;
+                }
+                stored[stored_count++] = sqlite3_column_int64(read, 0);
+            }
+            if (rc == SQLITE_OK && step != SQLITE_DONE) rc = step;
+            int reset = sqlite3_reset(read);
+            if (rc == SQLITE_OK) rc = reset;
+            /* Unlink the stored children it no longer lists. */
+            for (size_t s = 0; rc == SQLITE_OK && s < stored_count; s++) {
+                int listed = 0;
+                for (size_t w = 0; w < links_per_parent && !listed; w++) listed = wanted[w] == stored[s];
+                if (listed) continue;
+                rc = sqlite3_bind_int64(unlink, 1, parent);
+                if (rc == SQLITE_OK) rc = sqlite3_bind_int64(unlink, 2, stored[s]);
+                int deleted = 0;
+                if (rc == SQLITE_OK) rc = step_write(handle, unlink, &deleted);
+                if (rc == SQLITE_OK) rc = key_set_add(&changed_children, stored[s]);
+                result->links_deleted += deleted;
+                links_changed = 1;
+            }
+        }
+        /* Link the listed children it does not have yet (each once). */
+        for (size_t w = 0; rc == SQLITE_OK && w < links_per_parent; w++) {
+            int known = 0;
+            for (size_t s = 0; s < stored_count && !known; s++) known = stored[s] == wanted[w];
+            for (size_t e = 0; e < w && !known; e++) known = wanted[e] == wanted[w];
+            if (known) continue;
+            rc = sqlite3_bind_int64(link, 1, parent);
+            if (rc == SQLITE_OK) rc = sqlite3_bind_int64(link, 2, wanted[w]);
+            int inserted = 0;
+            if (rc == SQLITE_OK) rc = step_write(handle, link, &inserted);
+            if (rc == SQLITE_OK) rc = key_set_add(&changed_children, wanted[w]);
+            result->links_inserted += inserted;
+            links_changed = 1;
+        }
+        if (changed || links_changed) result->parents_changed++;
+    }
+
+    row_writer_close(&parent_writer);
+    row_writer_close(&child_writer);
+    sqlite3_finalize(read);
+    sqlite3_finalize(unlink);
+    sqlite3_finalize(link);
+    free(stored);
+    result->children_changed = (int64_t)changed_children.count;
+    free(changed_children.keys);
+    free(changed_children.used);
+    for (int i = 0; i < index_count; i++) {
+        if (rc == SQLITE_OK) rc = sqlite3_exec(handle, index_sql[i], NULL, NULL, NULL);
+        free(index_sql[i]);
+    }
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_exec(handle, "COMMIT", NULL, NULL, NULL);
+    } else {
+        sqlite3_exec(handle, "ROLLBACK", NULL, NULL, NULL);
+    }
+    return rc;
+}
+
+const char *cfloor_links_strategy_name(cfloor_links_strategy strategy) {
+    switch (strategy) {
+    case CFLOOR_LINKS_INSERT: return "insert";
+    case CFLOOR_LINKS_UPSERT_DIFFERS: return "upsert-differs";
+    case CFLOOR_LINKS_SELECT_COMPARE: return "select-compare";
+    case CFLOOR_LINKS_INSERT_REINDEX: return "insert+reindex";
+    case CFLOOR_LINKS_UPSERT_DIFFERS_REINDEX: return "upsert-differs+reindex";
+    default: return "?";
+    }
+}

@@ -82,6 +82,58 @@ const char *cfloor_sqlite_version(void);
 /// column as text to `out`. Returns 0 or an SQLite error code.
 int cfloor_query_text(const char *path, const char *sql, char *out, size_t out_size);
 
+/* ---- Many-to-many: parents, shared children and the join table's links ---------------------- */
+
+/// How `cfloor_store_links` writes the parent and child rows (the links are always replaced the
+/// same way: see `cfloor_store_links`).
+typedef enum cfloor_links_strategy {
+    /// Plain `INSERT`s of parents, children and links: only possible into empty tables.
+    CFLOOR_LINKS_INSERT = 0,
+    /// Rows by the where-differs upsert; links read, compared, deleted and inserted per parent.
+    CFLOOR_LINKS_UPSERT_DIFFERS = 1,
+    /// Rows by `SELECT` and a comparison in C, then `INSERT` or `UPDATE`; links as above.
+    CFLOOR_LINKS_SELECT_COMPARE = 2,
+    /// `CFLOOR_LINKS_INSERT`, the join table's secondary indexes dropped first and created again
+    /// before the commit (one sort instead of a B-tree insert per link).
+    CFLOOR_LINKS_INSERT_REINDEX = 3,
+    /// `CFLOOR_LINKS_UPSERT_DIFFERS`, the join table's secondary indexes dropped and created again.
+    CFLOOR_LINKS_UPSERT_DIFFERS_REINDEX = 4,
+    CFLOOR_LINKS_STRATEGY_COUNT = 5
+} cfloor_links_strategy;
+
+/// Rows of one table: `row_count` rows of `column_count` values, the first an INTEGER key.
+typedef struct cfloor_rows {
+    const char *table;
+    /// Comma-separated column names, the primary key first.
+    const char *columns;
+    int column_count;
+    const cfloor_value *values;
+    size_t row_count;
+} cfloor_rows;
+
+/// What `cfloor_store_links` changed, counted as Replica reports it: a parent changed when its
+/// row was inserted or updated or its links changed; a child when its row was inserted or
+/// updated or it was linked to or unlinked from any parent (distinct keys).
+typedef struct cfloor_links_result {
+    int64_t parents_changed;
+    int64_t children_changed;
+    int64_t links_inserted;
+    int64_t links_deleted;
+} cfloor_links_result;
+
+/// In one transaction: stores every child row once (`children`: distinct keys), then, parent by
+/// parent, stores the parent's row and makes its links in `join_table` (`parent_column`,
+/// `child_column`) exactly `links[p * links_per_parent ...]` (child keys): reads the stored
+/// ones (`SELECT child WHERE parent = ?`, one range of the primary key), deletes those not
+/// listed and inserts the missing ones (`CFLOOR_LINKS_INSERT` only inserts). Prepared
+/// statements, bound per row. Returns 0 or an SQLite error code (rolled back).
+int cfloor_store_links(cfloor_db *db, cfloor_links_strategy strategy, cfloor_rows parents, cfloor_rows children,
+                       const char *join_table, const char *parent_column, const char *child_column,
+                       const int64_t *links, size_t links_per_parent, cfloor_links_result *result);
+
+/// The name of `strategy`, e.g. `upsert-differs`.
+const char *cfloor_links_strategy_name(cfloor_links_strategy strategy);
+
 #ifdef __cplusplus
 }
 #endif

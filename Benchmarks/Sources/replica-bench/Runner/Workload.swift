@@ -49,6 +49,7 @@ extension Workload {
 let allWorkloads: [any Workload] = [
     RouteLookupWorkload(),
     ImportWorkload(),
+    ImportLinksWorkload(),
     ImportLiveWorkload(),
     CommitToDiffWorkload(),
     WatchWorkload(),
