@@ -139,6 +139,29 @@ struct ManyToManyTests {
         }
     }
 
+    @Test("a label repeated under many issues is stored as the last one that nests it says, however often it repeats",
+          arguments: StoreKind.allCases)
+    func repeatedChildLastValueWins(kind: StoreKind) async throws {
+        try await Self.withStore(kind) { store in
+            let black = Self.bug.replacingOccurrences(of: "f29513", with: "000000")
+            let first = try await Self.syncIssues(store, [
+                Self.issue(1, number: 1347, title: "Found a bug", labels: [Self.bug]),
+                Self.issue(2, number: 1348, title: "Add dark mode", labels: [Self.bug]),
+                Self.issue(3, number: 1349, title: "Crash", labels: [black]),
+                Self.issue(4, number: 1350, title: "Docs", labels: [Self.bug]),
+                Self.issue(5, number: 1351, title: "Typo", labels: [black]),
+            ])
+            #expect(first.changes["Label"]?.inserted.integers == [208045946])
+            let color = { try await store.rows(RowQuery("Label")).map { $0["color"] } }
+            #expect(try await color() == [.string("000000")])
+            let second = try await Self.syncIssues(store, (1...5).map {
+                Self.issue($0, number: 1346 + $0, title: "Issue \($0)", labels: [$0 == 5 ? Self.bug : black])
+            })
+            #expect(second.changes["Label"]?.updated.integers == [208045946])
+            #expect(try await color() == [.string("f29513")])
+        }
+    }
+
     @Test("a failed sync writes no link", arguments: StoreKind.allCases)
     func failedSyncWritesNoLink(kind: StoreKind) async throws {
         try await Self.withStore(kind) { (store: any ReplicaStore) async throws in

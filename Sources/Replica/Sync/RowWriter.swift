@@ -15,6 +15,12 @@ final class RowWriter {
     private let tracked: [Bool]
     /// The primary key's attribute index by entity index.
     private let keyIndexes: [Int]
+    /// The values last written in this transaction of nested rows (children objects) with integer
+    /// keys, by entity index and key, in ``content(of:cells:arena:)``'s form; at most
+    /// ``nestedMemoLimit`` of them. A top-level row of the same key forgets its entry.
+    private var nested: [[Int64: [UInt8]]]
+    private var nestedCount = 0
+    static let nestedMemoLimit = 65_536
 
     init(db: Database, mapping: SchemaMapping, trackSeen tracked: Set<Int>) throws {
         let maps = mapping.maps
@@ -25,6 +31,7 @@ final class RowWriter {
         self.seen = Array(repeating: PrimaryKeys(), count: maps.count)
         self.tracked = maps.indices.map { tracked.contains($0) }
         self.keyIndexes = maps.map(\.primaryKeyIndex)
+        self.nested = Array(repeating: [:], count: maps.count)
     }
 
     /// Upserts every row of `batch`, recording inserted and updated keys and, for tracked
@@ -35,11 +42,16 @@ final class RowWriter {
         // would each cost a dynamic exclusivity check.
         var changes: [EntityChanges] = []
         var seen: [PrimaryKeys] = []
+        var nested: [[Int64: [UInt8]]] = []
+        var nestedCount = self.nestedCount
         swap(&changes, &self.changes)
         swap(&seen, &self.seen)
+        swap(&nested, &self.nested)
         defer {
             swap(&changes, &self.changes)
             swap(&seen, &self.seen)
+            swap(&nested, &self.nested)
+            self.nestedCount = nestedCount
         }
         var last: UpsertStatements.LastUpsert? = nil
         try batch.rows.withUnsafeBufferPointer { rows in
@@ -55,12 +67,31 @@ final class RowWriter {
                         }
                         let keyIndex = keyIndexes[row.entity]
                         let keyCell = keyIndex < row.cellCount ? cells[row.firstCell + keyIndex] : RowBatch.Cell.absent
+                        // A nested child many parents repeat (a label on every issue): once its very
+                        // values are written, the same values again change nothing.
+                        var content: [UInt8]?
+                        if keyCell.kind == .integer && !hasOtherKeys {
+                            if !row.isTopLevel {
+                                let bytes = Self.content(of: row, cells: cells, arena: base)
+                                if nested[row.entity][keyCell.payload] == bytes { continue }
+                                content = bytes
+                            } else if !nested[row.entity].isEmpty {
+                                nested[row.entity][keyCell.payload] = nil
+                            }
+                        }
                         let outcome: UpsertStatements.Outcome
                         do {
                             outcome = try statements.upsert(row, cells: cells, arena: base, last: &last)
                         } catch let failure as UpsertStatements.RowFailure {
                             let key = keyCell.kind == .absent ? "without key" : batch.key(ofRow: index, keyIndex: keyIndex).description
                             throw SyncError(.database, "\(maps[row.entity].entity.name) \(key): \(failure.message)")
+                        }
+                        if let content {
+                            if nestedCount < Self.nestedMemoLimit || nested[row.entity][keyCell.payload] != nil {
+                                if nested[row.entity].updateValue(content, forKey: keyCell.payload) == nil { nestedCount += 1 }
+                            } else {
+                                nested[row.entity][keyCell.payload] = nil
+                            }
                         }
                         let isSeen = row.isTopLevel && tracked[row.entity]
                         guard outcome != .unchanged || isSeen else { continue }
@@ -85,6 +116,25 @@ final class RowWriter {
                 }
             }
         }
+    }
+
+    /// A row's cells and their text and blob bytes, exactly: equal for rows that write the same values.
+    private static func content(of row: RowBatch.Row, cells: UnsafeBufferPointer<RowBatch.Cell>,
+                                arena: UnsafeRawPointer) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(row.cellCount * 10)
+        for index in row.firstCell..<row.firstCell + row.cellCount {
+            let cell = cells[index]
+            bytes.append(cell.kind.rawValue)
+            switch cell.kind {
+            case .absent, .null: break
+            case .integer, .double: withUnsafeBytes(of: cell.payload) { bytes.append(contentsOf: $0) }
+            case .text, .blob:
+                withUnsafeBytes(of: cell.length) { bytes.append(contentsOf: $0) }
+                bytes.append(contentsOf: UnsafeRawBufferPointer(start: arena + Int(cell.payload), count: Int(cell.length)))
+            }
+        }
+        return bytes
     }
 
     /// Replaces the links of a link row's parent. When they change, the parent and each child
