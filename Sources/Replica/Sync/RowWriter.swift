@@ -70,8 +70,9 @@ final class RowWriter {
                         // A nested child many parents repeat (a label on every issue): once its very
                         // values are written, the same values again change nothing.
                         var content: [UInt8]?
-                        if keyCell.kind == .integer && !hasOtherKeys {
-                            if !row.isTopLevel {
+                        if keyCell.kind == .integer {
+                            // Any other write of the key forgets what was remembered of it.
+                            if !row.isTopLevel && !hasOtherKeys {
                                 let bytes = Self.content(of: row, cells: cells, arena: base)
                                 if nested[row.entity][keyCell.payload] == bytes { continue }
                                 content = bytes
