@@ -155,7 +155,7 @@ public struct Relationship: Sendable, Hashable {
 /// its primary key and the second column indexed too, so links are found from either side.
 ///
 /// ```swift
-/// let join = schema.joinTable(for: issue.relationship(named: "labels")!, of: issue)
+/// let join = issue.relationship(named: "labels").flatMap { schema.joinTable(for: $0, of: issue) }
 /// print(join?.name, join?.columns)   // issue_labels ["issueID", "labelID"]
 /// ```
 public struct JoinTable: Sendable, Hashable {
