@@ -35,8 +35,19 @@ struct PostgresMockSQL: Sendable {
             let collate = Self.columnType(type) == "text" ? " COLLATE \"C\"" : ""
             return Self.quote(sortKey.property) + collate + (sortKey.descending ? " DESC NULLS LAST" : " ASC NULLS FIRST")
         }
-        terms.append(naming.key + (Self.columnType(naming.keyProperty.type) == "text" ? " COLLATE \"C\"" : "") + " ASC")
+        for (column, part) in zip(naming.keyColumns, naming.keyParts) {
+            terms.append(column + (Self.columnType(part.type) == "text" ? " COLLATE \"C\"" : "") + " ASC")
+        }
         return terms.joined(separator: ", ")
+    }
+
+    /// `"owner" = $4 AND "repo" = $5 AND …` for a key, its parts bound after what `bindings` holds;
+    /// nil for a value that is no key of the resource (a composite key's array of another length).
+    func keyCondition(_ id: JSONValue, into bindings: inout PostgresBindings) throws -> String? {
+        guard let parts = naming.resource.primaryKey.values(of: id) else { return nil }
+        let first = bindings.count + 1
+        for part in parts { try bind(part.value, property: part.property, into: &bindings) }
+        return naming.keyCondition { index, _ in "$\(first + index)" }
     }
 
     /// ` WHERE "a" IS NOT DISTINCT FROM $1 AND …` (null matches null), binding the values.
@@ -57,16 +68,17 @@ struct PostgresMockSQL: Sendable {
         var bindings = PostgresBindings()
         for property in naming.resource.properties {
             guard let value = values[property.name] else { continue }
-            if property.name == naming.resource.primaryKey.name, value.isNull { continue }
+            if naming.resource.primaryKey.contains(property.name), value.isNull { continue }
             try bind(value, property: property, into: &bindings)
             names.append(Self.quote(property.name))
         }
         var sql = names.isEmpty
             ? "INSERT INTO \(naming.table) DEFAULT VALUES"
             : "INSERT INTO \(naming.table) (\(names.joined(separator: ", "))) VALUES (\((1...names.count).map { "$\($0)" }.joined(separator: ", ")))"
-        if upsert, values[naming.resource.primaryKey.name].map({ !$0.isNull }) == true {
-            let updates = names.filter { $0 != naming.key }.map { "\($0) = excluded.\($0)" }
-            sql += updates.isEmpty ? " ON CONFLICT (\(naming.key)) DO NOTHING" : " ON CONFLICT (\(naming.key)) DO UPDATE SET \(updates.joined(separator: ", "))"
+        if upsert, naming.resource.primaryKey.key(of: values) != nil {
+            let target = naming.keyColumns.joined(separator: ", ")
+            let updates = names.filter { !naming.keyColumns.contains($0) }.map { "\($0) = excluded.\($0)" }
+            sql += updates.isEmpty ? " ON CONFLICT (\(target)) DO NOTHING" : " ON CONFLICT (\(target)) DO UPDATE SET \(updates.joined(separator: ", "))"
         }
         return PostgresQuery(unsafeSQL: sql + " RETURNING \(naming.columns)", binds: bindings)
     }

@@ -13,7 +13,9 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Each entity is a resource at /<table>: GET, POST /people; GET, PUT, PATCH, DELETE /people/:id. A to-one \
             relationship nests the child under its parent: GET, POST /people/:id/cars (POST sets the child's \
-            parent key, named by the foreign key's JSON key, e.g. person_id). Collections take filters \
+            parent key, named by the foreign key's JSON key, e.g. person_id). An entity with a composite key \
+            takes one segment a part: GET, PUT, PATCH, DELETE /refs/:owner/:repo/:ref; GET, POST /refs/:owner/:repo \
+            lists or creates within the leading parts. Collections take filters \
             (?color=red), _sort/_order, and _page/_limit or limit/offset with Link and X-Total-Count headers. \
             The first line on standard output is the address; each request logs one line on standard error.
             Example: replica serve --schema Schemas/people.json --port 8888 --latency 50-200

@@ -3,6 +3,8 @@ import Hummingbird
 import NIOCore
 import Replica
 import ReplicaHTTP
+import ReplicaServer
+import ReplicaServerPostgres
 import ReplicaTestSupport
 import Testing
 
@@ -150,6 +152,112 @@ struct CompositeKeyHTTPTests {
             let emptied = try await client.call("/repos/octocat/Hello-World/git/refs")
             #expect(emptied.sync.changes["Ref"]?.deleted.values == [Self.key("Hello-World", "refs/heads/feature")])
             #expect(try Self.stored(store) == ["Spoon-Knife refs/heads/main \(Self.moved)"])
+        } teardown: {
+            try? await transport.shutdown()
+            await server.stop()
+        }
+    }
+}
+
+/// `Schemas/git-refs.json` against the mock server (each of its stores), which addresses a ref by
+/// its whole key: `/refs/:owner/:repo` lists a repository's refs, `/refs/:owner/:repo/:ref` is one.
+/// Synced page by page (`Link: rel="next"`) through the real HTTP client into an SQLite replica.
+@Suite("composite keys through the mock server")
+struct CompositeKeyMockServerTests {
+    /// The git-refs schema with the mock server's routes in place of the hosting API's.
+    static func schema() throws -> Schema {
+        let text = try String(contentsOf: packageRoot.appendingPathComponent("Schemas/git-refs.json"), encoding: .utf8)
+        let entities = text.range(of: #""routes": ["#).map { text[..<$0.lowerBound] } ?? ""
+        return try Schema(json: Data((entities + #""routes": [{"path": "/refs/:owner/:repo", "target": "Ref", "stale": "delete"}, "#
+                                      + #"{"path": "/refs/:owner/:repo/:ref", "target": "Ref"}]}"#).utf8))
+    }
+
+    static let seed = """
+        [{"owner": "octocat", "repo": "Hello-World", "ref": "refs/heads/main", "node_id": "MDM6UmVmcmVmcy9oZWFkcy9tYWlu",
+          "url": "https://api.example.com/repos/octocat/Hello-World/git/refs/heads/main",
+          "object": {"sha": "\(CompositeKeyHTTPTests.main)", "type": "commit"}},
+         {"owner": "octocat", "repo": "Hello-World", "ref": "refs/heads/feature", "node_id": "MDM6UmVmcmVmcy9oZWFkcy9mZWF0",
+          "url": "https://api.example.com/repos/octocat/Hello-World/git/refs/heads/feature",
+          "object": {"sha": "\(CompositeKeyHTTPTests.main)", "type": "commit"}},
+         {"owner": "octocat", "repo": "Hello-World", "ref": "refs/tags/v1.0", "node_id": "MDM6UmVmcmVmcy90YWdzL3YxLjA=",
+          "url": "https://api.example.com/repos/octocat/Hello-World/git/refs/tags/v1.0",
+          "object": {"sha": "7fd1a60b01f91b314f59955a4e4d4e80d8edf11d", "type": "tag"}},
+         {"owner": "octocat", "repo": "Spoon-Knife", "ref": "refs/heads/main", "node_id": "MDM6UmVmcmVmcy9oZWFkcy9tYWlo",
+          "url": "https://api.example.com/repos/octocat/Spoon-Knife/git/refs/heads/main",
+          "object": {"sha": "\(CompositeKeyHTTPTests.spoon)", "type": "commit"}}]
+        """
+
+    static func key(_ repo: String, _ ref: String) -> AttributeValue { CompositeKeyHTTPTests.key(repo, ref) }
+
+    @Test("sync, find, save and delete refs by (owner, repo, ref) against the mock server", arguments: ["memory", "sqlite", "postgres"])
+    func refsAgainstMockServer(kind: String) async throws {
+        let schema = try Self.schema()
+        let directory = try TemporaryDirectory("replica-refs")
+        let refs = MockResource(entity: try schema.requireEntity("Ref"), in: schema)
+        let server = try await MockServer.start(resources: [refs],
+                                                options: MockServerOptions(store: try NestedKeySyncTests.mockStore(kind, in: directory)))
+        let transport = HTTPTransport()
+        try await withTeardown {
+            #expect(try await server.load(json: try JSONValue(parsing: Self.seed), into: "refs").loaded == 4)
+            let store = try Store(path: directory.path("refs.sqlite"), schema: schema)
+            let base = try #require(URL(string: server.baseURL))
+            var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
+            configuration.timeout = .seconds(20)
+            let client = ReplicaClient(engine: try SQLiteReplica(store: store), configuration: configuration)
+
+            // One repository, a ref a page: the Link header leads through three pages.
+            let hello = try await client.call("/refs/octocat/Hello-World", params: ["_limit": 1])
+            #expect(hello.pages == 3)
+            #expect(hello.changes["Ref"]?.inserted.values == [Self.key("Hello-World", "refs/heads/feature"),
+                                                              Self.key("Hello-World", "refs/heads/main"),
+                                                              Self.key("Hello-World", "refs/tags/v1.0")])
+            let spoon = try await client.call("/refs/octocat/Spoon-Knife")
+            #expect(spoon.changes["Ref"]?.inserted.values == [Self.key("Spoon-Knife", "refs/heads/main")])
+            #expect(try CompositeKeyHTTPTests.stored(store) == [
+                "Hello-World refs/heads/feature \(CompositeKeyHTTPTests.main)", "Hello-World refs/heads/main \(CompositeKeyHTTPTests.main)",
+                "Hello-World refs/tags/v1.0 7fd1a60b01f91b314f59955a4e4d4e80d8edf11d",
+                "Spoon-Knife refs/heads/main \(CompositeKeyHTTPTests.spoon)"])
+
+            // find: GET by the whole key (the ref percent-encoded); the other repository's main is not touched.
+            let moved = try await server.options.store.modify(refs, id: ["octocat", "Hello-World", "refs/heads/main"],
+                                                              values: ["object.sha": .string(CompositeKeyHTTPTests.moved)])
+            #expect(moved?["object.sha"] == .string(CompositeKeyHTTPTests.moved))
+            let found = try #require(try await client.find("Ref", id: Self.key("Hello-World", "refs/heads/main")))
+            #expect(found["sha"] == .string(CompositeKeyHTTPTests.moved))
+            #expect(try await client.find("Ref", id: Self.key("Hello-World", "refs/heads/gone")) == nil)
+
+            // save: a PUT to the whole key updates one ref, and creates one the server lacks.
+            let saved = try #require(try await client.save("Ref", [
+                "owner": .string("octocat"), "repo": .string("Spoon-Knife"), "ref": .string("refs/heads/main"),
+                "sha": .string(CompositeKeyHTTPTests.moved), "type": .string("commit"),
+            ]))
+            #expect(saved.primaryKey == Self.key("Spoon-Knife", "refs/heads/main"))
+            #expect(try await server.options.store.object(refs, id: ["octocat", "Spoon-Knife", "refs/heads/main"])?["object.sha"]
+                        == .string(CompositeKeyHTTPTests.moved))
+            let branch = try #require(try await client.save("Ref", [
+                "owner": .string("octocat"), "repo": .string("Spoon-Knife"), "ref": .string("refs/heads/new-branch"),
+                "sha": .string(CompositeKeyHTTPTests.spoon), "type": .string("commit"),
+            ]))
+            #expect(branch.primaryKey == Self.key("Spoon-Knife", "refs/heads/new-branch"))
+            #expect(try await server.options.store.object(refs, id: ["octocat", "Spoon-Knife", "refs/heads/new-branch"])?["object.sha"]
+                        == .string(CompositeKeyHTTPTests.spoon))
+
+            // delete: the server's ref and the stored row of that key only.
+            try await client.delete("Ref", id: Self.key("Hello-World", "refs/heads/main"))
+            #expect(try await server.options.store.object(refs, id: ["octocat", "Hello-World", "refs/heads/main"]) == nil)
+            #expect(try CompositeKeyHTTPTests.stored(store) == [
+                "Hello-World refs/heads/feature \(CompositeKeyHTTPTests.main)",
+                "Hello-World refs/tags/v1.0 7fd1a60b01f91b314f59955a4e4d4e80d8edf11d",
+                "Spoon-Knife refs/heads/main \(CompositeKeyHTTPTests.moved)",
+                "Spoon-Knife refs/heads/new-branch \(CompositeKeyHTTPTests.spoon)"])
+
+            // Deleted on the server behind the client's back: the repository's next sync deletes it,
+            // inside its scope only.
+            #expect(try await server.options.store.delete(refs, id: ["octocat", "Hello-World", "refs/heads/feature"]))
+            let resynced = try await client.call("/refs/octocat/Hello-World", params: ["_limit": 1])
+            #expect(resynced.changes["Ref"]?.deleted.values == [Self.key("Hello-World", "refs/heads/feature")])
+            #expect(resynced.changes["Ref"]?.inserted.values ?? [] == [])
+            #expect(try store.count("Ref") == 3)
         } teardown: {
             try? await transport.shutdown()
             await server.stop()

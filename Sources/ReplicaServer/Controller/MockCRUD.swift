@@ -4,8 +4,9 @@
 /// let response = try await MockCRUD.show(request)
 /// ```
 public enum MockCRUD {
-    /// Lists a page of the collection (children of the parent on a nested route), with `X-Total-Count`
-    /// and, when paged, a `Link` header.
+    /// Lists a page of the collection (children of the parent on a nested route, the objects with
+    /// the leading parts of a composite key on `/refs/:owner/:repo`), with `X-Total-Count` and, when
+    /// paged, a `Link` header.
     ///
     /// ```swift
     /// let response = try await MockCRUD.index(request) // 200 [...]
@@ -15,7 +16,12 @@ public enum MockCRUD {
     /// - Returns: 200 with the serialized collection.
     /// - Throws: `MockHTTPError` 400 for bad query parameters, 404 for a missing parent.
     public static func index(_ request: MockRequest) async throws -> MockResponse {
-        let collection = try MockCollectionQuery(request)
+        var collection = try MockCollectionQuery(request)
+        // `/refs/octocat/Hello-World`: the leading parts of a composite key filter first.
+        let prefix = request.resource.primaryKey.parts.compactMap { part in
+            request.keyPrefix[part.name].map { MockQuery.Filter(property: part.name, value: $0) }
+        }
+        collection.query.filters.insert(contentsOf: prefix, at: 0)
         let page: MockPage
         if let parent = request.parent {
             try await requireParent(parent, request)
@@ -44,7 +50,8 @@ public enum MockCRUD {
         return .json(request.serializer.serialize(object: request.resource.wire(object), of: request.resource))
     }
 
-    /// Creates an object from the body's known properties (the parent key set from a nested route).
+    /// Creates an object from the body's known properties (the parent key set from a nested route,
+    /// the leading parts of a composite key from `/refs/:owner/:repo`).
     ///
     /// ```swift
     /// let response = try await MockCRUD.create(request) // 201 {...}
@@ -52,8 +59,8 @@ public enum MockCRUD {
     /// - Parameters:
     ///   - request: the routed request.
     /// - Returns: 201 with the created object (missing properties null) and a `Location` header.
-    /// - Throws: `MockHTTPError` 400 `emptyBody` for a request without a body, 422 for field errors, 404 for a
-    ///   missing parent, 409 for a taken key.
+    /// - Throws: `MockHTTPError` 400 `emptyBody` for a request without a body, 422 for field errors (a
+    ///   composite key's missing part among them), 404 for a missing parent, 409 for a taken key.
     public static func create(_ request: MockRequest) async throws -> MockResponse {
         let parameters = request.serializer.deserialize(parameters: try requireBody(request), of: request.resource)
         var values = try request.resource.harvest(parameters, keepingKey: true)
@@ -61,11 +68,13 @@ public enum MockCRUD {
             try await requireParent(parent, request)
             values[parent.parent.key] = parent.id
         }
+        // The path's parts of a composite key win over the body's.
+        for (name, value) in request.keyPrefix { values[name] = value }
         let object = try await request.store.create(request.resource, values: values)
         var headers: [(name: String, value: String)] = []
-        if let id = object[request.resource.primaryKey.name] {
-            let text = id.stringValue ?? id.serialized()
-            headers.append((name: "Location", value: "/\(MockPath.encode(request.resource.name))/\(MockPath.encode(text))"))
+        if let id = request.resource.primaryKey.key(of: object) {
+            headers.append((name: "Location",
+                            value: "/\(MockPath.encode(request.resource.name))/\(request.resource.primaryKey.path(of: id))"))
         }
         return MockResponse(status: 201, headers: headers,
                             body: request.serializer.serialize(object: request.resource.wire(object), of: request.resource))
@@ -73,13 +82,15 @@ public enum MockCRUD {
 
     /// Merges the body's known properties into an object (`PUT` and `PATCH` alike): properties the body
     /// leaves out keep their values, nested ones too (`{"address": {"city": "Lyon"}}` leaves `address.zip`).
+    /// A `PUT` to the whole key of a composite-key object that does not exist creates it (201 with a
+    /// `Location`) when the resource allows creating.
     ///
     /// ```swift
     /// let response = try await MockCRUD.update(request) // 200 {...}
     /// ```
     /// - Parameters:
     ///   - request: the routed request with an `id`.
-    /// - Returns: 200 with the updated object.
+    /// - Returns: 200 with the updated object (201 with a created one).
     /// - Throws: `MockHTTPError` 400 `emptyBody` for a request without a body, 422 for field errors, 404 when
     ///   there is no such object.
     public static func update(_ request: MockRequest) async throws -> MockResponse {
@@ -87,9 +98,30 @@ public enum MockCRUD {
         let parameters = request.serializer.deserialize(parameters: try requireBody(request), of: request.resource)
         let values = try request.resource.harvest(parameters, keepingKey: false)
         guard let object = try await request.store.modify(request.resource, id: id, values: values) else {
-            throw notFound(request, id)
+            return try await putCreate(request, id: id, values: values)
         }
         return .json(request.serializer.serialize(object: request.resource.wire(object), of: request.resource))
+    }
+
+    /// A `PUT` to the whole key of a composite-key object that does not exist creates it (201), when the
+    /// resource allows creating: its key is all in the path, so `PUT` is how a client that names
+    /// objects by key (Replica's `save`) makes one. Anything else is a 404.
+    private static func putCreate(_ request: MockRequest, id: JSONValue, values: JSONObject) async throws -> MockResponse {
+        let key = request.resource.primaryKey
+        guard request.method == "PUT", key.kind == .composite, request.resource.actions.contains(.create),
+              let parts = key.values(of: id) else { throw notFound(request, id) }
+        var values = values
+        for part in parts { values[part.property.name] = part.value }
+        let object: JSONObject
+        do {
+            object = try await request.store.create(request.resource, values: values)
+        } catch let error as MockHTTPError where error.status == 409 {
+            // Created by another request since `modify` missed it: this PUT updates it after all.
+            guard let updated = try await request.store.modify(request.resource, id: id, values: values) else { throw error }
+            return .json(request.serializer.serialize(object: request.resource.wire(updated), of: request.resource))
+        }
+        return MockResponse(status: 201, headers: [(name: "Location", value: "/\(MockPath.encode(request.resource.name))/\(key.path(of: id))")],
+                            body: request.serializer.serialize(object: request.resource.wire(object), of: request.resource))
     }
 
     /// Deletes an object.
@@ -125,6 +157,11 @@ public enum MockCRUD {
     }
 
     private static func notFound(_ request: MockRequest, _ id: JSONValue) -> MockHTTPError {
-        .notFound("no \(request.resource.name) with id \(id.stringValue ?? id.serialized())")
+        guard request.resource.primaryKey.kind == .composite, let parts = request.resource.primaryKey.values(of: id) else {
+            return .notFound("no \(request.resource.name) with id \(id.stringValue ?? id.serialized())")
+        }
+        // no refs with owner octocat, repo Hello-World, ref refs/heads/gone
+        let named = parts.map { "\($0.property.name) \($0.value.stringValue ?? $0.value.serialized())" }
+        return .notFound("no \(request.resource.name) with \(named.joined(separator: ", "))")
     }
 }

@@ -33,10 +33,15 @@ public struct MockRequest: Sendable {
     public var resource: MockResource
     /// The action the route maps to; nil for a route beyond CRUD (see `MockController.custom(_:)`).
     public var action: MockAction?
-    /// The primary key of a member route (`/people/:id`).
+    /// The primary key of a member route (`/people/:id`); for a composite key the array of its
+    /// parts (`/refs/octocat/Hello-World/refs%2Fheads%2Fmain` → `["octocat", "Hello-World", "refs/heads/main"]`).
     public var id: JSONValue?
     /// The parent of a nested route.
     public var parent: ParentReference?
+    /// The leading parts of a composite key that a collection route gives (`/refs/octocat/Hello-World`
+    /// → `["owner": "octocat", "repo": "Hello-World"]`): the index lists the objects with them, a
+    /// create sets them. Empty on other routes.
+    public var keyPrefix: JSONObject = [:]
     /// The store to read and write.
     public var store: any MockStore
     /// The resource's serializer.

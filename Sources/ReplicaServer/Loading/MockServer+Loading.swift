@@ -3,8 +3,9 @@ import Foundation
 extension MockServer {
     /// Loads objects from JSON: an array for `resource`, or (without it) one object keyed by resource
     /// names like a MANY response (`{"people": [...], "cars": [...]}`). Each object's known properties are
-    /// harvested and unknown keys dropped; objects with no known property or a wrongly typed value are
-    /// rejected. Objects with a key replace or merge into the stored ones. Works before and while running.
+    /// harvested and unknown keys dropped; objects with no known property, a wrongly typed value or
+    /// a composite key lacking a part are rejected. Objects with a key replace or merge into the stored
+    /// ones. Works before and while running.
     ///
     /// ```swift
     /// let result = try await server.load(json: try JSONValue(parsing: #"{"people": [{"name": "ann"}]}"#))
@@ -39,7 +40,8 @@ extension MockServer {
             var harvested: [JSONObject] = []
             for (index, item) in items.enumerated() {
                 do {
-                    harvested.append(try target.harvest(item, keepingKey: true))
+                    // An object lacking a part of a composite key is rejected alone, not with its batch.
+                    harvested.append(try target.assigningKey(to: try target.harvest(item, keepingKey: true)))
                 } catch let error as MockHTTPError {
                     result.rejectedByResource[name, default: 0] += 1
                     if result.rejections.count < 20 { result.rejections.append("\(name)[\(index)]: \(error.message)") }

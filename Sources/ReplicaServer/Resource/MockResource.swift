@@ -1,3 +1,5 @@
+import Foundation
+
 /// A REST resource served by the mock server: a name (its path), typed properties, allowed actions,
 /// a primary key and optional parents.
 ///
@@ -54,8 +56,8 @@ public struct MockResource: Sendable, Hashable {
         self.actions = actions
         self.primaryKey = primaryKey
         self.parents = parents
-        var properties = properties.filter { $0.name != primaryKey.name }
-        properties.insert(MockProperty(primaryKey.name, primaryKey.type), at: 0)
+        var properties = properties.filter { !primaryKey.contains($0.name) }
+        properties.insert(contentsOf: primaryKey.parts, at: 0)
         for parent in parents where !properties.contains(where: { $0.name == parent.key }) {
             properties.append(MockProperty(parent.key, .integer))
         }
@@ -68,8 +70,8 @@ public struct MockResource: Sendable, Hashable {
     /// keys, its to-one relationships as parents (keyed by the foreign key's JSON key), its many-to-many
     /// relationships as JSON properties (the nested array, objects or keys, stored and served back as
     /// given, so a sync of the resource links what it lists). An entity with a composite primary key
-    /// is keyed by an `id` of its own (its `id` attribute, else an added auto-incrementing one): the
-    /// mock server addresses objects by one key. An attribute with a
+    /// gets a ``MockPrimaryKey/composite(_:)`` key of its parts' JSON keys: `/refs/:owner/:repo/:ref`
+    /// addresses one object, `/refs/:owner/:repo` lists those of a repository. An attribute with a
     /// dotted `jsonKey` (`"address.city"`) is a property of that name, read from and written to nested
     /// objects (`{"address": {"city": …}}`) as the entity's property map reads it.
     ///
@@ -89,12 +91,9 @@ public struct MockResource: Sendable, Hashable {
         }
         let primaryKey: MockPrimaryKey
         if entity.hasCompositeKey {
-            // The mock server keys a resource by one property: a composite-key entity is served
-            // under an `id` of its own (its attribute `id` when it has one), never by one part of
-            // its key, which would merge the rows that share that part.
-            let surrogate = entity.attribute(named: "id")
-            primaryKey = surrogate?.type == .string ? .string(surrogate.map(jsonKey) ?? "id")
-                : .autoIncrement(surrogate.map(jsonKey) ?? "id")
+            primaryKey = .composite(entity.primaryKeyNames.compactMap { name in
+                entity.attribute(named: name).map { MockProperty(jsonKey($0), $0.type == .integer ? .integer : .string) }
+            })
         } else {
             let keyAttribute = entity.primaryKeyAttribute
             let keyName = entity.attribute(named: entity.primaryKey).map(jsonKey) ?? entity.jsonIDKey
@@ -151,6 +150,35 @@ public struct MockResource: Sendable, Hashable {
     /// - Returns: the property, or nil.
     public func property(named name: String) -> MockProperty? {
         properties.first { $0.name == name }
+    }
+
+    /// `values` ready to insert as a new object: a string key the values lack made (a random UUID);
+    /// an auto-increment key left to the store. Stores call it from `create` and `upsert`.
+    ///
+    /// ```swift
+    /// let values = try tags.assigningKey(to: ["label": "red"])   // ["label": "red", "slug": "1b4e…"]
+    /// ```
+    /// - Parameters:
+    ///   - values: harvested values.
+    /// - Returns: the values with their key.
+    /// - Throws: `MockHTTPError` 422 naming each part of a composite key the values lack (or hold null):
+    ///   the server cannot make those up.
+    public func assigningKey(to values: JSONObject) throws -> JSONObject {
+        switch primaryKey.kind {
+        case .autoIncrement:
+            return values
+        case .string:
+            guard values[primaryKey.name].map(\.isNull) ?? true else { return values }
+            var values = values
+            values[primaryKey.name] = .string(UUID().uuidString.lowercased())
+            return values
+        case .composite:
+            let missing = primaryKey.missingParts(in: values)
+            guard missing.isEmpty else {
+                throw MockHTTPError.unprocessable(missing.map { ($0, ["is required: part of the key of \(name)"]) })
+            }
+            return values
+        }
     }
 
     /// The parent named `resource`, if any.
@@ -252,7 +280,7 @@ extension MockResource {
 
     /// Type-checks one property's value.
     private func take(_ member: JSONValue, property: MockProperty, keepingKey: Bool, into harvest: inout Harvest) {
-        if property.name == primaryKey.name {
+        if primaryKey.contains(property.name) {
             guard keepingKey, !member.isNull else { return }
         }
         if let canonical = property.type.validate(member) {

@@ -90,7 +90,7 @@ extension MockServer {
             let mockRequest = MockRequest(
                 method: method, path: "/" + segments.joined(separator: "/"), segments: segments, queryItems: queryItems,
                 headers: Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, b in a + ", " + b }),
-                body: body, resource: routed.resource, action: routed.action, id: routed.id, parent: routed.parent,
+                body: body, resource: routed.resource, action: routed.action, id: routed.id, parent: routed.parent, keyPrefix: routed.keyPrefix,
                 store: options.store, serializer: snapshot.serializers[routed.resource.name] ?? options.defaultSerializer,
                 baseURL: "http://\(host)")
             let controller = snapshot.controllers[routed.resource.name] ?? options.defaultController

@@ -68,13 +68,13 @@ public final class MemoryMockStore: MockStore {
             }
         }
         if !query.sort.isEmpty {
-            let key = resource.primaryKey.name
+            let key = resource.primaryKey
             matching.sort { a, b in
                 for sortKey in query.sort {
                     let order = MockValueOrder.compare(a[sortKey.property] ?? .null, b[sortKey.property] ?? .null)
                     if order != 0 { return sortKey.descending ? order > 0 : order < 0 }
                 }
-                return MockValueOrder.compare(a[key] ?? .null, b[key] ?? .null) < 0
+                return MockValueOrder.compare(key.key(of: a) ?? .null, key.key(of: b) ?? .null) < 0
             }
         }
         let start = min(query.offset, matching.count)
@@ -83,27 +83,27 @@ public final class MemoryMockStore: MockStore {
     }
 
     public func create(_ resource: MockResource, values: JSONObject) async throws -> JSONObject {
-        let keyName = resource.primaryKey.name
+        let key = resource.primaryKey
+        let values = try resource.assigningKey(to: values)
         let result: Result<JSONObject, MockHTTPError> = tables.withLockedValue { tables in
             // Taken out while it changes, so that the change does not copy the whole table.
             var table = tables.removeValue(forKey: resource.name) ?? Table()
             defer { tables[resource.name] = table }
             var values = values
             let id: JSONValue
-            if let given = values[keyName], !given.isNull {
+            if let given = key.key(of: values) {
                 id = given
                 if table.rows[id] != nil {
                     return .failure(MockHTTPError(status: 409, code: "conflict",
                                                   message: "\(resource.name) \(id.serialized()) already exists"))
                 }
-                if case .int(let n) = id, n >= table.nextID { table.nextID = n + 1 }
-            } else if resource.primaryKey.kind == .autoIncrement {
+                if key.kind == .autoIncrement, case .int(let n) = id, n >= table.nextID { table.nextID = n + 1 }
+            } else {
+                // Only an auto-increment key is missing here: `assigningKey` made or required the others.
                 id = .int(table.nextID)
                 table.nextID += 1
-            } else {
-                id = .string(UUID().uuidString.lowercased())
+                values[key.name] = id
             }
-            values[keyName] = id
             table.rows[id] = values
             table.order.insert(id, at: table.position(of: id))
             return .success(values)
@@ -112,10 +112,10 @@ public final class MemoryMockStore: MockStore {
     }
 
     public func modify(_ resource: MockResource, id: JSONValue, values: JSONObject) async throws -> JSONObject? {
-        let keyName = resource.primaryKey.name
+        let primaryKey = resource.primaryKey
         let updated: JSONObject? = tables.withLockedValue { tables in
             guard var object = tables[resource.name]?.rows[id] else { return nil }
-            for (key, value) in values where key != keyName { object[key] = value }
+            for (key, value) in values where !primaryKey.contains(key) { object[key] = value }
             tables[resource.name]?.rows[id] = object
             return object
         }
@@ -159,6 +159,13 @@ enum MockValueOrder {
         case (.bool(let x), .bool(let y)): return x == y ? 0 : (!x ? -1 : 1)
         case (.int(let x), .int(let y)): return x == y ? 0 : (x < y ? -1 : 1)
         case (.string(let x), .string(let y)): return x == y ? 0 : (x < y ? -1 : 1)
+        case (.array(let x), .array(let y)):
+            // Element by element (composite keys: owner, then repo, then ref), the shorter first on a tie.
+            for (a, b) in zip(x, y) {
+                let order = compare(a, b)
+                if order != 0 { return order }
+            }
+            return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
         default:
             if let x = a.doubleValue, let y = b.doubleValue { return x == y ? 0 : (x < y ? -1 : 1) }
             let (x, y) = (a.serialized(), b.serialized())

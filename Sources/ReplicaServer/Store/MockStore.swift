@@ -51,12 +51,16 @@ public protocol MockStore: Sendable {
 
     /// The object with primary key `id`, or nil.
     ///
+    /// A key is a value of the resource's key property, or for a ``MockPrimaryKey/composite(_:)`` key
+    /// an array of its parts' values in order (``MockPrimaryKey/key(of:)`` gives it,
+    /// ``MockPrimaryKey/values(of:)`` takes it apart); stores compare every part.
+    ///
     /// ```swift
     /// let john = try await store.object(people, id: 1)
     /// ```
     /// - Parameters:
     ///   - resource: the resource.
-    ///   - id: the primary key (integer or string, as the resource's key).
+    ///   - id: the primary key (integer or string, as the resource's key; an array of the parts for a composite key).
     /// - Returns: the object, or nil.
     /// - Throws: `MockServerError` `.storeFailed`.
     func object(_ resource: MockResource, id: JSONValue) async throws -> JSONObject?
@@ -87,7 +91,8 @@ public protocol MockStore: Sendable {
     /// - Throws: `MockServerError` `.storeFailed`.
     func children(_ resource: MockResource, of parent: MockParent, id parentID: JSONValue, query: MockQuery) async throws -> MockPage
 
-    /// Inserts an object; assigns its key when `values` has none.
+    /// Inserts an object; assigns its key when `values` has none (``MockResource/assigningKey(to:)``:
+    /// a composite key is never assigned, it must be whole).
     ///
     /// ```swift
     /// let john = try await store.create(people, values: ["name": "john"]) // id 1
@@ -96,7 +101,8 @@ public protocol MockStore: Sendable {
     ///   - resource: the resource.
     ///   - values: harvested values.
     /// - Returns: the stored object, every property present.
-    /// - Throws: `MockHTTPError` 409 when the key exists; `MockServerError` `.storeFailed`.
+    /// - Throws: `MockHTTPError` 409 when the key exists, 422 for a composite key lacking a part;
+    ///   `MockServerError` `.storeFailed`.
     func create(_ resource: MockResource, values: JSONObject) async throws -> JSONObject
 
     /// Merges `values` into the object with key `id`.
@@ -155,7 +161,7 @@ extension MockStore {
     /// One `modify` or `create` per object; stores may do it in one transaction.
     public func upsert(_ resource: MockResource, objects: [JSONObject]) async throws -> Int {
         for values in objects {
-            if let id = values[resource.primaryKey.name], !id.isNull,
+            if let id = resource.primaryKey.key(of: values),
                try await modify(resource, id: id, values: values) != nil {
                 continue
             }

@@ -41,7 +41,7 @@ struct SQLiteMockSQL: Sendable {
         var arguments = StatementArguments()
         for property in naming.resource.properties {
             guard let value = values[property.name] else { continue }
-            if property.name == naming.resource.primaryKey.name, value.isNull { continue }
+            if naming.resource.primaryKey.contains(property.name), value.isNull { continue }
             names.append(Self.quote(property.name))
             marks.append(Self.mark(property))
             arguments += [databaseValue(value, property: property)]
@@ -52,11 +52,22 @@ struct SQLiteMockSQL: Sendable {
         } else {
             sql = "INSERT INTO \(naming.table) (\(names.joined(separator: ", "))) VALUES (\(marks.joined(separator: ", ")))"
         }
-        if upsert, values[naming.resource.primaryKey.name].map({ !$0.isNull }) == true {
-            let updates = names.filter { $0 != naming.key }.map { "\($0) = excluded.\($0)" }
-            sql += updates.isEmpty ? " ON CONFLICT(\(naming.key)) DO NOTHING" : " ON CONFLICT(\(naming.key)) DO UPDATE SET \(updates.joined(separator: ", "))"
+        if upsert, naming.resource.primaryKey.key(of: values) != nil {
+            let target = naming.keyColumns.joined(separator: ", ")
+            let updates = names.filter { !naming.keyColumns.contains($0) }.map { "\($0) = excluded.\($0)" }
+            sql += updates.isEmpty ? " ON CONFLICT(\(target)) DO NOTHING" : " ON CONFLICT(\(target)) DO UPDATE SET \(updates.joined(separator: ", "))"
         }
         return (sql + " RETURNING \(naming.columns)", arguments)
+    }
+
+    /// `"owner" = CAST(? AS TEXT) AND …`: the row of one key, its parts bound by ``keyArguments(_:)``.
+    var keyCondition: String { naming.keyCondition { _, property in Self.mark(property) } }
+
+    /// A key's parts as ``keyCondition`` binds them; nil for a value that is no key of the resource
+    /// (a composite key's array of another length), which matches no row.
+    func keyArguments(_ id: JSONValue) -> StatementArguments? {
+        guard let parts = naming.resource.primaryKey.values(of: id) else { return nil }
+        return StatementArguments(parts.map { databaseValue($0.value, property: $0.property) })
     }
 
     /// The placeholder for a value of `property`: text columns take `CAST(? AS TEXT)`, so that

@@ -79,9 +79,10 @@ public final class SQLiteMockStore: MockStore {
 
     public func object(_ resource: MockResource, id: JSONValue) async throws -> JSONObject? {
         let sql = SQLiteMockSQL(resource)
+        guard let arguments = sql.keyArguments(id) else { return nil }
         return try await read(resource) { db in
-            let statement = try db.cachedStatement(sql: "SELECT \(sql.columns) FROM \(sql.table) WHERE \(sql.key) = ?")
-            return try sql.objects(statement, arguments: [sql.databaseValue(id, property: sql.keyProperty)]).first
+            let statement = try db.cachedStatement(sql: "SELECT \(sql.columns) FROM \(sql.table) WHERE \(sql.keyCondition)")
+            return try sql.objects(statement, arguments: arguments).first
         }
     }
 
@@ -89,7 +90,7 @@ public final class SQLiteMockStore: MockStore {
         let sql = SQLiteMockSQL(resource)
         let (whereClause, arguments) = sql.whereClause(query.filters)
         var order = query.sort.map { "\(SQLiteMockSQL.quote($0.property)) \($0.descending ? "DESC" : "ASC")" }
-        order.append("\(sql.key) ASC")  // ties, and no sort at all, by primary key
+        order += sql.keyColumns.map { "\($0) ASC" }  // ties, and no sort at all, by primary key
         var select = "SELECT \(sql.columns) FROM \(sql.table)\(whereClause) ORDER BY \(order.joined(separator: ", "))"
         var pageArguments = arguments
         if query.limit != nil || query.offset > 0 {
@@ -112,11 +113,7 @@ public final class SQLiteMockStore: MockStore {
 
     public func create(_ resource: MockResource, values: JSONObject) async throws -> JSONObject {
         let sql = SQLiteMockSQL(resource)
-        var values = values
-        if resource.primaryKey.kind == .string, values[resource.primaryKey.name] == nil {
-            values[resource.primaryKey.name] = .string(UUID().uuidString.lowercased())
-        }
-        let (insert, arguments) = sql.insert(values, upsert: false)
+        let (insert, arguments) = sql.insert(try resource.assigningKey(to: values), upsert: false)
         return try await write(resource) { db in
             guard let object = try sql.objects(db.cachedStatement(sql: insert), arguments: arguments).first else {
                 throw MockServerError(code: .storeFailed, message: "\(resource.name): insert returned no row")
@@ -129,16 +126,17 @@ public final class SQLiteMockStore: MockStore {
         let sql = SQLiteMockSQL(resource)
         var assignments: [String] = []
         var arguments = StatementArguments()
-        for (key, value) in values where key != resource.primaryKey.name {
+        for (key, value) in values where !resource.primaryKey.contains(key) {
             guard let property = resource.property(named: key) else { continue }
             assignments.append("\(SQLiteMockSQL.quote(key)) = \(SQLiteMockSQL.mark(property))")
             arguments += [sql.databaseValue(value, property: property)]
         }
-        arguments += [sql.databaseValue(id, property: sql.keyProperty)]
+        guard let keyArguments = sql.keyArguments(id) else { return nil }
+        arguments += keyArguments
         let statementArguments = arguments
         let statementSQL = assignments.isEmpty
-            ? "SELECT \(sql.columns) FROM \(sql.table) WHERE \(sql.key) = ?"
-            : "UPDATE \(sql.table) SET \(assignments.joined(separator: ", ")) WHERE \(sql.key) = ? RETURNING \(sql.columns)"
+            ? "SELECT \(sql.columns) FROM \(sql.table) WHERE \(sql.keyCondition)"
+            : "UPDATE \(sql.table) SET \(assignments.joined(separator: ", ")) WHERE \(sql.keyCondition) RETURNING \(sql.columns)"
         return try await write(resource) { db in
             try sql.objects(db.cachedStatement(sql: statementSQL), arguments: statementArguments).first
         }
@@ -146,22 +144,16 @@ public final class SQLiteMockStore: MockStore {
 
     public func delete(_ resource: MockResource, id: JSONValue) async throws -> Bool {
         let sql = SQLiteMockSQL(resource)
-        let argument = sql.databaseValue(id, property: sql.keyProperty)
+        guard let arguments = sql.keyArguments(id) else { return false }
         return try await write(resource) { db in
-            try db.cachedStatement(sql: "DELETE FROM \(sql.table) WHERE \(sql.key) = ?").execute(arguments: [argument])
+            try db.cachedStatement(sql: "DELETE FROM \(sql.table) WHERE \(sql.keyCondition)").execute(arguments: arguments)
             return db.changesCount > 0
         }
     }
 
     public func upsert(_ resource: MockResource, objects: [JSONObject]) async throws -> Int {
         let sql = SQLiteMockSQL(resource)
-        let statements = objects.map { values -> (String, StatementArguments) in
-            var values = values
-            if resource.primaryKey.kind == .string, values[resource.primaryKey.name] == nil {
-                values[resource.primaryKey.name] = .string(UUID().uuidString.lowercased())
-            }
-            return sql.insert(values, upsert: true)
-        }
+        let statements = try objects.map { values in sql.insert(try resource.assigningKey(to: values), upsert: true) }
         return try await write(resource) { db in
             for (insert, arguments) in statements {
                 _ = try Row.fetchOne(db.cachedStatement(sql: insert), arguments: arguments)
