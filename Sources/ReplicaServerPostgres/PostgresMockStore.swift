@@ -67,9 +67,21 @@ public final class PostgresMockStore: MockStore {
                               + "ON \(sql.table) (\(PostgresMockSQL.quote(parent.key)))")
         }
         let ddl = statements
+        // The table's primary-key columns in key order: a table made for another key cannot be upserted by this one.
+        var bindings = PostgresBindings()
+        bindings.append(sql.table)
+        let keyQuery = PostgresQuery(unsafeSQL: """
+            SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+            WHERE i.indrelid = to_regclass($1) AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)
+            """, binds: bindings)
+        let key = resource.primaryKey.parts.map(\.name)
+        let storeName = url.description
         try await transaction(resource) { connection in
             // Servers starting together take turns: CREATE TABLE IF NOT EXISTS is not safe concurrently.
             try await self.run(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(PostgresMockSQL.schemaLock))"), on: connection)
+            var stored: [String] = []
+            for try await column in try await connection.query(keyQuery, logger: self.logger).decode(String.self) { stored.append(column) }
+            if !stored.isEmpty, stored != key { throw MockServerError.keyMismatch(resource, stored: stored, in: storeName) }
             for statement in ddl { try await self.run(PostgresQuery(unsafeSQL: statement), on: connection) }
         }
     }

@@ -161,4 +161,22 @@ struct MockServerCompositeKeyTests {
             #expect(try await server.options.store.delete(stars, id: [10]) == false)
         }
     }
+
+    @Test("a stored table keyed otherwise is refused with both keys named, not written through", arguments: ["sqlite", "postgres"])
+    func storedKeyMismatch(kind: String) async throws {
+        let store = try Fixture.store(kind)
+        let byID = MockResource("refs", properties: [MockProperty("owner", .string), MockProperty("repo", .string),
+                                                     MockProperty("ref", .string)])
+        try await store.addResource(byID)
+        _ = try await store.create(byID, values: ["owner": "octocat", "repo": "Hello-World", "ref": "refs/heads/main"])
+        try await store.addResource(byID)   // the same key again: fine
+        let error = await #expect(throws: MockServerError.self) { try await store.addResource(try Self.refs) }
+        #expect(error?.code == .storeFailed)
+        #expect(error?.message.hasSuffix("table refs is keyed by (id), the resource by (owner, repo, ref): "
+                                         + "drop the table (MockStore.dropResource(_:) drops it with its objects) or use another store") == true)
+        try await store.dropResource(byID)
+        try await store.addResource(try Self.refs)
+        #expect(try await store.create(try Self.refs, values: ["owner": "octocat", "repo": "Hello-World", "ref": "refs/heads/main"])["ref"]
+                    == "refs/heads/main")
+    }
 }

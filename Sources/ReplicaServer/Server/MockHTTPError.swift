@@ -166,4 +166,21 @@ public struct MockServerError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     public var description: String { "\(code): \(message)" }
+
+    /// A store's table for `resource` keyed by other columns than the resource's key (the key renamed,
+    /// or made composite, since the table was made): `.storeFailed` naming both keys and the store.
+    ///
+    /// ```swift
+    /// throw MockServerError.keyMismatch(refs, stored: ["id"], in: "mock.sqlite")
+    /// ```
+    /// - Parameters:
+    ///   - resource: the resource.
+    ///   - stored: the table's primary-key columns.
+    ///   - store: the store's file or database.
+    /// - Returns: the error.
+    package static func keyMismatch(_ resource: MockResource, stored: [String], in store: String) -> MockServerError {
+        MockServerError(code: .storeFailed, message: "\(store): table \(resource.name) is keyed by (\(stored.joined(separator: ", "))), "
+                        + "the resource by (\(resource.primaryKey.parts.map(\.name).joined(separator: ", "))): "
+                        + "drop the table (MockStore.dropResource(_:) drops it with its objects) or use another store")
+    }
 }

@@ -49,6 +49,10 @@ public final class SQLiteMockStore: MockStore {
                     columnType: SQLiteMockSQL.columnType)
                 try db.execute(sql: "CREATE TABLE \(table) (\(columns))")
             } else {
+                // A table keyed otherwise (the key renamed, made composite) cannot be upserted by this key.
+                let stored = try db.primaryKey(resource.name).columns
+                let key = resource.primaryKey.parts.map(\.name)
+                guard stored == key else { throw MockServerError.keyMismatch(resource, stored: stored, in: self.path) }
                 let existing = Set(try db.columns(in: resource.name).map(\.name))
                 for property in resource.properties where !existing.contains(property.name) {
                     try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(SQLiteMockSQL.quote(property.name)) \(SQLiteMockSQL.columnType(property.type))")
