@@ -65,6 +65,10 @@ struct ServeCommand: AsyncParsableCommand {
           help: "Wrap validation errors in the resource's singular name, as ApiModel's APIs do: {\"person\": {\"errors\": {...}}}.")
     var namespacedErrors = false
 
+    @Option(name: .customLong("error-shape"),
+            help: "The body of validation errors: rails ({\"errors\": {\"color\": [...]}}), github ({\"message\": \"Validation Failed\", \"errors\": [{\"resource\", \"field\", \"code\", \"message\"}]}) or problem-details (RFC 9457, application/problem+json).")
+    var errorShape: String = "rails"
+
     @Option(name: .customLong("format-extension"),
             help: "A format extension accepted on a path's last segment, as Rails serves ApiModel's routes: with .json, GET /people.json is GET /people.")
     var formatExtension: String?
@@ -79,6 +83,12 @@ struct ServeCommand: AsyncParsableCommand {
         guard validationStatus == 422 || validationStatus == 400 else {
             throw ValidationError("--validation-status takes 422 or 400, not \(validationStatus)")
         }
+        guard let shape = Self.shapes[errorShape] else {
+            throw ValidationError("--error-shape takes rails, github or problem-details, not '\(errorShape)'")
+        }
+        if namespacedErrors && shape != .rails {
+            throw ValidationError("--namespaced-errors wraps the rails shape only, not --error-shape \(errorShape)")
+        }
         try OptionChecks.integer(port, option: "--port", in: 0...65535)
         guard (0...1).contains(failRate) else { throw ValidationError("--fail-rate takes a probability from 0 to 1, not \(failRate)") }
         try OptionChecks.integer(maxBody, option: "--max-body", in: 1...(1 << 30), unit: "of bytes")
@@ -89,6 +99,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         _ = try latencyRange()
     }
+
+    /// `--error-shape`'s values.
+    static let shapes: [String: MockValidationErrors.Shape] = ["rails": .rails, "github": .github, "problem-details": .problemDetails]
 
     func latencyRange() throws -> ClosedRange<Duration>? {
         guard let latency else { return nil }
@@ -116,7 +129,8 @@ struct ServeCommand: AsyncParsableCommand {
         } else if PostgresURL.isPostgres(store) {
             do { options.store = try PostgresMockStore(url: store) } catch { throw CLIError("\(error)") }
         }
-        options.validationErrors = MockValidationErrors(status: validationStatus, namespaced: namespacedErrors)
+        options.validationErrors = MockValidationErrors(status: validationStatus, namespaced: namespacedErrors,
+                                                        shape: Self.shapes[errorShape] ?? .rails)
         if serializer == "namespaced" { options.defaultSerializer = NamespacedSerializer() }
         options.formatExtension = formatExtension
         options.conditions.latency = try latencyRange()

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import ReplicaHTTP
+import ReplicaServer
 import ReplicaTestSupport
 import Testing
 
@@ -284,6 +285,48 @@ struct SyncCommandErrorTests {
                 #expect(output.status == 0, "\(output.stderr)")
                 #expect(try Store(path: db).rows("Person").map { $0["name"] } == [.string(expected)])
             }
+        } teardown: {
+            await server.stop()
+        }
+    }
+}
+
+/// The mock server answering a refused value in each shape it can take (`MockValidationErrors`),
+/// read by the real HTTP client: the same field errors, whatever the shape.
+@Suite("error bodies from the mock server")
+struct MockServerErrorBodyTests {
+    @Test("Rails, ApiModel, GitHub and RFC 9457 shapes give the client the field and its message",
+          arguments: ["rails", "apiModel", "github", "problemDetails"])
+    func shapes(shape: String) async throws {
+        let schema = try CompositeKeyMockServerTests.schema()
+        var options = MockServerOptions()
+        options.validationErrors = ["rails": MockValidationErrors(), "apiModel": .apiModel, "github": .github,
+                                    "problemDetails": .problemDetails][shape] ?? MockValidationErrors()
+        let server = try await MockServer.start(resources: MockResource.resources(for: schema), options: options)
+        try await withTeardown {
+            let base = server.baseURL
+            let (client, store) = try ErrorBodyTests.client(port: server.port, schema: schema)
+            let refused = try #require(await ErrorBodyTests.error {
+                try await client.call("/refs/octocat/Hello-World", method: .post,
+                                      params: ["ref": "refs/heads/x", "object": ["sha": 5, "type": "commit"]])
+            })
+            #expect(refused.status == 422)
+            switch shape {
+            case "github":
+                #expect(refused.description == "POST \(base)/refs/octocat/Hello-World: HTTP 422 Validation Failed: "
+                        + "object.sha must be a string (Ref)")
+                #expect(refused.fieldErrors == ["object.sha": ["object.sha must be a string"]])
+                #expect(refused.details.map(\.code) == ["custom"])
+            case "problemDetails":
+                #expect(refused.description == "POST \(base)/refs/octocat/Hello-World: HTTP 422 Unprocessable Content: "
+                        + "1 member of the request body is invalid: object/sha must be a string")
+                #expect(refused.fieldErrors == ["object/sha": ["must be a string"]])
+                #expect(refused.headers["Content-Type"] == "application/problem+json")
+            default:
+                #expect(refused.description == "POST \(base)/refs/octocat/Hello-World: HTTP 422: object.sha must be a string")
+                #expect(refused.fieldErrors == ["object.sha": ["must be a string"]])
+            }
+            #expect(try store.count("Ref") == 0)
         } teardown: {
             await server.stop()
         }

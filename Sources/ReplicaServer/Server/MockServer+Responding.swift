@@ -197,7 +197,8 @@ extension MockServer {
             return Response(status: status, headers: fields)
         }
         bytes.append(10)
-        fields[.contentType] = "application/json; charset=utf-8"
+        // JSON unless the response names its own type (`application/problem+json`).
+        if fields[.contentType] == nil { fields[.contentType] = "application/json; charset=utf-8" }
         if headOnly {
             fields[.contentLength] = String(bytes.count)
             return Response(status: status, headers: fields)

@@ -107,41 +107,117 @@ public struct MockRequestLogEntry: Sendable, CustomStringConvertible {
     }
 }
 
-/// The status and shape of a mock server's validation errors (a field value the resource refuses).
+/// The status and shape of a mock server's validation errors (a field value the resource refuses), so
+/// that it answers as the API it stands in for does.
 ///
 /// ```swift
 /// var options = MockServerOptions()
 /// options.validationErrors = .apiModel                       // 422 {"person": {"errors": {...}}}
 /// options.validationErrors = MockValidationErrors(status: 400, namespaced: true)
+/// options.validationErrors = .github                         // 422 {"message": "Validation Failed", "errors": [...]}
+/// options.validationErrors = .problemDetails                 // 422 application/problem+json (RFC 9457)
 /// ```
 public struct MockValidationErrors: Sendable, Hashable {
+    /// The body's shape.
+    public enum Shape: String, Sendable, Hashable, CaseIterable {
+        /// Rails' `{"errors": {"color": ["must be a string"]}}` (wrapped in the resource's singular
+        /// name when ``MockValidationErrors/namespaced``).
+        case rails
+        /// GitHub's `{"message": "Validation Failed", "errors": [{"resource": "Label", "field":
+        /// "color", "code": "custom", "message": "color must be a string"}]}`: one entry a message.
+        case github
+        /// RFC 9457 problem details, `Content-Type: application/problem+json`: `{"type":
+        /// "about:blank", "title": "Unprocessable Content", "status": 422, "detail": "1 member of the
+        /// request body is invalid.", "errors": [{"detail": "must be a string", "pointer": "#/color"}]}`.
+        case problemDetails
+    }
+
     /// The HTTP status: 422 or 400.
     public var status: Int
-    /// Whether the errors are wrapped in the resource's singular name (`{"person": {"errors": …}}`).
+    /// Whether the errors are wrapped in the resource's singular name (`{"person": {"errors": …}}`);
+    /// for the ``Shape/rails`` shape only.
     public var namespaced: Bool
+    /// The body's shape, ``Shape/rails`` by default.
+    public var shape: Shape
 
     /// Creates a style.
     ///
     /// ```swift
     /// let style = MockValidationErrors(status: 400, namespaced: false)   // 400 {"errors": {...}}
+    /// let github = MockValidationErrors(shape: .github)                  // 422 {"message": …, "errors": [...]}
     /// ```
     ///
     /// - Parameters:
     ///   - status: 422 (the default) or 400.
-    ///   - namespaced: Whether to wrap the errors in the resource's singular name.
-    public init(status: Int = 422, namespaced: Bool = false) {
+    ///   - namespaced: Whether to wrap the errors in the resource's singular name (Rails shape).
+    ///   - shape: the body's shape.
+    public init(status: Int = 422, namespaced: Bool = false, shape: Shape = .rails) {
         self.status = status == 400 ? 400 : 422
-        self.namespaced = namespaced
+        self.namespaced = namespaced && shape == .rails
+        self.shape = shape
     }
 
     /// ApiModel's shape: 422 `{"post": {"errors": {"title": ["can't be blank"]}}}`.
     public static let apiModel = MockValidationErrors(status: 422, namespaced: true)
 
+    /// GitHub's shape: 422 `{"message": "Validation Failed", "errors": [{"resource", "field", "code", "message"}]}`.
+    public static let github = MockValidationErrors(shape: .github)
+
+    /// RFC 9457's shape: 422 `application/problem+json` with `title`, `detail` and `errors` (`detail`, `pointer`).
+    public static let problemDetails = MockValidationErrors(shape: .problemDetails)
+
     /// A validation error answered in this style for `resource` (other errors as they are).
     func answer(_ error: MockHTTPError, resource: String?) -> MockResponse {
         guard !error.fieldErrors.isEmpty else { return MockResponse(status: error.status, headers: error.headers, body: error.body) }
-        var body = error.body
-        if namespaced, let resource { body = .object([MockInflection.singular(resource): body]) }
-        return MockResponse(status: status, headers: error.headers, body: body)
+        switch shape {
+        case .rails:
+            var body = error.body
+            if namespaced, let resource { body = .object([MockInflection.singular(resource): body]) }
+            return MockResponse(status: status, headers: error.headers, body: body)
+        case .github:
+            // The model's name as GitHub gives it: `labels` → `Label`.
+            let model = resource.map { name in
+                let singular = MockInflection.singular(name)
+                return singular.prefix(1).uppercased() + singular.dropFirst()
+            }
+            var entries: [JSONValue] = []
+            for (field, messages) in error.fieldErrors {
+                for message in messages {
+                    var entry = JSONObject()
+                    if let model { entry["resource"] = .string(model) }
+                    if field != "base" { entry["field"] = .string(field) }
+                    entry["code"] = "custom"
+                    entry["message"] = .string(field == "base" ? message : "\(field) \(message)")
+                    entries.append(.object(entry))
+                }
+            }
+            return MockResponse(status: status, headers: error.headers,
+                                body: .object(["message": "Validation Failed", "errors": .array(entries), "status": .string(String(status))]))
+        case .problemDetails:
+            var entries: [JSONValue] = []
+            for (field, messages) in error.fieldErrors {
+                for message in messages {
+                    // `object.sha` → `#/object/sha`; an error about the whole body has no pointer.
+                    var entry: JSONObject = ["detail": .string(message)]
+                    if field != "base" {
+                        let tokens = field.split(separator: ".", omittingEmptySubsequences: false).map {
+                            $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+                        }
+                        entry["pointer"] = .string("#/" + tokens.joined(separator: "/"))
+                    }
+                    entries.append(.object(entry))
+                }
+            }
+            let members = error.fieldErrors.count
+            let body: JSONObject = [
+                "type": "about:blank",
+                "title": .string(status == 400 ? "Bad Request" : "Unprocessable Content"),
+                "status": .int(Int64(status)),
+                "detail": .string(members == 1 ? "1 member of the request body is invalid." : "\(members) members of the request body are invalid."),
+                "errors": .array(entries),
+            ]
+            return MockResponse(status: status, headers: error.headers + [(name: "Content-Type", value: "application/problem+json")],
+                                body: .object(body))
+        }
     }
 }
