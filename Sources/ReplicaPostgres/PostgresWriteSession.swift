@@ -308,41 +308,68 @@ final class PostgresWriteSession {
             if state.masks.count > 1 { select += " WHERE s.replica_mask = \(Int64(bitPattern: mask))" }
             if duplicates { select += " ORDER BY \(stagedKeys), s.replica_ord DESC" }
             let updated = present.filter { !map.entity.isKeyAttribute(attributes[$0].name) }
-            var sql = "INSERT INTO \(table) AS t (\(columnList)) \(select) ON CONFLICT (\(keyList)) "
-            if updated.isEmpty {
-                sql += "DO NOTHING"
-            } else {
-                // Numbers first: PostgreSQL stops at the first difference, and they are the cheapest to compare.
-                let ordered = updated.sorted { Self.comparisonCost(attributes[$0].type) < Self.comparisonCost(attributes[$1].type) }
-                sql += "DO UPDATE SET " + updated.map { "\(attributes[$0].name.quotedIdentifier) = excluded.\(attributes[$0].name.quotedIdentifier)" }
-                    .joined(separator: ", ")
-                sql += " WHERE " + ordered.map { "t.\(attributes[$0].name.quotedIdentifier) IS DISTINCT FROM excluded.\(attributes[$0].name.quotedIdentifier)" }
-                    .joined(separator: " OR ")
+            // Numbers first: PostgreSQL stops at the first difference, and they are the cheapest to compare.
+            let differs = updated.sorted { Self.comparisonCost(attributes[$0].type) < Self.comparisonCost(attributes[$1].type) }
+                .map { "t.\(attributes[$0].name.quotedIdentifier) IS DISTINCT FROM excluded.\(attributes[$0].name.quotedIdentifier)" }
+                .joined(separator: " OR ")
+            // Objects lacking a required attribute (no default) can only update rows: PostgreSQL checks
+            // NOT NULL on the row `INSERT … ON CONFLICT` proposes before it sees the conflict, where
+            // SQLite updates. So these merge as an UPDATE of the stored rows, then an INSERT of the
+            // others, which fails on the missing value as SQLite's does.
+            let lacksRequired = attributes.indices.contains { index in
+                let attribute = attributes[index]
+                return !present.contains(index) && !attribute.isNullable && (attribute.defaultValue?.isNull ?? true)
             }
-            sql += " RETURNING (t.xmax = 0), \(Self.keyColumns(map.entity, prefix: "t."))"
-            if keyType == .integer && !composite {
-                // Integer keys come back as arrays of up to 16,384: a million keys decode in
-                // milliseconds, where a million rows of RETURNING cost a second, and no message
-                // is large enough to weigh on memory.
-                let aggregated = "WITH written (inserted, k) AS (\(sql)) SELECT inserted, array_agg(k) FROM "
-                    + "(SELECT k, inserted, (row_number() OVER ()) / 16384 AS part FROM written) AS numbered "
-                    + "GROUP BY inserted, part"
-                let rows = try await connection.query(PostgresQuery(unsafeSQL: aggregated), logger: logger)
-                for try await (inserted, keys) in rows.decode((Bool, [Int64]).self) {
-                    if inserted { change.inserted.integers += keys } else { change.updated.integers += keys }
+            var statements: [String] = []
+            if lacksRequired {
+                let keyMatch = map.entity.primaryKeyNames.map { "t.\($0.quotedIdentifier) = excluded.\($0.quotedIdentifier)" }
+                    .joined(separator: " AND ")
+                if !updated.isEmpty {
+                    statements.append("UPDATE \(table) AS t SET "
+                        + updated.map { "\(attributes[$0].name.quotedIdentifier) = excluded.\(attributes[$0].name.quotedIdentifier)" }
+                            .joined(separator: ", ")
+                        + " FROM (\(select)) AS excluded WHERE \(keyMatch) AND (\(differs))"
+                        + " RETURNING false, \(Self.keyColumns(map.entity, prefix: "t."))")
                 }
+                statements.append("INSERT INTO \(table) AS t (\(columnList)) SELECT \(columnList) FROM (\(select)) AS excluded "
+                    + "WHERE NOT EXISTS (SELECT 1 FROM \(table) AS t WHERE \(keyMatch)) "
+                    + "RETURNING true, \(Self.keyColumns(map.entity, prefix: "t."))")
             } else {
-                let rows = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
-                for try await row in rows {
-                    var cells = row.makeIterator()
-                    guard let flag = cells.next() else { continue }
-                    var parts: [AttributeValue] = []
-                    for attribute in map.entity.primaryKeyAttributes {
-                        guard let cell = cells.next() else { break }
-                        parts.append(try PostgresSQL.value(cell, type: attribute.type))
+                var sql = "INSERT INTO \(table) AS t (\(columnList)) \(select) ON CONFLICT (\(keyList)) "
+                if updated.isEmpty {
+                    sql += "DO NOTHING"
+                } else {
+                    sql += "DO UPDATE SET " + updated.map { "\(attributes[$0].name.quotedIdentifier) = excluded.\(attributes[$0].name.quotedIdentifier)" }
+                        .joined(separator: ", ")
+                    sql += " WHERE " + differs
+                }
+                statements.append(sql + " RETURNING (t.xmax = 0), \(Self.keyColumns(map.entity, prefix: "t."))")
+            }
+            for sql in statements {
+                if keyType == .integer && !composite {
+                    // Integer keys come back as arrays of up to 16,384: a million keys decode in
+                    // milliseconds, where a million rows of RETURNING cost a second, and no message
+                    // is large enough to weigh on memory.
+                    let aggregated = "WITH written (inserted, k) AS (\(sql)) SELECT inserted, array_agg(k) FROM "
+                        + "(SELECT k, inserted, (row_number() OVER ()) / 16384 AS part FROM written) AS numbered "
+                        + "GROUP BY inserted, part"
+                    let rows = try await connection.query(PostgresQuery(unsafeSQL: aggregated), logger: logger)
+                    for try await (inserted, keys) in rows.decode((Bool, [Int64]).self) {
+                        if inserted { change.inserted.integers += keys } else { change.updated.integers += keys }
                     }
-                    let value = composite ? AttributeValue.compositeKey(parts) : parts.first ?? .null
-                    if try flag.decode(Bool.self) { change.inserted.append(value) } else { change.updated.append(value) }
+                } else {
+                    let rows = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+                    for try await row in rows {
+                        var cells = row.makeIterator()
+                        guard let flag = cells.next() else { continue }
+                        var parts: [AttributeValue] = []
+                        for attribute in map.entity.primaryKeyAttributes {
+                            guard let cell = cells.next() else { break }
+                            parts.append(try PostgresSQL.value(cell, type: attribute.type))
+                        }
+                        let value = composite ? AttributeValue.compositeKey(parts) : parts.first ?? .null
+                        if try flag.decode(Bool.self) { change.inserted.append(value) } else { change.updated.append(value) }
+                    }
                 }
             }
         }

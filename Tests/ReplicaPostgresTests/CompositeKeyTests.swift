@@ -148,11 +148,10 @@ struct CompositeKeyTests {
         }
     }
 
-    /// SQLite only: PostgreSQL checks NOT NULL on the row `INSERT … ON CONFLICT` proposes before it
-    /// sees the conflict, so a partial object lacking a required attribute fails there, single key
-    /// or composite (a known difference of the stores, not of composite keys).
+    /// On both stores: PostgreSQL checks NOT NULL on the row `INSERT … ON CONFLICT` proposes before
+    /// it sees the conflict, so such objects merge there as an UPDATE, then an INSERT of new ones.
     @Test("an object lacking a required attribute updates the row of its whole key and keeps the rest",
-          arguments: [StoreKind.sqlite])
+          arguments: StoreKind.allCases)
     func partialObjectUpdatesByTuple(kind: StoreKind) async throws {
         let test = try await TestStore.make(kind, schema: Self.schema)
         try await withTeardown {
@@ -167,6 +166,18 @@ struct CompositeKeyTests {
             let rows = try await test.store.rows(RowQuery("Ref", sort: [.ascending("repo")]))
             #expect(rows.map { $0["nodeID"] } == [.string("MDM6UmVmcmVmcy9oZWFkcy9tYWlu"), .string("changed")])
             #expect(rows.map { $0["sha"] } == [.string(Self.mainSHA), .string(Self.spoonSHA)])
+            // The same again changes nothing.
+            let again = try await test.store.sync(.get, "/repos/octocat/Spoon-Knife/git/refs/refs%2Fheads%2Fmain",
+                                                  body: Data(#"{"ref": "refs/heads/main", "node_id": "changed"}"#.utf8))
+            #expect(again.changes.isEmpty)
+            // A new ref lacking the required sha cannot be inserted: the sync fails whole, on both stores.
+            let error = await #expect(throws: SyncError.self) {
+                _ = try await test.store.sync(.get, "/repos/octocat/Spoon-Knife/git/refs", body: Data(
+                    #"[{"ref": "refs/heads/main", "node_id": "again"}, {"ref": "refs/heads/new", "node_id": "n"}]"#.utf8))
+            }
+            #expect(error?.message.contains("sha") == true, "\(String(describing: error))")
+            #expect(try await test.store.rows(RowQuery("Ref", sort: [.ascending("repo")])).map { $0["nodeID"] }
+                        == [.string("MDM6UmVmcmVmcy9oZWFkcy9tYWlu"), .string("changed")])
         } teardown: {
             await test.close()
         }
