@@ -46,8 +46,8 @@ extension PostgresReplica: StoreBackend {
         let (deletions, skipped) = job.deletions(after: summary, frontEnd: frontEnd)
         var changes = try await session.merge(deletions)
         if let row = job.deletedRow {
-            let deleted = try await session.delete(entity: row.entity, key: row.key)
-            if !deleted.isEmpty { changes[frontEnd.mapping.maps[row.entity].entity.name, default: EntityChanges()].deleted = deleted }
+            session.record(try await session.delete(entity: row.entity, key: row.key), of: row.entity, into: &changes)
+            PostgresWriteSession.normalize(&changes)
         }
         try await ClientCacheTable.write(job.records, on: session)
         var sequence: UInt64 = 0

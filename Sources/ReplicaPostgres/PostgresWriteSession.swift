@@ -156,16 +156,39 @@ final class PostgresWriteSession {
         }
         for deletion in deletions {
             let deleted = try await deleteStale(deletion.entity, scope: deletion.scope, keeping: deletion.keepingBeyondWritten)
-            if !deleted.isEmpty { changes[maps[deletion.entity].entity.name, default: EntityChanges()].deleted = deleted }
+            record(deleted, of: deletion.entity, into: &changes)
         }
+        Self.normalize(&changes)
+        return changes
+    }
+
+    /// What a deletion removed: the rows' keys, and the keys at the other end of each link it
+    /// removed, by entity index.
+    struct Deletion {
+        var deleted = PrimaryKeys()
+        var unlinked: [Int: PrimaryKeys] = [:]
+    }
+
+    /// Records a deletion of rows of `entity`: the rows deleted, and the rows its removed links
+    /// reached as updated (their links changed), as on SQLite.
+    func record(_ deletion: Deletion, of entity: Int, into changes: inout [String: EntityChanges]) {
+        if !deletion.deleted.isEmpty { changes[maps[entity].entity.name, default: EntityChanges()].deleted.formUnion(deletion.deleted) }
+        for (other, keys) in deletion.unlinked where !keys.isEmpty {
+            changes[maps[other].entity.name, default: EntityChanges()].updated.formUnion(keys)
+        }
+    }
+
+    /// Sorts each entity's updated keys and leaves out those the transaction inserted or deleted.
+    static func normalize(_ changes: inout [String: EntityChanges]) {
         for (name, var change) in changes {
             var excluded = change.inserted
             excluded.formUnion(change.deleted)
+            change.deleted.sortKeys()
+            change.deleted.normalize()
             change.updated.sortKeys()
             change.updated.normalize(excluding: excluded)
             changes[name] = change
         }
-        return changes
     }
 
     /// Makes the links of every parent staged for `link` exactly those of its latest link row:
@@ -201,12 +224,43 @@ final class PostgresWriteSession {
         if !children.isEmpty { changes[maps[link.child].entity.name, default: EntityChanges()].updated.formUnion(children) }
     }
 
-    /// Deletes the links of the rows of `entity` whose keys a statement returned: the CTE
-    /// `gone (k)` holds them. Returns the statement ending, to append after `gone`.
-    private func unlinkClause(_ entity: Int) -> String {
-        mapping.joinColumns(of: entity).enumerated().map { offset, join in
-            ", unlinked_\(offset) AS (DELETE FROM \(join.table.quotedIdentifier) j USING gone WHERE j.\(join.column.quotedIdentifier) = gone.k)"
+    /// The end of a statement whose CTE `gone` holds the keys of deleted rows of `entity`: deletes
+    /// their links, and selects the deleted keys (as `gone` names them) or, when `entity` is linked
+    /// (single keys only), each deleted key and each key at the other end of a removed link as
+    /// text, after the index of its join column (`-1` for the deleted rows themselves).
+    private func deletionTail(_ entity: Int) -> String {
+        let joins = mapping.joinColumns(of: entity)
+        guard !joins.isEmpty else { return " SELECT \(Self.keyAliases(maps[entity].entity)) FROM gone" }
+        var sql = joins.enumerated().map { offset, join in
+            ", unlinked_\(offset) AS (DELETE FROM \(join.table.quotedIdentifier) j USING gone WHERE j.\(join.column.quotedIdentifier) = gone.k "
+                + "RETURNING j.\(join.otherColumn.quotedIdentifier) AS k)"
         }.joined()
+        sql += " SELECT -1, gone.k::text FROM gone"
+        for offset in joins.indices { sql += " UNION ALL SELECT \(offset), unlinked_\(offset).k::text FROM unlinked_\(offset)" }
+        return sql
+    }
+
+    /// Runs a statement ending in ``deletionTail(_:)`` and reads what it deleted.
+    private func deletion(_ query: PostgresQuery, entity: Int) async throws -> Deletion {
+        let joins = mapping.joinColumns(of: entity)
+        let rows = try await connection.query(query, logger: logger)
+        var result = Deletion()
+        guard !joins.isEmpty else {
+            for try await row in rows { result.deleted.append(try Self.key(of: row, entity: maps[entity].entity)) }
+            return result
+        }
+        func key(_ text: String, of entity: Int) -> AttributeValue {
+            maps[entity].entity.primaryKeyAttribute.type == .integer ? Int64(text).map(AttributeValue.integer) ?? .string(text) : .string(text)
+        }
+        for try await (side, text) in rows.decode((Int32, String).self) {
+            if side < 0 {
+                result.deleted.append(key(text, of: entity))
+            } else if Int(side) < joins.count {
+                let other = joins[Int(side)].other
+                result.unlinked[other, default: PrimaryKeys()].append(key(text, of: other))
+            }
+        }
+        return result
     }
 
     /// The top-level keys staged of `entity`.
@@ -250,18 +304,14 @@ final class PostgresWriteSession {
 
     /// Deletes the row of `entity` with primary key `key` under its table's lock; returns its
     /// key when it was stored. A composite key's tuple matches its parts, all of them.
-    func delete(entity: Int, key: AttributeValue) async throws -> PrimaryKeys {
+    func delete(entity: Int, key: AttributeValue) async throws -> Deletion {
         try await lock([entity])
         let map = maps[entity]
         let (condition, arguments) = map.entity.keyCondition(key)
         let sql = "WITH gone (\(Self.keyAliases(map.entity))) AS (DELETE FROM \(map.entity.tableName.quotedIdentifier) WHERE "
             + "\(condition) RETURNING \(Self.keyColumns(map.entity, prefix: ""))"
-            + ")" + unlinkClause(entity) + " SELECT \(Self.keyAliases(map.entity)) FROM gone"
-        var deleted = PrimaryKeys()
-        for try await row in try await connection.query(PostgresSQL.query(sql, arguments), logger: logger) {
-            deleted.append(try Self.key(of: row, entity: map.entity))
-        }
-        return deleted
+            + ")" + deletionTail(entity)
+        return try await deletion(PostgresSQL.query(sql, arguments), entity: entity)
     }
 
     /// The quoted key columns of `entity`, each after `prefix` (`t."owner", t."repo"`).
@@ -270,7 +320,7 @@ final class PostgresWriteSession {
     }
 
     /// The names a CTE gives the key columns it returns: `k`, or `k0, k1, …` for a composite key
-    /// (``unlinkClause(_:)`` reads `gone.k`: only single keys are linked).
+    /// (``deletionTail(_:)`` reads `gone.k`: only single keys are linked).
     static func keyAliases(_ entity: Entity) -> String {
         entity.hasCompositeKey ? entity.primaryKeyNames.indices.map { "k\($0)" }.joined(separator: ", ") : "k"
     }
@@ -391,7 +441,7 @@ final class PostgresWriteSession {
 
     /// Deletes the rows of `entity` inside `scope` that no top-level object of the sync listed
     /// and that are not among `keeping` (skipped objects' keys); returns their keys.
-    private func deleteStale(_ entity: Int, scope: RouteScope?, keeping: PrimaryKeys) async throws -> PrimaryKeys {
+    private func deleteStale(_ entity: Int, scope: RouteScope?, keeping: PrimaryKeys) async throws -> Deletion {
         let map = maps[entity]
         let table = map.entity.tableName.quotedIdentifier
         let keyNames = map.entity.primaryKeyNames.map(\.quotedIdentifier)
@@ -423,13 +473,7 @@ final class PostgresWriteSession {
         let condition = conditions.isEmpty ? "TRUE" : conditions.joined(separator: " AND ")
         let query = PostgresSQL.query("WITH gone (\(aliases.joined(separator: ", "))) AS (DELETE FROM \(table) AS t WHERE \(condition) "
                                       + "RETURNING \(Self.keyColumns(map.entity, prefix: "t.")))"
-                                      + unlinkClause(entity) + " SELECT \(aliases.joined(separator: ", ")) FROM gone", arguments)
-        var deleted = PrimaryKeys()
-        for try await row in try await connection.query(query, logger: logger) {
-            deleted.append(try Self.key(of: row, entity: map.entity))
-        }
-        deleted.sortKeys()
-        deleted.normalize()
-        return deleted
+                                      + deletionTail(entity), arguments)
+        return try await deletion(query, entity: entity)
     }
 }

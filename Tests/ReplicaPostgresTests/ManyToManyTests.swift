@@ -128,11 +128,15 @@ struct ManyToManyTests {
                 Self.issue(1, number: 1347, title: "Found a bug", labels: [Self.bug]),
             ])
             #expect(stale.changes["Issue"]?.deleted.integers == [2])
-            #expect(stale.changes["Label"] == nil)
+            // The labels issue 2 held lost a link: updated, as when a sync unlinks them (none is deleted).
+            #expect(stale.changes["Label"]?.updated.integers == [208045946, 208045947])
+            #expect(stale.changes["Label"]?.deleted.isEmpty == true)
             #expect(try await Self.links(store, issues: [1, 2, 9]) == [1: [208045946], 2: [], 9: [208045946]])
             #expect(try await store.count("Label", where: nil, arguments: []) == 2)
             // Deleting an issue by key unlinks it too; its labels stay linked to the others.
-            try await store.delete("Issue", key: .integer(1))
+            let removed = try await store.delete("Issue", key: .integer(1))
+            #expect(removed.entities["Issue"]?.deleted.integers == [1])
+            #expect(removed.entities["Label"]?.updated.integers == [208045946])
             #expect(try await Self.links(store, issues: [1, 9]) == [1: [], 9: [208045946]])
             let bugged = try RowPredicate.linked(to: "Label", .integer(208045946), through: "issues", in: store.schema)
             #expect(try await store.count("Issue", where: bugged.sql, arguments: bugged.arguments) == 1)
@@ -251,6 +255,12 @@ struct ManyToManyTests {
             #expect(names(second.snapshot) == [.string("enhancement"), .string("question")])
             #expect(second.diff.rowDeletes.count == 1)
             #expect(second.diff.rowInserts.map(\.key) == [.integer(208045947)])
+
+            // Issue 1 deleted: its labels stay stored, but none is linked to it any more.
+            _ = try await other.delete("Issue", key: .integer(1))
+            let third = try #require(await iterator.next())
+            #expect(names(third.snapshot) == [])
+            #expect(third.diff.rowDeletes.count == 2)
         } teardown: {
             results.close()
             if kind == .postgres { await other.close() }

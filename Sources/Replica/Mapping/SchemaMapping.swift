@@ -61,13 +61,16 @@ public struct SchemaMapping: Sendable {
     package func linkIndex(entity: Int, relationship: Int) -> Int? { linkIndexes[entity][relationship] }
 
     /// The join table columns holding keys of entity `entity` (both of a self-join's), each
-    /// table once: the links a deleted row of `entity` takes with it.
-    package func joinColumns(of entity: Int) -> [(table: String, column: String)] {
-        var result: [(table: String, column: String)] = []
+    /// table once, with the column and entity at the links' other end: the links a deleted row of
+    /// `entity` takes with it, and the rows those links reached (reported updated).
+    package func joinColumns(of entity: Int) -> [JoinColumn] {
+        var result: [JoinColumn] = []
         for link in links {
-            for (owner, column) in [(link.parent, link.parentColumn), (link.child, link.childColumn)] where owner == entity {
+            let ends = [(link.parent, link.parentColumn, link.child, link.childColumn),
+                        (link.child, link.childColumn, link.parent, link.parentColumn)]
+            for (owner, column, other, otherColumn) in ends where owner == entity {
                 if !result.contains(where: { $0.table.lowercased() == link.table.lowercased() && $0.column == column }) {
-                    result.append((link.table, column))
+                    result.append(JoinColumn(table: link.table, column: column, otherColumn: otherColumn, other: other))
                 }
             }
         }
@@ -121,6 +124,19 @@ public struct SchemaMapping: Sendable {
 
 /// One side of a join table: the links a many-to-many relationship of `parent` writes, each a
 /// pair of the parent's key (in `parentColumn`) and a child's (in `childColumn`).
+/// A join table column holding one entity's keys, and the column and entity at the other end of
+/// its links (``SchemaMapping/joinColumns(of:)``).
+package struct JoinColumn: Sendable, Hashable {
+    /// The join table.
+    package let table: String
+    /// The column holding the entity's keys.
+    package let column: String
+    /// The column holding the keys at the other end.
+    package let otherColumn: String
+    /// The entity index at the other end.
+    package let other: Int
+}
+
 package struct LinkSide: Sendable, Hashable {
     /// The join table.
     package let table: String

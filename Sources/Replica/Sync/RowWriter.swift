@@ -225,7 +225,7 @@ final class RowWriter {
         }
         sqlite3_reset(handle)
         for key in stale {
-            try statements.delete(entity: entity, key: key)
+            record(try statements.delete(entity: entity, key: key))
             changes[entity].deleted.append(key)
         }
     }
@@ -254,15 +254,22 @@ final class RowWriter {
         sqlite3_reset(handle)
         for parts in stale {
             let key = AttributeValue.compositeKey(parts)
-            try statements.delete(entity: entity, key: key)
+            record(try statements.delete(entity: entity, key: key))
             changes[entity].deleted.append(key)
         }
     }
 
     /// Deletes one row, recording it when it existed.
     func delete(entity: Int, key: AttributeValue) throws {
-        try statements.delete(entity: entity, key: key)
+        let reached = try statements.delete(entity: entity, key: key)
         if db.changesCount > 0 { changes[entity].deleted.append(key) }
+        record(reached)
+    }
+
+    /// The rows at the other end of the links a deletion removed count as updated (their links
+    /// changed), as when a sync unlinks them: live result sets over them look again.
+    private func record(_ reached: [(entity: Int, key: AttributeValue)]) {
+        for (other, key) in reached { changes[other].updated.append(key) }
     }
 
     /// The changes by entity name, with duplicate keys folded (inserted then updated is inserted).

@@ -68,7 +68,7 @@ final class UpsertStatements {
     /// The many-to-many relationships link rows refer to, and the join columns holding keys of
     /// each entity (what deleting one of its rows unlinks).
     let links: [LinkSide]
-    private let joinColumns: [[(table: String, column: String)]]
+    private let joinColumns: [[JoinColumn]]
     /// Per link side: its parent's children, one link inserted, one link deleted.
     private var linkReads: [Int: OpaquePointer] = [:]
     private var linkInserts: [Int: OpaquePointer] = [:]
@@ -383,30 +383,40 @@ final class UpsertStatements {
         }
     }
 
-    /// Deletes the links of row `key` of entity `index` in every join table holding its keys.
-    private func unlink(entity index: Int, key: AttributeValue) throws {
+    /// Deletes the links of row `key` of entity `index` in every join table holding its keys;
+    /// returns the rows at the other end of each link removed (their links changed).
+    private func unlink(entity index: Int, key: AttributeValue) throws -> [(entity: Int, key: AttributeValue)] {
         let columns = joinColumns[index]
-        guard !columns.isEmpty else { return }
+        guard !columns.isEmpty else { return [] }
         let statements: [OpaquePointer]
         if let cached = unlinks[index] {
             statements = cached
         } else {
-            statements = try columns.map { try prepare("DELETE FROM \($0.table.quotedIdentifier) WHERE \($0.column.quotedIdentifier) = ?") }
+            statements = try columns.map {
+                try prepare("DELETE FROM \($0.table.quotedIdentifier) WHERE \($0.column.quotedIdentifier) = ? RETURNING \($0.otherColumn.quotedIdentifier)")
+            }
             unlinks[index] = statements
         }
-        for statement in statements {
+        var reached: [(entity: Int, key: AttributeValue)] = []
+        for (statement, join) in zip(statements, columns) {
             bind(key, at: 1, to: statement)
-            let code = sqlite3_step(statement)
+            var code = sqlite3_step(statement)
+            while code == SQLITE_ROW {
+                reached.append((entity: join.other, key: Self.column(statement, 0)))
+                code = sqlite3_step(statement)
+            }
             sqlite3_reset(statement)
             guard code == SQLITE_DONE else {
                 throw SyncError(.database, "cannot unlink \(maps[index].entity.name) \(key): \(String(cString: sqlite3_errmsg(connection)))")
             }
         }
+        return reached
     }
 
-    /// Deletes one row and its links.
-    func delete(entity index: Int, key: AttributeValue) throws {
-        try unlink(entity: index, key: key)
+    /// Deletes one row and its links; returns the rows at the other end of the links removed.
+    @discardableResult
+    func delete(entity index: Int, key: AttributeValue) throws -> [(entity: Int, key: AttributeValue)] {
+        let reached = try unlink(entity: index, key: key)
         let statement: OpaquePointer
         if let cached = deletes[index] {
             statement = cached
@@ -429,6 +439,7 @@ final class UpsertStatements {
         guard code == SQLITE_DONE else {
             throw SyncError(.database, "cannot delete \(maps[index].entity.name) \(key): \(String(cString: sqlite3_errmsg(connection)))")
         }
+        return reached
     }
 
     private func bind(_ value: AttributeValue, at position: Int32, to statement: OpaquePointer) {
