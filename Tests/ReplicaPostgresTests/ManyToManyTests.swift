@@ -214,6 +214,20 @@ struct ManyToManyTests {
                     == ["shared child Label.issue × 1 (first at /1/labels/1)"])
             let bug = try await test.store.rows(RowQuery("Label", where: "id = ?", arguments: [.integer(208045946)]))
             #expect(bug.first?["issueID"] == .integer(2))
+
+            // Across the pages of one sync alike: the second page's claim names the first page's.
+            let session = try test.store.session(.get, "/repos/octocat/Hello-World/issues")
+            defer { session.discard() }
+            _ = try await session.stage(body: Self.page([Self.issue(3, number: 1349, title: "Crash", labels: [Self.question])]),
+                                        source: "GET /repos/octocat/Hello-World/issues?page=1")
+            let paged = await #expect(throws: SyncError.self) {
+                _ = try await session.stage(body: Self.page([Self.issue(4, number: 1350, title: "Docs", labels: [Self.question])]),
+                                            source: "GET /repos/octocat/Hello-World/issues?page=2")
+            }
+            #expect(paged?.description.hasPrefix("GET /repos/octocat/Hello-World/issues?page=2: Label 208045948 at /0/labels/0 "
+                    + "is claimed by two Issue objects, 3 (first at /0/labels/0 of GET /repos/octocat/Hello-World/issues?page=1) "
+                    + "and 4: a Label has one Issue through 'issue'") == true, "\(String(describing: paged))")
+            #expect(try await test.store.count("Issue", where: "id >= 3", arguments: []) == 0)
         } teardown: {
             await test.close()
         }

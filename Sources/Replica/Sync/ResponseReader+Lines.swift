@@ -23,6 +23,7 @@ extension ResponseReader {
     func runLines(entity: Int, next: () throws -> [UInt8]?, totalBytes: Int64?, queue: BridgeQueue<ReaderMessage>,
                   pool: RowBatchPool, cancellation: Latch) throws {
         var summary = ReaderSummary()
+        summary.statistics.claims = priorClaims
         var batch = pool.take()
         var planned: [PlannedRow] = []
         var nextProgress = options.progressInterval

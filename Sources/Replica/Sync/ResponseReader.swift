@@ -65,10 +65,14 @@ final class ResponseReader: Sendable {
     /// The schema's MANY routes (`GET /bootstrap`), suggested when an object of collections is
     /// read as one object.
     let manyRoutes: [String]
+    /// The one-to-many claims of the sync's earlier pages: a child claimed there by another
+    /// parent is shared across pages, and caught as within one.
+    let priorClaims: [ClaimKey: ChildClaimRecord]
 
     init(planner: RowPlanner, shape: ResponseShape, scope: RouteScope?, options: SyncOptions, source: String,
-         manyRoutes: [String] = []) {
+         manyRoutes: [String] = [], priorClaims: [ClaimKey: ChildClaimRecord] = [:]) {
         self.planner = planner
+        self.priorClaims = priorClaims
         self.manyRoutes = manyRoutes
         self.shape = shape
         self.scope = scope
@@ -91,6 +95,7 @@ final class ResponseReader: Sendable {
             return
         }
         var summary = ReaderSummary()
+        summary.statistics.claims = priorClaims
         if case .data(let envelope) = shape {
             var bytes: [UInt8] = []
             while let chunk = try next() {
@@ -235,7 +240,7 @@ final class ResponseReader: Sendable {
         case .entity(let entity, _):
             do {
                 try planner.planTopLevel(value, entity: entity, at: element.pointer, scope: scope,
-                                         policy: options.onInvalid, sharedChildren: options.sharedChildren,
+                                         policy: options.onInvalid, sharedChildren: options.sharedChildren, source: source,
                                          into: &rows, statistics: &statistics)
             } catch let error as SyncError where element.pointer.components.isEmpty {
                 throw collectionsHint(value, entity: entity) ?? error
@@ -258,7 +263,7 @@ final class ResponseReader: Sendable {
             }
             // A collection's elements arrive one by one; a lone object under the key is one object.
             try planner.planTopLevel(value, entity: entity, at: pointer, scope: nil, policy: options.onInvalid,
-                                     sharedChildren: options.sharedChildren, into: &rows, statistics: &statistics)
+                                     sharedChildren: options.sharedChildren, source: source, into: &rows, statistics: &statistics)
         case .data:
             break
         }

@@ -31,16 +31,25 @@ struct PlanStatistics: Sendable {
     /// Scratch space of the fast path: the keys of the object being decoded that it did not store.
     var found: [FastObjectDecoder.FoundKey] = []
     var skipped: [SkippedObject] = []
-    /// The parents that claimed children through one-to-many relationships in this response,
-    /// by child entity and key, with where the first claim was.
-    var claims: [ClaimKey: (parent: AttributeValue, pointer: JSONPointer)] = [:]
+    /// The parents that claimed children through one-to-many relationships in this response
+    /// (and, in a paged sync, the pages before it), by child entity and key, with where the
+    /// first claim was.
+    var claims: [ClaimKey: ChildClaimRecord] = [:]
 
     /// Occurrences of unknown keys and collections (``SyncResult/ignoredKeyCount``).
     var ignoredKeyCount: Int { ignored.ignoredCount }
 }
 
+/// Where a child was first claimed: the parent's key, the pointer, and the response (a page's
+/// request or a file) that held it.
+package struct ChildClaimRecord: Sendable {
+    var parent: AttributeValue
+    var pointer: JSONPointer
+    var source: String
+}
+
 /// A child's entity index and key, for ``PlanStatistics/claims``.
-struct ClaimKey: Hashable, Sendable {
+package struct ClaimKey: Hashable, Sendable {
     var entity: Int
     var key: AttributeValue
 }
@@ -76,7 +85,7 @@ struct RowPlanner: Sendable {
 
     /// Plans one top-level object of `entity`, honouring the skip policy.
     func planTopLevel(_ value: JSONValue, entity: Int, at pointer: JSONPointer, scope: RouteScope?,
-                      policy: InvalidObjectPolicy, sharedChildren: SharedChildPolicy = .fail,
+                      policy: InvalidObjectPolicy, sharedChildren: SharedChildPolicy = .fail, source: String = "",
                       into rows: inout [PlannedRow], statistics: inout PlanStatistics) throws {
         var planned: [PlannedRow] = []
         var objects = 0
@@ -98,7 +107,7 @@ struct RowPlanner: Sendable {
             }
         }
         for claim in claims {
-            try check(claim, policy: sharedChildren, statistics: &statistics)
+            try check(claim, policy: sharedChildren, source: source, statistics: &statistics)
         }
         statistics.objectCount += objects
         for key in ignored { statistics.ignored.record(entity: key.entity, kind: key.kind, key: key.key, at: key.pointer) }
@@ -106,12 +115,15 @@ struct RowPlanner: Sendable {
     }
 
     /// Records a one-to-many claim; a child a different parent claimed earlier in the response
-    /// is an error naming both (or, under ``SharedChildPolicy/lastParentWins``, counted as a
-    /// ``IgnoredKey/Kind/sharedChild``: the last parent's claim is what is stored).
-    private func check(_ claim: ChildClaim, policy: SharedChildPolicy, statistics: inout PlanStatistics) throws {
+    /// (or an earlier page of the sync) is an error naming both (or, under
+    /// ``SharedChildPolicy/lastParentWins``, counted as a ``IgnoredKey/Kind/sharedChild``: the
+    /// last parent's claim is what is stored).
+    private func check(_ claim: ChildClaim, policy: SharedChildPolicy, source: String,
+                       statistics: inout PlanStatistics) throws {
         let key = ClaimKey(entity: claim.child, key: claim.key)
+        let record = ChildClaimRecord(parent: claim.parent, pointer: claim.pointer, source: source)
         guard let first = statistics.claims[key] else {
-            statistics.claims[key] = (claim.parent, claim.pointer)
+            statistics.claims[key] = record
             return
         }
         guard first.parent != claim.parent else { return }
@@ -119,13 +131,15 @@ struct RowPlanner: Sendable {
         let parent = mapping.maps[claim.parentEntity].entity.name
         switch policy {
         case .fail:
+            // A claim of an earlier page names that page.
+            let firstPlace = first.source == source || first.source.isEmpty ? "\(first.pointer)" : "\(first.pointer) of \(first.source)"
             throw SyncError(.invalidObject, "\(child) \(claim.key) at \(claim.pointer) is claimed by two \(parent) objects, "
-                            + "\(first.parent) (first at \(first.pointer)) and \(claim.parent): a \(child) has one \(parent) "
+                            + "\(first.parent) (first at \(firstPlace)) and \(claim.parent): a \(child) has one \(parent) "
                             + "through '\(claim.inverse)', so the second would take it from the first. A \(child) shared by "
                             + "many parents is a many-to-many relationship: give it \"through\": \"<join table>\" instead of "
                             + "\"inverse\" (or sync with sharedChildren: .lastParentWins to let the last parent keep it)")
         case .lastParentWins:
-            statistics.claims[key] = (claim.parent, claim.pointer)
+            statistics.claims[key] = record
             statistics.ignored.record(entity: claim.child, kind: .sharedChild, key: claim.inverse, at: claim.pointer)
         }
     }

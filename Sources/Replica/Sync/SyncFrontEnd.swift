@@ -125,12 +125,13 @@ extension SyncFrontEnd {
     /// - Throws: ``SyncError`` (`.cancelled` when the task was cancelled), or what the input or
     ///   `consume` threw (the write driver maps a store's errors before they get here).
     package func parsing<T: Sendable>(_ plan: SyncPlan, source: String, totalBytes: Int64?, options: SyncOptions,
-                              channel: ChunkChannel? = nil, next: @escaping () throws -> [UInt8]?,
+                              channel: ChunkChannel? = nil, priorClaims: [ClaimKey: ChildClaimRecord] = [:],
+                              next: @escaping () throws -> [UInt8]?,
                               consume: @escaping @Sendable (ParsedStream) async throws -> T) async throws -> T {
         let stream = ParsedStream()
         let manyRoutes = routes.entries.filter { $0.route.target == .many }.map { "\($0.route.method) \($0.pattern)" }
         let reader = ResponseReader(planner: planner, shape: plan.shape, scope: plan.scope, options: options, source: source,
-                                    manyRoutes: manyRoutes)
+                                    manyRoutes: manyRoutes, priorClaims: priorClaims)
         let nextChunk = UncheckedBox(next)
         let ended = ThreadCompletion()
         let thread = Thread {

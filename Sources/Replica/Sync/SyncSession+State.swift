@@ -102,6 +102,8 @@ extension SyncSession {
         /// Entities whose collection every page held as a complete array (`nil` before the first page or vouch).
         private(set) var completeCollections: Set<Int>?
         private(set) var statistics = PlanStatistics()
+        /// The one-to-many claims of the pages staged so far, which the next page's check starts from.
+        private(set) var claims: [ClaimKey: ChildClaimRecord] = [:]
         private(set) var byteCount: Int64 = 0
         private(set) var metadata: JSONValue?
         private(set) var data: JSONValue?
@@ -232,6 +234,8 @@ extension SyncSession {
             statistics.objectCount += page.statistics.objectCount
             statistics.ignored.merge(page.statistics.ignored)
             statistics.skipped += page.statistics.skipped
+            // The page's check started from the earlier pages' claims: its own hold them all.
+            claims = page.statistics.claims
             byteCount += page.byteCount
             if isData { data = page.skeleton } else if metadata == nil { metadata = page.skeleton }
             stagedRowCount += page.rowCount

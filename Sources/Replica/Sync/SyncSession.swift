@@ -185,13 +185,13 @@ public final class SyncSession: @unchecked Sendable {
         // Only this call's consumer touches the staged rows until it returns.
         let staged = UncheckedBox(self.staged)
         let rowsBefore = self.staged.rowCount
-        let tracked = withState { $0.tracked }
+        let (tracked, claims) = withState { ($0.tracked, $0.claims) }
         let frontEnd = store.backend.frontEnd
         let keyIndexes = frontEnd.mapping.maps.map(\.primaryKeyIndex)
         // The keys of this page, by entity: the consumer fills them on its background thread.
         let pageKeys = UncheckedBox(KeysBox(count: keyIndexes.count))
         let summary = try await frontEnd.parsing(plan, source: source, totalBytes: nil, options: options, channel: channel,
-                                               next: next) { stream in
+                                               priorClaims: claims, next: next) { stream in
             try await stream.drain { batch in
                 batch.collectTopLevelKeys(keyIndexes: keyIndexes, tracked: tracked, into: &pageKeys.value.keys)
                 try staged.value.append(batch)
