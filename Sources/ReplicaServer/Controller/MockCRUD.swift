@@ -72,10 +72,7 @@ public enum MockCRUD {
         for (name, value) in request.keyPrefix { values[name] = value }
         let object = try await request.store.create(request.resource, values: values)
         var headers: [(name: String, value: String)] = []
-        if let id = request.resource.primaryKey.key(of: object) {
-            headers.append((name: "Location",
-                            value: "/\(MockPath.encode(request.resource.name))/\(request.resource.primaryKey.path(of: id))"))
-        }
+        if let id = request.resource.primaryKey.key(of: object) { headers.append(location(request, id)) }
         return MockResponse(status: 201, headers: headers,
                             body: request.serializer.serialize(object: request.resource.wire(object), of: request.resource))
     }
@@ -120,8 +117,13 @@ public enum MockCRUD {
             guard let updated = try await request.store.modify(request.resource, id: id, values: values) else { throw error }
             return .json(request.serializer.serialize(object: request.resource.wire(updated), of: request.resource))
         }
-        return MockResponse(status: 201, headers: [(name: "Location", value: "/\(MockPath.encode(request.resource.name))/\(key.path(of: id))")],
+        return MockResponse(status: 201, headers: [location(request, id)],
                             body: request.serializer.serialize(object: request.resource.wire(object), of: request.resource))
+    }
+
+    /// `Location: /people/7`, or `/refs/octocat/Hello-World/refs%2Fheads%2Fmain` for a composite key.
+    private static func location(_ request: MockRequest, _ id: JSONValue) -> (name: String, value: String) {
+        (name: "Location", value: "/\(MockPath.encode(request.resource.name))/\(request.resource.primaryKey.path(of: id))")
     }
 
     /// Deletes an object.
