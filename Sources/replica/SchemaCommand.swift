@@ -6,7 +6,7 @@ struct SchemaCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schema",
         abstract: "Work with schema files.",
-        subcommands: [Check.self]
+        subcommands: [Check.self, Infer.self]
     )
 
     struct Check: AsyncParsableCommand {
@@ -137,6 +137,75 @@ struct SchemaCommand: AsyncParsableCommand {
                 notes.append(entry.entity == nil ? "stale rows deleted in each collection" : "stale rows deleted")
             }
             return "route \(route.method) \(route.path) -> \(route.target)" + (notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")")
+        }
+    }
+}
+
+extension SchemaCommand {
+    /// `replica schema infer`: a schema from sample files.
+    struct Infer: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Infer a schema from sample JSON or NDJSON files.",
+            discussion: """
+                Each FILE is the response of the route /<its name> (people.json: /people); --route PATTERN=FILE \
+                names the route, whose :variables become scope attributes (and parts of a composite key when the \
+                objects have no id). Files are read in bounded memory. Types are read over every value; nested \
+                objects with an id become related entities, arrays of them many-to-many links, objects without one \
+                dotted attributes. The schema goes to standard output (or -o FILE); what had to be guessed goes to \
+                standard error, each with its file and JSON pointer.
+                Example: replica schema infer --route /repos/:owner/:repo/issues=issues.json users.json -o schema.json
+                """
+        )
+
+        @Argument(help: "Sample files, each the response of the route named after it.")
+        var files: [String] = []
+
+        @Option(name: .customLong("route"), help: "A route pattern and the file it answered: PATTERN=FILE.")
+        var routes: [String] = []
+
+        @Option(help: "The schema's name (by default the first file's name).")
+        var name: String?
+
+        @Option(name: .shortAndLong, help: "Write the schema to this file instead of standard output.")
+        var output: String?
+
+        @Option(help: "json or ndjson; by default as each file's name says (.ndjson, .jsonl).")
+        var format: InputFormat?
+
+        func validate() throws {
+            if files.isEmpty && routes.isEmpty { throw ValidationError("give at least one sample file") }
+            for route in routes where Self.split(route) == nil {
+                throw ValidationError("--route takes PATTERN=FILE (e.g. /repos/:owner/:repo/issues=issues.json), not '\(route)'")
+            }
+        }
+
+        /// `/repos/:owner/:repo/issues=issues.json` → the pattern and the file.
+        static func split(_ text: String) -> (pattern: String, file: String)? {
+            guard let equals = text.firstIndex(of: "="), text.hasPrefix("/") else { return nil }
+            let file = String(text[text.index(after: equals)...])
+            return file.isEmpty ? nil : (String(text[..<equals]), file)
+        }
+
+        func run() async throws {
+            let given = routes.compactMap(Self.split).map { (route: Optional($0.pattern), file: $0.file) }
+                + files.map { (route: String?.none, file: $0) }
+            let firstFile = given.first.map { URL(fileURLWithPath: $0.file).deletingPathExtension().lastPathComponent }
+            var inference = SchemaInference(name: name ?? firstFile ?? "inferred")
+            do {
+                for sample in given { try inference.addFile(sample.file, route: sample.route, format: format) }
+                let inferred = try inference.infer()
+                for note in inferred.notes { Output.write("note: \(note)\n", to: .standardError) }
+                if let output {
+                    try inferred.text.write(toFile: output, atomically: true, encoding: .utf8)
+                    let entities = inferred.schema.entities.count, routes = inferred.schema.routes.count
+                    Output.write("wrote \(output): \(entities) \(entities == 1 ? "entity" : "entities"), "
+                                 + "\(routes) \(routes == 1 ? "route" : "routes")\n", to: .standardError)
+                } else {
+                    Output.write(inferred.text, to: .standardOutput)
+                }
+            } catch let error as SchemaError {
+                throw CLIError("\(error)")
+            }
         }
     }
 }

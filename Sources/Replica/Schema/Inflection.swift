@@ -36,6 +36,24 @@ enum Inflection {
         return prefix + last + "s"
     }
 
+    /// The singular of an English plural: `people` → `person`, `categories` → `category`,
+    /// `addresses` → `address`, `labels` → `label`; a word that is no plural stays.
+    static func singular(_ word: String) -> String {
+        let lower = word.lowercased()
+        if uncountable.contains(lower) { return word }
+        if let (singular, _) = irregular.first(where: { $0.value == lower }) {
+            return word.first?.isUppercase == true ? singular.prefix(1).uppercased() + singular.dropFirst() : singular
+        }
+        if lower.hasSuffix("ies"), lower.count > 3 { return String(word.dropLast(3)) + "y" }
+        for suffix in ["sses", "shes", "ches", "xes", "zes", "uses"] where lower.hasSuffix(suffix) {
+            return String(word.dropLast(2))
+        }
+        if lower.hasSuffix("s"), !lower.hasSuffix("ss"), !lower.hasSuffix("us"), !lower.hasSuffix("is"), lower.count > 1 {
+            return String(word.dropLast())
+        }
+        return word
+    }
+
     /// `BlogPost` → `blog_post`, `URLRequest` → `url_request`, `userID` → `user_id`.
     static func snakeCase(_ name: String) -> String {
         let characters = Array(name)

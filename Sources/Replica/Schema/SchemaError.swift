@@ -45,6 +45,8 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The property maps cannot be built: two attributes (or a key path and an attribute)
         /// on one JSON key, or a transform that does not exist or does not fit its attribute.
         public static let invalidMapping = Code(rawValue: "invalidMapping")
+        /// Samples a schema cannot be inferred from (no object, objects without any key).
+        public static let cannotInfer = Code(rawValue: "cannotInfer")
     }
 
     /// The kind of problem.

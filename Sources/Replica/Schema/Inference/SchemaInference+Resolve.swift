@@ -1,0 +1,416 @@
+import Foundation
+
+/// A schema inferred from samples: the schema, its file form, and what was guessed.
+///
+/// ```swift
+/// let inferred = try inference.infer()
+/// try inferred.text.write(toFile: "schema.json", atomically: true, encoding: .utf8)
+/// ```
+public struct InferredSchema: Sendable {
+    /// The schema, loaded from ``fileJSON`` as a schema file is.
+    public let schema: Schema
+    /// The schema file's JSON.
+    public let fileJSON: JSONValue
+    /// What inference had to guess, each with a pointer into its sample.
+    public let notes: [SchemaInference.Note]
+
+    /// The schema file's text: indented JSON ending in a newline.
+    public var text: String { fileJSON.serialized(pretty: true) + "\n" }
+}
+
+extension SchemaInference {
+    /// The schema the samples so far imply.
+    ///
+    /// ```swift
+    /// let inferred = try inference.infer()
+    /// inferred.schema.entities.map(\.name)   // ["Issue", "User", "Label"]
+    /// ```
+    /// - Returns: the schema, its file JSON and the notes.
+    /// - Throws: ``SchemaError`` when no sample held an object, or a collection's objects have
+    ///   no key that identifies them (no `id`, no unique key), naming the route.
+    public func infer() throws -> InferredSchema {
+        let resolver = InferenceResolver(routes: routeSamples)
+        let file = try resolver.fileJSON(name: name)
+        let schema = try Schema(jsonValue: file, file: "inferred schema")
+        return InferredSchema(schema: schema, fileJSON: file, notes: resolver.notes)
+    }
+}
+
+/// Turns observed shapes into a schema file.
+final class InferenceResolver {
+    /// One entity being made: its objects' shape and where they came from.
+    final class Draft {
+        let name: String
+        var shape: ObjectShape
+        /// The primary key's JSON keys (decided on a route's own objects, whose uniqueness is known).
+        var keyJSON: [String]?
+        /// The route variables that fill attributes.
+        var scope: [String] = []
+        /// A table name the entity must have (a MANY collection's key).
+        var table: String?
+        let source: String
+
+        init(name: String, shape: ObjectShape, source: String) {
+            self.name = name
+            self.shape = shape
+            self.source = source
+        }
+    }
+
+    let routes: [RouteSamples]
+    let convention: KeyConvention
+    private(set) var drafts: [Draft] = []
+    private(set) var notes: [SchemaInference.Note] = []
+
+    init(routes: [RouteSamples]) {
+        self.routes = routes
+        var snake = 0
+        var camel = 0
+        func count(_ shape: ObjectShape) {
+            for (key, field) in shape.orderedFields {
+                if key.contains("_") { snake += 1 }
+                if key.dropFirst().contains(where: \.isUppercase) && !key.contains("_") { camel += 1 }
+                if let object = field.object { count(object) }
+                if let element = field.element { count(element) }
+            }
+        }
+        for route in routes {
+            for collection in route.collections { count(collection.shape) }
+            if let single = route.single { count(single) }
+        }
+        convention = camel > snake ? .camelCase : .snakeCase
+    }
+
+    func draft(named name: String) -> Draft? { drafts.first { $0.name == name } }
+
+    /// The schema file.
+    func fileJSON(name: String) throws -> JSONValue {
+        var routeFiles: [JSONValue] = []
+        for route in routes {
+            routeFiles.append(try registerRoute(route))
+        }
+        guard !drafts.isEmpty else {
+            throw SchemaError(.cannotInfer, "no sample held an object: nothing to make entities of (\(routes.map(\.pattern).joined(separator: ", ")))")
+        }
+        discoverNested()
+        var entities = JSONObject()
+        for draft in drafts {
+            entities[draft.name] = try entityJSON(draft)
+        }
+        return .object(["name": .string(name), "version": 1, "keyConvention": .string(convention.rawValue == "snakeCase" ? "snake_case" : "camelCase"),
+                        "entities": .object(entities), "routes": .array(routeFiles)])
+    }
+
+    // MARK: Routes
+
+    /// The variables of a path pattern (`:owner`, `{owner}`).
+    static func variables(of pattern: String) -> [String] {
+        pattern.split(separator: "/").compactMap { segment in
+            if segment.hasPrefix(":") { return String(segment.dropFirst()) }
+            if segment.hasPrefix("{"), segment.hasSuffix("}") { return String(segment.dropFirst().dropLast()) }
+            return nil
+        }
+    }
+
+    /// The entity a path names: its last literal segment, singular, capitalized (`/repos/:owner/:repo/issues` → `Issue`).
+    static func entityName(forPath pattern: String) -> String {
+        let literal = pattern.split(separator: "/").last { !$0.hasPrefix(":") && !$0.hasPrefix("{") }
+        let word = literal.map { String($0).components(separatedBy: ".").first ?? String($0) } ?? "Item"
+        return entityName(forKey: word)
+    }
+
+    /// `labels` → `Label`, `blog_posts` → `BlogPost`, `people` → `Person`.
+    static func entityName(forKey key: String) -> String {
+        let words = key.split(whereSeparator: { $0 == "_" || $0 == "-" || $0 == " " }).map(String.init)
+        guard let last = words.last else { return "Item" }
+        let parts = words.dropLast() + [Inflection.singular(last)]
+        let name = parts.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        let safe = name.filter { $0.isLetter || $0.isNumber }
+        return safe.isEmpty || safe.first?.isNumber == true ? "Item" + safe : safe
+    }
+
+    /// Registers the entities of one route's samples; returns the route's file JSON.
+    private func registerRoute(_ route: RouteSamples) throws -> JSONValue {
+        let source = route.sources.first ?? route.pattern
+        let variables = Self.variables(of: route.pattern)
+        var file: JSONObject = ["path": .string(route.pattern)]
+        let collections = route.collections.filter { $0.shape.count > 0 }
+        if collections.count > 1 {
+            // Several collections keyed by name: a MANY route, one entity each.
+            for collection in collections {
+                let name = Self.entityName(forKey: collection.key)
+                let draft = try register(name, shape: collection.shape, route: route, variables: [], source: source)
+                if Inflection.tableName(for: name) != collection.key { draft.table = collection.key }
+            }
+            file["target"] = "MANY"
+            return .object(file)
+        }
+        let name = Self.entityName(forPath: route.pattern)
+        if let collection = collections.first {
+            if let single = route.single { collection.shape.merge(single) }
+            _ = try register(name, shape: collection.shape, route: route, variables: variables, source: source)
+            file["target"] = .string(name)
+            if !collection.key.isEmpty { file["envelope"] = .string(collection.key) }
+        } else if let single = route.single, single.count > 0 {
+            _ = try register(name, shape: single, route: route, variables: variables, source: source)
+            file["target"] = .string(name)
+        } else {
+            // Scalars only: handed back as they are.
+            file["target"] = "DATA"
+        }
+        return .object(file)
+    }
+
+    /// Makes (or extends) the entity a route's objects are, deciding its key on them.
+    private func register(_ name: String, shape: ObjectShape, route: RouteSamples, variables: [String],
+                          source: String) throws -> Draft {
+        let key = try routeKey(shape, entity: name, route: route, variables: variables, source: source)
+        if let existing = draft(named: name) {
+            existing.shape.merge(shape)
+            if existing.keyJSON == nil { existing.keyJSON = key }
+            for variable in variables where !existing.scope.contains(variable) { existing.scope.append(variable) }
+            return existing
+        }
+        let made = Draft(name: name, shape: shape, source: source)
+        made.keyJSON = key
+        made.scope = variables
+        drafts.append(made)
+        return made
+    }
+
+    /// Whether `field` can hold a key: present in every one of `count` objects, never null, all
+    /// integers or all strings.
+    private static func isKeyLike(_ field: FieldShape, count: Int) -> Bool {
+        field.present == count && field.nulls == 0 && count > 0
+            && (field.integers == field.present || field.strings == field.present)
+    }
+
+    /// The key of a route's objects: `id`; else a unique key named like an identity; else the
+    /// route's variables and a unique key.
+    private func routeKey(_ shape: ObjectShape, entity: String, route: RouteSamples, variables: [String],
+                          source: String) throws -> [String] {
+        let fields = shape.orderedFields
+        if let id = fields.first(where: { $0.key == "id" }), Self.isKeyLike(id.field, count: shape.count) {
+            return ["id"]
+        }
+        let candidates = fields.filter { Self.isKeyLike($0.field, count: shape.count) && $0.field.isUnique }
+        let objectKeys = Set(fields.map(\.key))
+        // Path variables the objects do not hold (`:owner`, `:repo`): a key the samples show
+        // unique is only known unique inside them (refs/heads/main is in every repository).
+        let scope = variables.filter { !objectKeys.contains($0) }
+        if let unique = candidates.first(where: { FieldShape.couldBeKey($0.key) }) ?? (scope.isEmpty ? nil : candidates.first) {
+            if scope.isEmpty {
+                note(entity, source, unique.field.firstPointer, "no id: \(unique.key) is the key (unique in \(shape.count) objects)")
+                return [unique.key]
+            }
+            note(entity, source, unique.field.firstPointer,
+                 "no id: the key is the route's \(scope.map { ":" + $0 }.joined(separator: ", ")) with \(unique.key) (unique in \(shape.count) objects)")
+            return scope + [unique.key]
+        }
+        if shape.count == 1, route.collections.isEmpty {
+            // One object answered by its own path: keyed by the path's variables when it has them.
+            if !variables.isEmpty { return variables }
+        }
+        throw SchemaError(.cannotInfer, "\(route.pattern): the objects of \(entity) have no id and no key that is present, "
+                          + "never null and unique in all \(shape.count) of them; name one in the schema by hand "
+                          + "(\"primaryKey\": \"…\")")
+    }
+
+    // MARK: Nested entities
+
+    /// The key of nested objects, by name only (the same child repeats under many parents).
+    static func nestedKey(_ shape: ObjectShape) -> String? {
+        for name in ["id", "uuid", "guid", "slug", "login", "key"] {
+            if let field = shape.orderedFields.first(where: { $0.key == name })?.field, isKeyLike(field, count: shape.count) {
+                return name
+            }
+        }
+        return nil
+    }
+
+    /// Makes an entity of every nested object with a key (`user`, each of `labels`), merging
+    /// those of one name, until no new one appears.
+    private func discoverNested() {
+        var index = 0
+        while index < drafts.count {
+            let current = drafts[index]
+            index += 1
+            for (key, field) in current.shape.orderedFields {
+                let nested: ObjectShape?
+                if field.isOnlyObjects {
+                    nested = field.object
+                } else if field.isOnlyArrays, field.scalarElements == 0 {
+                    nested = field.element
+                } else {
+                    nested = nil
+                }
+                guard let shape = nested, let nestedKey = Self.nestedKey(shape) else { continue }
+                let name = Self.entityName(forKey: key)
+                if let existing = draft(named: name) {
+                    if existing.shape !== shape { existing.shape.merge(shape) }
+                    if existing.keyJSON == nil { existing.keyJSON = [nestedKey] }
+                } else {
+                    let made = Draft(name: name, shape: shape, source: current.source)
+                    made.keyJSON = [nestedKey]
+                    drafts.append(made)
+                }
+            }
+        }
+    }
+
+    /// The entity a field's nested objects became, if any.
+    private func nestedDraft(_ key: String, _ field: FieldShape) -> Draft? {
+        guard let found = draft(named: Self.entityName(forKey: key)), found.keyJSON != nil else { return nil }
+        if field.isOnlyObjects, let shape = field.object, Self.nestedKey(shape) != nil { return found }
+        if field.isOnlyArrays, field.scalarElements == 0, let shape = field.element, Self.nestedKey(shape) != nil { return found }
+        return nil
+    }
+
+    // MARK: Entities
+
+    /// The attribute name of a JSON key under the schema's convention, made an identifier:
+    /// `+1` → `plus1`, `content-type` → `contentType` (the attribute then names its `jsonKey`).
+    func attributeName(_ key: String) -> String {
+        var words: [String] = []
+        for part in key.split(separator: "_", omittingEmptySubsequences: true) {
+            var text = String(part)
+            if text.hasPrefix("+") { text = "plus_" + text.dropFirst() }
+            if text.hasPrefix("-") { text = "minus_" + text.dropFirst() }
+            words.append(String(text.map { $0.isLetter || $0.isNumber ? $0 : "_" }))
+        }
+        let cleaned = words.joined(separator: "_")
+        let name = convention.attributeName(forJSONKey: cleaned.isEmpty ? "value" : cleaned)
+            .filter { $0.isLetter || $0.isNumber || $0 == "_" }
+        guard let first = name.first, !first.isNumber else { return "value" + name }
+        return name
+    }
+
+    /// An attribute's file JSON: its type, and its JSON key when the convention does not give it.
+    private func attribute(_ name: String, type: String, jsonKey: String, nullable: Bool = true) -> JSONValue {
+        var spec: JSONObject = ["type": .string(type)]
+        if convention.jsonKey(forAttribute: name) != jsonKey { spec["jsonKey"] = .string(jsonKey) }
+        if !nullable { spec["nullable"] = false }
+        return spec.count == 1 ? .string(type) : .object(spec)
+    }
+
+    private func entityJSON(_ draft: Draft) throws -> JSONValue {
+        let shape = draft.shape
+        var attributes = JSONObject()
+        var relationships = JSONObject()
+        let keyJSON = draft.keyJSON ?? ["id"]
+        var keyNames: [String] = []
+        /// Foreign keys made for to-one relationships: a key of the same name (`user_id` beside
+        /// `user`) is the one they read.
+        var foreignKeys: Set<String> = []
+        /// `name`, or `name2`, `name3`… when another key took it.
+        func unique(_ name: String) -> String {
+            guard attributes[name] != nil || relationships[name] != nil else { return name }
+            var index = 2
+            while attributes[name + String(index)] != nil || relationships[name + String(index)] != nil { index += 1 }
+            return name + String(index)
+        }
+        for (key, field) in shape.orderedFields {
+            var name = attributeName(key)
+            if let nested = nestedDraft(key, field) {
+                let nestedKeyField = nested.shape.orderedFields.first { $0.key == (nested.keyJSON?.first ?? "id") }?.field
+                let keyType = nestedKeyField.map { $0.integers == $0.present ? "integer" : "string" } ?? "integer"
+                var spec: JSONObject
+                if field.isOnlyObjects {
+                    let foreignKey = name + "ID"
+                    if attributes[foreignKey] == nil {
+                        attributes[foreignKey] = attribute(foreignKey, type: keyType, jsonKey: convention.jsonKey(forAttribute: foreignKey))
+                    }
+                    foreignKeys.insert(foreignKey)
+                    spec = ["toOne": .string(nested.name), "foreignKey": .string(foreignKey)]
+                } else {
+                    let table = Inflection.snakeCase(draft.name) + "_" + Inflection.snakeCase(name)
+                    spec = ["toMany": .string(nested.name), "through": .string(table)]
+                    if nested.name == draft.name {
+                        spec["throughKeys"] = .array([.string(Self.lowerFirst(draft.name) + "ID"),
+                                                      .string(Self.lowerFirst(Inflection.singular(name)) + "ID")])
+                    }
+                }
+                if convention.jsonKey(forAttribute: name) != key { spec["jsonKey"] = .string(key) }
+                relationships[unique(name)] = .object(spec)
+                continue
+            }
+            if field.isOnlyObjects, let object = field.object {
+                // An object without a key: its members are attributes read at dotted key paths.
+                for (subKey, subField) in object.orderedFields {
+                    let subName = unique(attributeName(key + "_" + subKey))
+                    let (type, guessed) = scalarType(subField, objects: object.count)
+                    if let guessed { note(draft.name + "." + subName, draft.source, subField.firstPointer, guessed) }
+                    attributes[subName] = attribute(subName, type: type, jsonKey: key + "." + subKey)
+                }
+                continue
+            }
+            // `user_id` beside a nested `user`: the foreign key already reads it.
+            if foreignKeys.contains(name) && convention.jsonKey(forAttribute: name) == key { continue }
+            name = unique(name)
+            let (type, guessed) = scalarType(field, objects: shape.count)
+            if let guessed { note(draft.name + "." + name, draft.source, field.firstPointer, guessed) }
+            let isKey = keyJSON.contains(key)
+            if isKey { keyNames.append(name) }
+            // Present and never null in every one of several objects: required. A key is never
+            // nullable, which its attribute need not say.
+            let required = field.present == shape.count && field.nulls == 0 && shape.count > 1 && type != "json"
+            attributes[name] = attribute(name, type: type, jsonKey: key, nullable: isKey || !required)
+        }
+        // Route variables no object holds: attributes filled from the path.
+        for variable in draft.scope where !shape.orderedFields.contains(where: { $0.key == variable }) {
+            let name = attributeName(variable)
+            guard attributes[name] == nil else { continue }
+            attributes[name] = .object(["type": "string", "description": .string("filled from the route's :\(variable)")])
+            if keyJSON.contains(variable) { keyNames.append(name) }
+        }
+        var entity = JSONObject()
+        if let table = draft.table { entity["table"] = .string(table) }
+        // Key parts in the order decided, by attribute name.
+        let orderedKey = keyJSON.map { attributeName($0) }.filter { keyNames.contains($0) }
+        if orderedKey.count > 1 {
+            entity["primaryKey"] = .array(orderedKey.map(JSONValue.string))
+        } else if let single = orderedKey.first, single != "id" {
+            entity["primaryKey"] = .string(single)
+        }
+        entity["attributes"] = .object(attributes)
+        if !relationships.isEmpty { entity["relationships"] = .object(relationships) }
+        return .object(entity)
+    }
+
+    static func lowerFirst(_ name: String) -> String { name.prefix(1).lowercased() + name.dropFirst() }
+
+    /// The type of a field's values, and what was guessed about it.
+    private func scalarType(_ field: FieldShape, objects: Int) -> (String, String?) {
+        if field.objects > 0 || field.arrays > 0 {
+            if field.scalarCount > 0 || (field.objects > 0 && field.arrays > 0) {
+                return ("json", "objects, arrays and scalars mixed in \(field.present) values: json")
+            }
+            return ("json", nil)
+        }
+        let total = field.scalarCount
+        if total == 0 {
+            return ("string", "always null in \(field.present) sample\(field.present == 1 ? "" : "s"), typed string")
+        }
+        if field.integers == total { return ("integer", nil) }
+        if field.integers + field.doubles == total {
+            return ("double", field.integers > 0 ? "integers and decimals: double" : nil)
+        }
+        if field.bools == total { return ("bool", nil) }
+        if field.strings == total {
+            return field.dates == total ? ("date", nil) : ("string", nil)
+        }
+        return ("json", "values of several types (\(kinds(field))): json")
+    }
+
+    private func kinds(_ field: FieldShape) -> String {
+        var kinds: [String] = []
+        if field.integers + field.doubles > 0 { kinds.append("numbers") }
+        if field.bools > 0 { kinds.append("booleans") }
+        if field.strings > 0 { kinds.append("strings") }
+        return kinds.joined(separator: ", ")
+    }
+
+    private func note(_ subject: String, _ source: String, _ pointer: JSONPointer, _ message: String) {
+        notes.append(SchemaInference.Note(subject: subject, place: "\(source) \(pointer)", message: message))
+    }
+}

@@ -1,0 +1,280 @@
+import Foundation
+
+/// Infers a schema from sample responses: what a user already has (a live API's answers, a JSON
+/// dump) instead of every entity and attribute written by hand.
+///
+/// Each sample is the JSON one route answered. Types are read over every value seen (integers
+/// widen to double, strings are dates only when every one parses as ISO 8601, mixed values and
+/// arrays of scalars are `json`); the id key is `id`, else a unique `*_id`/`login`/`slug`-like
+/// key, else a composite of the route's variables and a unique key; nested objects with an id
+/// become related entities (`toOne` with a foreign key), arrays of them `through` links, objects
+/// without one dotted `jsonKey` attributes; an array of objects beside counts or cursors is an
+/// envelope. Every key of every sample is placed, so the schema imports its own samples without
+/// an unmapped-key warning. What had to be guessed is in ``InferredSchema/notes``.
+///
+/// ```swift
+/// var inference = SchemaInference(name: "tracker")
+/// inference.add(try JSONValue(parsing: issuesPage), route: "/repos/:owner/:repo/issues")
+/// let inferred = try inference.infer()
+/// print(inferred.text)                 // the schema file
+/// for note in inferred.notes { print(note) }   // "Issue.closedAt at /0/closed_at: always null in 13 samples, typed string"
+/// ```
+public struct SchemaInference {
+    /// Something inference had to guess, with where it saw it.
+    public struct Note: Sendable, Hashable, CustomStringConvertible {
+        /// The attribute or entity (`Issue.closedAt`).
+        public var subject: String
+        /// The sample and JSON pointer (`issues.json /0/closed_at`).
+        public var place: String
+        /// What was guessed.
+        public var message: String
+
+        public var description: String { "\(subject) at \(place): \(message)" }
+    }
+
+    /// The schema's name.
+    public var name: String
+    /// Routes in the order first given, and what their samples held.
+    private var routes: [RouteSamples] = []
+
+    /// An inference with nothing seen yet.
+    ///
+    /// ```swift
+    /// var inference = SchemaInference(name: "github")
+    /// ```
+    public init(name: String = "inferred") {
+        self.name = name
+    }
+
+    /// Adds one sample: the JSON that `route` answered (an array of objects, an envelope object, a
+    /// single object, or several collections keyed by name).
+    ///
+    /// ```swift
+    /// inference.add(try JSONValue(parsing: page), route: "/repos/:owner/:repo/issues", source: "GET …/issues?page=1")
+    /// ```
+    /// - Parameters:
+    ///   - value: the sample.
+    ///   - route: a path pattern (`:variables` become scope attributes), or a concrete path.
+    ///   - source: where the sample came from, for notes (a file, a URL).
+    public mutating func add(_ value: JSONValue, route: String, source: String = "sample") {
+        let samples = self.samples(for: route, source: source)
+        switch value {
+        case .array(let items):
+            for (index, item) in items.enumerated() { samples.element(item, collection: "", at: JSONPointer.root / index) }
+        case .object(let object):
+            var arrays: Set<String> = []
+            for (key, member) in object {
+                if case .array(let items) = member, items.contains(where: { $0.objectValue != nil }) {
+                    arrays.insert(key)
+                    for (index, item) in items.enumerated() { samples.element(item, collection: key, at: JSONPointer.root / key / index) }
+                } else {
+                    samples.member(key, member)
+                }
+            }
+            samples.endObject(arrayMembers: arrays)
+        default:
+            samples.scalarSample()
+        }
+    }
+
+    /// The samples of `route`, made on first use.
+    mutating func samples(for route: String, source: String) -> RouteSamples {
+        if let existing = routes.first(where: { $0.pattern == route }) {
+            existing.sources.append(source)
+            return existing
+        }
+        let made = RouteSamples(pattern: route, source: source)
+        routes.append(made)
+        return made
+    }
+
+    /// The routes seen, in the order first given.
+    var routeSamples: [RouteSamples] { routes }
+}
+
+/// What one route's samples held: collections by envelope key (`""` for a top-level array) and
+/// single objects.
+final class RouteSamples {
+    let pattern: String
+    var sources: [String]
+    /// The objects of each collection, by the key holding it (`""`: the top-level array).
+    private(set) var collections: [(key: String, shape: ObjectShape)] = []
+    /// Top-level objects that were one object each.
+    private(set) var single: ObjectShape?
+    /// Members of the object being read, while it is not known to be an envelope or one object.
+    private var members = JSONObject()
+    /// Samples that were not objects or arrays of objects.
+    private(set) var scalars = 0
+    /// Array elements that were not objects.
+    private(set) var scalarElements = 0
+
+    init(pattern: String, source: String) {
+        self.pattern = pattern
+        self.sources = [source]
+    }
+
+    func collection(_ key: String) -> ObjectShape {
+        if let found = collections.first(where: { $0.key == key }) { return found.shape }
+        let shape = ObjectShape(tracksUniqueness: true)
+        collections.append((key: key, shape: shape))
+        return shape
+    }
+
+    /// One element of a collection.
+    func element(_ value: JSONValue, collection key: String, at pointer: JSONPointer) {
+        guard case .object(let object) = value else {
+            scalarElements += 1
+            return
+        }
+        collection(key).observe(object, at: pointer)
+    }
+
+    /// A member of a top-level object that was not an array of objects.
+    func member(_ key: String, _ value: JSONValue) {
+        members[key] = value
+    }
+
+    /// The end of a top-level object whose array-of-objects members were streamed as
+    /// collections: an envelope (one such member beside metadata, or one named like `items`),
+    /// several collections, or one object after all (its arrays are then its own fields).
+    func endObject(arrayMembers: Set<String>) {
+        defer { members = JSONObject() }
+        if RouteSamples.isEnvelope(members: members, arrays: arrayMembers) || arrayMembers.count > 1 { return }
+        let shape = single ?? ObjectShape(tracksUniqueness: true)
+        single = shape
+        shape.count += 1
+        for (key, value) in members { shape.field(key, pointer: JSONPointer.root / key).observe(value, at: JSONPointer.root / key) }
+        for key in arrayMembers.sorted() {
+            // The array's objects were observed as a collection: they are this object's field.
+            guard let index = collections.firstIndex(where: { $0.key == key }) else { continue }
+            let elements = collections.remove(at: index).shape
+            let field = shape.field(key, pointer: JSONPointer.root / key)
+            field.present += 1
+            field.arrays += 1
+            if let existing = field.element { existing.merge(elements) } else { field.element = elements }
+        }
+    }
+
+    func scalarSample() { scalars += 1 }
+
+    /// Keys that name a collection in an envelope.
+    static let envelopeKeys: Set<String> = ["items", "data", "results", "records", "entries", "values", "nodes", "objects",
+                                            "list", "hits", "rows", "elements", "collection", "content"]
+
+    /// Whether an object whose array-of-objects members are `arrays` is an envelope around one of
+    /// them: a collection key like `items`, or one array beside members that are no identity of
+    /// their own (counts, cursors, links).
+    static func isEnvelope(members: JSONObject, arrays: Set<String>) -> Bool {
+        guard arrays.count == 1, let key = arrays.first else { return false }
+        if envelopeKeys.contains(key.lowercased()) { return true }
+        return !members.keys.contains { FieldShape.couldBeKey($0) && $0.lowercased() != "next" }
+    }
+}
+
+extension SchemaInference {
+    /// Adds a file's samples, read in 64 KiB chunks in bounded memory: a top-level array's objects
+    /// and an envelope's collection are observed one object at a time (a 1 GB dump needs no
+    /// more memory than its keys). NDJSON is read line by line.
+    ///
+    /// ```swift
+    /// try inference.addFile("people.json")                                  // route /people
+    /// try inference.addFile("issues.json", route: "/repos/:owner/:repo/issues")
+    /// ```
+    /// - Parameters:
+    ///   - path: the file.
+    ///   - route: the route its content answers; by default `/` and the file's name without
+    ///     its extension (`people.json` → `/people`).
+    ///   - format: JSON or NDJSON; by default as the file's name says (``InputFormat/init(path:)``).
+    /// - Throws: ``SchemaError`` `.unreadableFile` naming the file, `.invalidJSON` with the byte
+    ///   offset of malformed JSON.
+    public mutating func addFile(_ path: String, route: String? = nil, format: InputFormat? = nil) throws {
+        let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        let samples = self.samples(for: route ?? "/" + name, source: URL(fileURLWithPath: path).lastPathComponent)
+        guard let file = FileHandle(forReadingAtPath: path) else {
+            throw SchemaError(.unreadableFile, "cannot open \(path)", file: path)
+        }
+        defer { try? file.close() }
+        func next() throws -> [UInt8]? {
+            do {
+                guard let data = try file.read(upToCount: 1 << 16), !data.isEmpty else { return nil }
+                return [UInt8](data)
+            } catch {
+                throw SchemaError(.unreadableFile, "cannot read \(path): \(error)", file: path)
+            }
+        }
+        if (format ?? InputFormat(path: path)) == .ndjson {
+            try Self.readLines(path: path, next: next, into: samples)
+            return
+        }
+        // Elements of a top-level array, and the members of a top-level object (arrays streamed).
+        var parser = JSONStreamParser(patterns: [[.anyIndex], [.anyKey]])
+        var arrays: Set<String> = []
+        var scalarArrays: [String: [JSONValue]] = [:]
+        var topLevelArray = false
+        func take(_ element: borrowing JSONElement) throws {
+            let pointer = element.pointer
+            let value = try element.value()
+            switch (pointer.components.first, pointer.components.count) {
+            case (.index?, 1):
+                topLevelArray = true
+                samples.element(value, collection: "", at: pointer)
+            case (.key(let key)?, 1):
+                samples.member(key, value)
+            case (.key(let key)?, 2):
+                if value.objectValue != nil {
+                    arrays.insert(key)
+                    samples.element(value, collection: key, at: pointer)
+                } else if arrays.contains(key) {
+                    samples.element(value, collection: key, at: pointer)
+                } else {
+                    scalarArrays[key, default: []].append(value)
+                }
+            default:
+                break
+            }
+        }
+        let skeleton: JSONValue
+        do {
+            while let chunk = try next() { try parser.feed(chunk) { try take($0) } }
+            skeleton = try parser.finish { try take($0) }
+        } catch let error as JSONParseError {
+            throw SchemaError(.invalidJSON, "\(path): \(error)", file: path)
+        }
+        guard !topLevelArray else { return }
+        guard case .object(let object) = skeleton else {
+            if case .array = skeleton { return }   // an empty top-level array
+            samples.scalarSample()
+            return
+        }
+        // Arrays of scalars, and empty arrays, are the object's own members.
+        for (key, member) in object where !arrays.contains(key) {
+            if case .array = member { samples.member(key, .array(scalarArrays[key] ?? [])) }
+        }
+        samples.endObject(arrayMembers: arrays)
+    }
+
+    /// Reads NDJSON: each line one object of the route's collection.
+    private static func readLines(path: String, next: () throws -> [UInt8]?, into samples: RouteSamples) throws {
+        var buffer: [UInt8] = []
+        var line = 0
+        func take(_ bytes: ArraySlice<UInt8>) throws {
+            line += 1
+            guard bytes.contains(where: { $0 != 32 && $0 != 9 && $0 != 13 }) else { return }
+            do {
+                samples.element(try JSONValue(parsing: Array(bytes)), collection: "", at: JSONPointer.root / (line - 1))
+            } catch {
+                throw SchemaError(.invalidJSON, "\(path): line \(line): \(error)", file: path)
+            }
+        }
+        while let chunk = try next() {
+            buffer += chunk
+            var start = buffer.startIndex
+            while let newline = buffer[start...].firstIndex(of: 10) {
+                try take(buffer[start..<newline])
+                start = newline + 1
+            }
+            buffer.removeSubrange(..<start)
+        }
+        if !buffer.isEmpty { try take(buffer[...]) }
+    }
+}
