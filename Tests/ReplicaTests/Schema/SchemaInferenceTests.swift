@@ -121,6 +121,15 @@ struct SchemaInferenceTests {
         #expect(result.changes["Ref"]?.inserted.count == 2)
     }
 
+    @Test("nested objects of an entity keyed by a composite key stay dotted attributes of their parent")
+    func nestedUnderCompositeEntity() async throws {
+        let tags = #"[{"name": "v1.0", "ref": {"id": 5, "sha": "aa"}}, {"name": "v1.1", "ref": {"id": 6, "sha": "bb"}}]"#
+        let inferred = try Self.inferred([("/repos/:owner/:repo/git/refs", Self.refs), ("/repos/:owner/:repo/tags", tags)])
+        #expect(inferred.fileJSON["entities"]?["Tag"]?["relationships"] == nil)
+        #expect(inferred.fileJSON["entities"]?["Tag"]?["attributes"]?["refId"] == .parse(#"{"type": "integer", "jsonKey": "ref.id"}"#))
+        _ = try await Self.importsCleanly(inferred.schema, path: "/repos/octocat/Hello-World/tags", tags)
+    }
+
     @Test("several collections keyed by name are a MANY route; a scalar-only sample is DATA")
     func manyAndData() async throws {
         let bootstrap = #"{"users": [{"id": 1, "name": "ann"}], "blog_posts": [{"id": 7, "title": "hi", "user_id": 1}]}"#

@@ -260,7 +260,11 @@ final class InferenceResolver {
 
     /// The entity a field's nested objects became, if any.
     private func nestedDraft(_ key: String, _ field: FieldShape) -> Draft? {
-        guard let found = draft(named: Self.entityName(forKey: key)), found.keyJSON != nil else { return nil }
+        // A relationship holds a single-column key: an entity keyed by a composite key (a route's
+        // refs) is no destination, and the nested objects stay attributes of their parent.
+        guard let found = draft(named: Self.entityName(forKey: key)), let keyJSON = found.keyJSON, keyJSON.count == 1 else {
+            return nil
+        }
         if field.isOnlyObjects, let shape = field.object, Self.nestedKey(shape) != nil { return found }
         if field.isOnlyArrays, field.scalarElements == 0, let shape = field.element, Self.nestedKey(shape) != nil { return found }
         return nil
