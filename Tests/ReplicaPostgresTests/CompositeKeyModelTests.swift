@@ -66,7 +66,7 @@ struct CompositeKeyModelTests {
         try await server.load(json: .array(Self.repos.map { .object(["name": .string($0)]) }), into: "repos")
         var truth: [Int64: ServerRef] = [:]
         var nextID: Int64 = 1
-        var outcomes: [String: Int] = [:]
+        var outcomes = SyncModelOutcomes()
         func unusedName(in repo: String) -> String? {
             let used = Set(truth.values.filter { $0.repo == repo }.map(\.name))
             // Few names, so that both repositories hold the same ones.
@@ -114,26 +114,11 @@ struct CompositeKeyModelTests {
             // One repository's sync, under the step's conditions.
             let repo = Self.repos[random.below(2)]
             let served = truth.values.filter { $0.repo == repo }.sorted { $0.name < $1.name }
-            let pages = max(1, (served.count + Self.pageSize - 1) / Self.pageSize)
-            let maxPages = random.below(6) == 0 ? 1 + random.below(pages) : 1000
-            var faults: [MockFault] = []
-            if random.below(4) == 0 {
-                let page = String(1 + random.below(pages))
-                let kind: MockFault.Kind
-                switch random.below(5) {
-                case 0: kind = .status(500)
-                case 1: kind = .dropConnection
-                case 2: kind = .truncateBody(afterBytes: 1 + random.below(60))
-                case 3: kind = .malformedBody
-                default: kind = .status(503)
-                }
-                faults.append(MockFault(kind, method: "GET", path: "/repos/\(repo)/refs", query: ["_page": page]))
-            }
+            let conditions = SyncModelStep(&random, objects: served.count, pageSize: Self.pageSize,
+                                           path: "/repos/\(repo)/refs", stalls: false)
+            let (pages, maxPages, faults) = (conditions.pages, conditions.maxPages, conditions.faults)
             server.setConditions(MockConditions(faults: faults))
-            var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
-            configuration.maxPages = maxPages
-            configuration.timeout = .seconds(30)
-            let client = ReplicaClient(store: store, configuration: configuration)
+            let client = conditions.client(store, transport: transport, base: base)
 
             let before = try await Self.stored(store)
             do {
@@ -155,17 +140,14 @@ struct CompositeKeyModelTests {
                 #expect(stored == expected, Comment(rawValue: "\(context): \(repo) synced (\(result.pages) pages, "
                                                     + "\(result.unchangedPages) unchanged, maxPages \(maxPages)): "
                                                     + Self.difference(stored, expected)))
-                outcomes[result.notModified ? "not modified" : truncated ? "truncated" : "synced", default: 0] += 1
-                if result.unchangedPages > 0 { outcomes["with 304 pages", default: 0] += 1 }
+                outcomes.record(result, truncated: truncated)
             } catch {
                 #expect(try await Self.stored(store) == before, "\(context): store after a failed sync (\(error))")
                 #expect(!faults.isEmpty, "\(context): failed without an injected fault: \(error)")
-                outcomes["failed", default: 0] += 1
+                outcomes.recordFailure()
             }
         }
-        for outcome in ["synced", "not modified", "truncated", "with 304 pages", "failed"] {
-            #expect((outcomes[outcome] ?? 0) > 0, "\(kind) seed \(seed): no '\(outcome)' step in \(outcomes)")
-        }
+        for missing in outcomes.missing { Issue.record("\(kind) seed \(seed): \(missing)") }
         // Both repositories hold refs of the same names: the composite key keeps them apart.
         let stored = try await Self.stored(store)
         let shared = Set(stored.keys.filter { $0.repo == "alpha" }.map(\.name))

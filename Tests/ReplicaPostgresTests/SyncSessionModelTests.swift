@@ -66,7 +66,7 @@ struct SyncSessionModelTests {
         try await withTeardown {
         var truth: [Int64: Person] = [:]
         var nextID: Int64 = 1
-        var outcomes: [String: Int] = [:]
+        var outcomes = SyncModelOutcomes()
         for step in 1...Self.steps {
             let context = "\(kind) seed \(seed) step \(step)"
             // Mutate the server.
@@ -106,33 +106,10 @@ struct SyncSessionModelTests {
             if !upserts.isEmpty { try await server.load(json: .array(upserts), into: "people") }
 
             // Pick the sync's conditions.
-            let pages = max(1, (truth.count + Self.pageSize - 1) / Self.pageSize)
-            let maxPages = random.below(6) == 0 ? 1 + random.below(max(1, pages)) : 1000
-            var faults: [MockFault] = []
-            var stallsPastTimeout = false
-            if random.below(4) == 0 {
-                let page = String(1 + random.below(pages))
-                let kind: MockFault.Kind
-                switch random.below(6) {
-                case 0: kind = .status(500)
-                case 1: kind = .dropConnection
-                case 2: kind = .truncateBody(afterBytes: 1 + random.below(60))
-                case 3: kind = .malformedBody
-                case 4: kind = .stallBody(afterBytes: random.below(40), duration: .milliseconds(30))
-                default:
-                    stallsPastTimeout = random.below(3) == 0
-                    kind = stallsPastTimeout ? .stallBody(afterBytes: 10, duration: .milliseconds(2500)) : .status(503)
-                }
-                faults.append(MockFault(kind, method: "GET", path: "/people", query: ["_page": page]))
-            }
+            let conditions = SyncModelStep(&random, objects: truth.count, pageSize: Self.pageSize, path: "/people", stalls: true)
+            let (pages, maxPages, faults) = (conditions.pages, conditions.maxPages, conditions.faults)
             server.setConditions(MockConditions(faults: faults))
-            var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
-            configuration.maxPages = maxPages
-            // A step whose fault stalls a page for 2.5 s times out after 1 s; every other step waits
-            // as long as a loaded machine (the whole suite runs in parallel in CI) may need, so a
-            // slow answer is never mistaken for a failure the step did not inject.
-            configuration.timeout = stallsPastTimeout ? .milliseconds(1000) : .seconds(30)
-            let client = ReplicaClient(store: store, configuration: configuration)
+            let client = conditions.client(store, transport: transport, base: base)
 
             let before = try await Self.stored(store)
             do {
@@ -152,18 +129,15 @@ struct SyncSessionModelTests {
                 let report = "\(context): store after a successful sync (\(result.pages) pages, "
                     + "\(result.unchangedPages) unchanged, maxPages \(maxPages)): \(Self.difference(stored, expected))"
                 #expect(stored == expected, Comment(rawValue: report))
-                outcomes[result.notModified ? "not modified" : truncated ? "truncated" : "synced", default: 0] += 1
-                if result.unchangedPages > 0 { outcomes["with 304 pages", default: 0] += 1 }
+                outcomes.record(result, truncated: truncated)
             } catch {
                 #expect(try await Self.stored(store) == before, "\(context): store after a failed sync (\(error))")
                 #expect(!faults.isEmpty, "\(context): failed without an injected fault: \(error)")
-                outcomes["failed", default: 0] += 1
+                outcomes.recordFailure()
             }
         }
         // The run exercised every outcome.
-        for outcome in ["synced", "not modified", "truncated", "with 304 pages", "failed"] {
-            #expect((outcomes[outcome] ?? 0) > 0, "\(kind) seed \(seed): no '\(outcome)' step in \(outcomes)")
-        }
+        for missing in outcomes.missing { Issue.record("\(kind) seed \(seed): \(missing)") }
         server.setConditions(MockConditions())
         } teardown: {
             try? await transport.shutdown()
