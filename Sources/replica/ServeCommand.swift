@@ -15,7 +15,9 @@ struct ServeCommand: AsyncParsableCommand {
             relationship nests the child under its parent: GET, POST /people/:id/cars (POST sets the child's \
             parent key, named by the foreign key's JSON key, e.g. person_id). An entity with a composite key \
             takes one segment a part: GET, PUT, PATCH, DELETE /refs/:owner/:repo/:ref; GET, POST /refs/:owner/:repo \
-            lists or creates within the leading parts. Collections take filters \
+            lists or creates within the leading parts. The schema's own routes are served too, by method and path: \
+            GET /users/:userID/posts lists a user's posts, POST /pet creates, GET /pet/:petId shows, PUT /pet \
+            updates the body's key, GET /user/:username finds by a property. Collections take filters \
             (?color=red), _sort/_order, and _page/_limit or limit/offset with Link and X-Total-Count headers. \
             The first line on standard output is the address; each request logs one line on standard error.
             Example: replica serve --schema Schemas/people.json --port 8888 --latency 50-200
@@ -115,9 +117,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         var resources: [MockResource] = []
+        var routes: [MockRoute] = []
         if let schema {
             do {
-                resources = MockResource.resources(for: try Schema(contentsOf: URL(fileURLWithPath: schema)))
+                let loaded = try Schema(contentsOf: URL(fileURLWithPath: schema))
+                resources = MockResource.resources(for: loaded)
+                routes = MockRoute.routes(for: loaded)
             } catch {
                 throw CLIError("\(error)")
             }
@@ -140,7 +145,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let server: MockServer
         do {
-            server = try await MockServer.start(resources: resources, options: options)
+            server = try await MockServer.start(resources: resources, routes: routes, options: options)
         } catch {
             throw CLIError("\(error)")
         }
@@ -157,6 +162,9 @@ struct ServeCommand: AsyncParsableCommand {
         Output.write("Listening on \(server.baseURL)\n", to: .standardOutput)
         let names = server.resources.map { "/" + $0.name }.joined(separator: ", ")
         printInfo("resources: \(names.isEmpty ? "none (give --schema)" : names); Ctrl-C stops")
+        if !routes.isEmpty {
+            printInfo("routes: " + routes.map { "\($0.method) \($0.path)" }.joined(separator: ", "))
+        }
         let signals = Self.stopOnSignals(server)
         await server.waitUntilStopped()
         for source in signals { source.cancel() }

@@ -89,10 +89,10 @@ enum Fixture {
 
 /// Starts a server, runs `body`, stops the server even when `body` throws.
 func withServer(
-    _ resources: [MockResource], options: MockServerOptions = MockServerOptions(),
+    _ resources: [MockResource], routes: [MockRoute] = [], options: MockServerOptions = MockServerOptions(),
     _ body: (MockServer, Client) async throws -> Void
 ) async throws {
-    let server = try await MockServer.start(resources: resources, options: options)
+    let server = try await MockServer.start(resources: resources, routes: routes, options: options)
     do {
         try await body(server, Client(server))
     } catch {

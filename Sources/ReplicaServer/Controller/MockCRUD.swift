@@ -22,6 +22,11 @@ public enum MockCRUD {
             request.keyPrefix[part.name].map { MockQuery.Filter(property: part.name, value: $0) }
         }
         collection.query.filters.insert(contentsOf: prefix, at: 0)
+        // `GET /users/7/posts` on an API route: the path's values filter too.
+        let scoped = request.scope.keys.sorted().compactMap { name in
+            request.scope[name].map { MockQuery.Filter(property: name, value: $0) }
+        }
+        collection.query.filters.insert(contentsOf: scoped, at: 0)
         let page: MockPage
         if let parent = request.parent {
             try await requireParent(parent, request)
@@ -31,8 +36,11 @@ public enum MockCRUD {
         }
         var headers: [(name: String, value: String)] = [(name: "X-Total-Count", value: String(page.total))]
         if let link = collection.linkHeader(total: page.total, request: request) { headers.append((name: "Link", value: link)) }
-        return MockResponse(status: 200, headers: headers,
-                            body: request.serializer.serialize(collection: page.objects.map(request.resource.wire), of: request.resource))
+        var body = request.serializer.serialize(collection: page.objects.map(request.resource.wire), of: request.resource)
+        if let envelope = request.envelope {
+            for key in envelope.split(separator: ".").reversed() { body = .object([String(key): body]) }
+        }
+        return MockResponse(status: 200, headers: headers, body: body)
     }
 
     /// Shows one object.
@@ -68,11 +76,16 @@ public enum MockCRUD {
             try await requireParent(parent, request)
             values[parent.parent.key] = parent.id
         }
-        // The path's parts of a composite key win over the body's.
+        // The path's parts of a composite key, and an API route's values, win over the body's.
         for (name, value) in request.keyPrefix { values[name] = value }
+        for (name, value) in request.scope { values[name] = value }
         let object = try await request.store.create(request.resource, values: values)
         var headers: [(name: String, value: String)] = []
-        if let id = request.resource.primaryKey.key(of: object) { headers.append(location(request, id)) }
+        if let path = request.memberRoute?.path(of: object) {
+            headers.append((name: "Location", value: path))
+        } else if let id = request.resource.primaryKey.key(of: object) {
+            headers.append(location(request, id))
+        }
         return MockResponse(status: 201, headers: headers,
                             body: request.serializer.serialize(object: request.resource.wire(object), of: request.resource))
     }

@@ -42,12 +42,20 @@ public struct MockRequest: Sendable {
     /// → `["owner": "octocat", "repo": "Hello-World"]`): the index lists the objects with them, a
     /// create sets them. Empty on other routes.
     public var keyPrefix: JSONObject = [:]
+    /// The values an API route's path gives a collection (``MockRoute``: `GET /users/7/posts` →
+    /// `["user_id": 7]`): the index lists the objects with them, a create sets them. Empty on
+    /// RESTEasy's routes.
+    public var scope: JSONObject = [:]
     /// The store to read and write.
     public var store: any MockStore
     /// The resource's serializer.
     public var serializer: any MockSerializer
     /// `http://host:port`, for links.
     public var baseURL: String
+    /// The API route that shows one object by key (`GET /pet/:petId`), for the `Location` of created objects.
+    var memberRoute: CompiledMockRoute?
+    /// The key wrapping an API route's index (`"data"` answers `{"data": [...]}`).
+    var envelope: String?
 
     /// The first query value named `name`.
     ///

@@ -26,6 +26,32 @@ extension MockServer {
             if registry.resources[resource.name] == nil { registry.order.append(resource.name) }
             registry.resources[resource.name] = resource
             registry.lastModified[resource.name] = MockModification(time: startedAt)
+            // A replaced resource's routes are checked again; one that no longer fits it stops matching.
+            registry.compiledRoutes = registry.routes.compactMap { route in
+                registry.resources[route.resource].flatMap { try? CompiledMockRoute(route, resource: $0) }
+            }
+        }
+    }
+
+    /// Replaces the API's own routes (see ``MockRoute``); works while running.
+    ///
+    /// ```swift
+    /// try server.setRoutes([MockRoute("GET", "/pet/findByStatus", resource: "pets")])
+    /// ```
+    /// - Parameters:
+    ///   - routes: the routes, each naming a served resource.
+    /// - Throws: `MockServerError` `.invalidResource` for a route naming a resource not served or a
+    ///   property its resource lacks; the routes are then left as they were.
+    public func setRoutes(_ routes: [MockRoute]) throws {
+        try registry.withLockedValue { registry in
+            if let stray = routes.first(where: { registry.resources[$0.resource] == nil }) {
+                throw MockServerError(code: .invalidResource,
+                                      message: "route \(stray.method) \(stray.path): no resource '\(stray.resource)'")
+            }
+            var updated = registry
+            updated.routes = routes
+            try updated.compileRoutes()
+            registry = updated
         }
     }
 
@@ -43,6 +69,7 @@ extension MockServer {
             registry.order.removeAll { $0 == name }
             registry.serializers[name] = nil
             registry.controllers[name] = nil
+            registry.compiledRoutes.removeAll { $0.route.resource == name }
             return registry.resources.removeValue(forKey: name)
         }
         guard let removed else { throw MockServerError(code: .unknownResource, message: "no resource '\(name)'") }

@@ -81,18 +81,23 @@ extension MockServer {
             var formFields: JSONObject?
             if ["POST", "PUT", "PATCH"].contains(method) { (body, formFields) = try await readBody(request) }
             let routeMethod = method == "HEAD" ? "GET" : method
-            let routed = try route(method: routeMethod, segments: segments, snapshot: snapshot)
+            var routed = try route(method: routeMethod, segments: segments, snapshot: snapshot)
             resourceName = routed.resource.name
             // Taken before the store is read, so a write the answer misses is always later than its Last-Modified.
             let modified = routeMethod == "GET" ? beginRead(routed.resource.name) : nil
             if let formFields { body = MockFormBody.typed(formFields, for: routed.resource) }
+            if routed.isAPIRoute {
+                try await resolveAPIKey(&routed, method: method, body: &body, queryItems: queryItems,
+                                        serializer: snapshot.serializers[routed.resource.name] ?? options.defaultSerializer)
+            }
             let host = request.head.authority ?? "\(options.host):\(port)"
             let mockRequest = MockRequest(
                 method: method, path: "/" + segments.joined(separator: "/"), segments: segments, queryItems: queryItems,
                 headers: Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, b in a + ", " + b }),
                 body: body, resource: routed.resource, action: routed.action, id: routed.id, parent: routed.parent, keyPrefix: routed.keyPrefix,
-                store: options.store, serializer: snapshot.serializers[routed.resource.name] ?? options.defaultSerializer,
-                baseURL: "http://\(host)")
+                scope: routed.scope, store: options.store,
+                serializer: snapshot.serializers[routed.resource.name] ?? options.defaultSerializer,
+                baseURL: "http://\(host)", memberRoute: routed.memberRoute, envelope: routed.envelope)
             let controller = snapshot.controllers[routed.resource.name] ?? options.defaultController
             guard let response = try await controller.respond(mockRequest) else {
                 throw MockHTTPError.notFound("no route for \(method) \(mockRequest.path)")
@@ -105,6 +110,40 @@ extension MockServer {
             return .answer(Self.error(MockHTTPError(status: 500, code: error.code.rawValue, message: error.message)), resource: nil)
         } catch {
             return .answer(Self.error(MockHTTPError(status: 500, code: "internalError", message: String(describing: error))), resource: nil)
+        }
+    }
+
+    /// The key of the object an API route names other than by key: `GET /user/alice` looks `alice` up
+    /// (404 when no object has it), `PUT /pet` reads the key from the body (422 when it has none). An
+    /// update without a body takes its fields from the query, as `POST /pet/7?name=doggie&status=sold`
+    /// does in OpenAPI's pet store.
+    private func resolveAPIKey(_ routed: inout Routed, method: String, body: inout JSONValue?,
+                               queryItems: [(name: String, value: String)], serializer: any MockSerializer) async throws {
+        let resource = routed.resource
+        if routed.action == .update, body == nil {
+            var fields = JSONObject()
+            for item in queryItems where resource.property(named: item.name) != nil { fields[item.name] = .string(item.value) }
+            if !fields.isEmpty { body = MockFormBody.typed(fields, for: resource) }
+        }
+        if let lookup = routed.lookup {
+            var query = MockQuery()
+            query.filters = lookup.keys.sorted().compactMap { name in lookup[name].map { MockQuery.Filter(property: name, value: $0) } }
+            query.limit = 1
+            let described = lookup.keys.sorted().map { "\($0) \(lookup[$0]?.stringValue ?? lookup[$0]?.serialized() ?? "")" }
+            guard let object = try await options.store.objects(resource, query: query).objects.first,
+                  let id = resource.primaryKey.key(of: object) else {
+                throw MockHTTPError.notFound("no \(resource.name) with \(described.joined(separator: ", "))")
+            }
+            routed.id = id
+        }
+        if routed.keyInBody {
+            guard let body else { throw MockHTTPError.badRequest("empty body", code: "emptyBody") }
+            guard case .object(let fields) = serializer.deserialize(parameters: body, of: resource),
+                  let id = resource.primaryKey.key(of: fields) else {
+                let names = resource.primaryKey.parts.map(\.name)
+                throw MockHTTPError.unprocessable(names.map { ($0, ["is required in the body of \(method) to name the object"]) })
+            }
+            routed.id = id
         }
     }
 

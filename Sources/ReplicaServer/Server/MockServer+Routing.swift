@@ -20,7 +20,8 @@
 /// | `GET /refs/:owner`, `GET /refs/:owner/:repo` | index of the objects with those parts |
 /// | `POST /refs/:owner/:repo` | create with those parts set |
 ///
-/// Other paths under a resource go to its controller's `custom(_:)`.
+/// Other paths under a resource go to its controller's `custom(_:)`. An API's own routes
+/// (``MockRoute``: `GET /pet/:petId`, `POST /pet`) are tried first.
 extension MockServer {
     struct Routed {
         var resource: MockResource
@@ -28,9 +29,87 @@ extension MockServer {
         var id: JSONValue?
         var parent: MockRequest.ParentReference?
         var keyPrefix: JSONObject = [:]
+        /// The values an API route's path gives a collection (`/users/7/posts` → `user_id` 7).
+        var scope: JSONObject = [:]
+        /// The values of an API route naming one object by other properties than its key (`/user/alice`).
+        var lookup: JSONObject?
+        /// An update on an API route without the key in its path (`PUT /pet`): the key is in the body.
+        var keyInBody = false
+        /// The API route that answers `GET` for one object by key, for `Location` headers.
+        var memberRoute: CompiledMockRoute?
+        /// The key wrapping an API route's index.
+        var envelope: String?
+        /// Whether an API route matched (its update may take its fields from the query).
+        var isAPIRoute = false
     }
 
     func route(method: String, segments: [String], snapshot: Registry) throws -> Routed {
+        var refusal: MockHTTPError?
+        do {
+            if let routed = try routeAPI(method: method, segments: segments, snapshot: snapshot) { return routed }
+        } catch let error as MockHTTPError where error.status == 405 {
+            refusal = error
+        }
+        do {
+            return try routeRESTEasy(method: method, segments: segments, snapshot: snapshot)
+        } catch let error as MockHTTPError where error.status == 404 {
+            // The API's path with a method it does not take: 405 with its methods, not RESTEasy's 404.
+            throw refusal ?? error
+        }
+    }
+
+    /// The API route for a request, most specific template first; nil when no template matches the path.
+    /// - Throws: 405 when templates match the path but none takes the method (RESTEasy's routes are tried next).
+    private func routeAPI(method: String, segments: [String], snapshot: Registry) throws -> Routed? {
+        var matched: [(route: CompiledMockRoute, values: JSONObject)] = []
+        for route in snapshot.compiledRoutes {
+            if let values = route.match(segments) { matched.append((route, values)) }
+        }
+        guard !matched.isEmpty else { return nil }
+        let candidates = matched.filter { $0.route.route.method == method }
+        guard var best = candidates.first else {
+            let order = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+            let allowed = order.filter { name in matched.contains { $0.route.route.method == name } }
+            var error = MockHTTPError(status: 405, code: "methodNotAllowed",
+                                      message: "\(method) is not allowed here; allowed: \(allowed.joined(separator: ", "))")
+            error.allow = allowed
+            throw error
+        }
+        for candidate in candidates.dropFirst() where candidate.route.isMoreSpecific(than: best.route) { best = candidate }
+        let route = best.route
+        guard let resource = snapshot.resources[route.route.resource] else { return nil }
+        guard let action = route.action(for: method) else {
+            throw MockHTTPError(status: 405, code: "methodNotAllowed", message: "\(method) \(route.route.path) names no object")
+        }
+        try pick(method, [method: action], resource: resource)
+        var routed = Routed(resource: resource, action: action)
+        routed.isAPIRoute = true
+        routed.envelope = route.route.envelope
+        routed.memberRoute = snapshot.compiledRoutes.first {
+            $0.route.resource == resource.name && $0.route.method == "GET" && $0.target == .key
+        }
+        let values = best.values
+        switch route.target {
+        case .key:
+            let key = resource.primaryKey
+            routed.id = key.kind == .composite ? .array(key.parts.compactMap { values[$0.name] }) : values[key.name]
+        case .lookup:
+            routed.lookup = values
+        case .collection:
+            if action == .update { routed.keyInBody = true }
+            // `/users/:user_id/posts` under a parent is the parent's children: 404 for a missing parent.
+            if values.count == 1, let name = values.keys.first, let id = values[name], let parent = resource.parents.first(where: { $0.key == name }),
+               let parentResource = snapshot.resources[parent.resource] {
+                routed.parent = MockRequest.ParentReference(parent: parent, resource: parentResource, id: id)
+            } else {
+                routed.scope = values
+            }
+        }
+        return routed
+    }
+
+    /// RESTEasy's routes.
+    private func routeRESTEasy(method: String, segments: [String], snapshot: Registry) throws -> Routed {
         guard let first = segments.first, let resource = snapshot.resources[first] else {
             throw MockHTTPError.notFound("no route for \(method) /\(segments.joined(separator: "/"))")
         }
@@ -90,6 +169,7 @@ extension MockServer {
     }
 
     /// The action for `method` among a path's methods, or 405 with the allowed methods.
+    @discardableResult
     private func pick(_ method: String, _ table: [String: MockAction], resource: MockResource) throws -> MockAction {
         if let action = table[method], resource.actions.contains(action.mask) { return action }
         let order = ["GET", "POST", "PUT", "PATCH", "DELETE"]

@@ -22,6 +22,17 @@ public final class MockServer: Sendable {
         var controllers: [String: any MockController] = [:]
         var conditions: MockConditions
         var lastModified: [String: MockModification] = [:]
+        /// The API's own routes, as given.
+        var routes: [MockRoute] = []
+        /// `routes` checked against their resources, in the order given; a route whose resource is not served is left out.
+        var compiledRoutes: [CompiledMockRoute] = []
+
+        /// Checks every route against the resource it names.
+        mutating func compileRoutes() throws {
+            compiledRoutes = try routes.compactMap { route in
+                try resources[route.resource].map { try CompiledMockRoute(route, resource: $0) }
+            }
+        }
     }
 
     private enum Lifecycle {
@@ -54,12 +65,69 @@ public final class MockServer: Sendable {
     /// - Throws: `MockServerError` `.invalidResource` for a bad resource, `.storeFailed` when the store cannot
     ///   prepare a table, `.bindFailed` when the address cannot be bound.
     public static func start(resources: [MockResource], options: MockServerOptions = MockServerOptions()) async throws -> MockServer {
+        try await start(resources: resources, routes: [], options: options)
+    }
+
+    /// Starts a server with resources and an API's own routes (`GET /pet/:petId`, `POST /pet`) beside
+    /// RESTEasy's, and returns it running. See ``MockRoute`` for what each route does.
+    ///
+    /// ```swift
+    /// let server = try await MockServer.start(resources: resources,
+    ///                                         routes: [MockRoute("GET", "/pet/:petId", resource: "pets")])
+    /// ```
+    /// - Parameters:
+    ///   - resources: the resources to serve (parents before or after children, any order).
+    ///   - routes: the API's routes, each naming one of `resources`.
+    ///   - options: bind address, store, conditions and limits.
+    /// - Returns: the running server.
+    /// - Throws: `MockServerError` `.invalidResource` for a bad resource or route (one naming a resource
+    ///   not served, or a property its resource lacks), `.storeFailed`, `.bindFailed`.
+    public static func start(resources: [MockResource], routes: [MockRoute],
+                             options: MockServerOptions = MockServerOptions()) async throws -> MockServer {
         let server = MockServer(options: options)
         for resource in resources { try server.validate(resource, adding: resources) }
+        let names = Set(resources.map(\.name))
+        if let stray = routes.first(where: { !names.contains($0.resource) }) {
+            throw MockServerError(code: .invalidResource,
+                                  message: "route \(stray.method) \(stray.path): no resource '\(stray.resource)'")
+        }
+        try server.registry.withLockedValue { registry in
+            for resource in resources { registry.resources[resource.name] = resource }
+            registry.routes = routes
+            try registry.compileRoutes()
+            registry.resources = [:]
+        }
         // Validated together above: a child may come before its parent.
         for resource in resources { try await server.register(resource) }
         try await server.start()
         return server
+    }
+
+    /// Starts a server for a schema: a resource per entity (``MockResource/resources(for:)``), served at
+    /// RESTEasy's paths and at the schema's own routes (``MockRoute/routes(for:)``), so a client of the
+    /// API the schema describes finds its paths.
+    ///
+    /// ```swift
+    /// let schema = try Schema(contentsOf: URL(fileURLWithPath: "Schemas/blog.json"))
+    /// let server = try await MockServer.start(schema: schema)
+    /// // GET /users/1/posts lists the posts whose user_id is 1; GET /posts/3 shows one.
+    /// ```
+    /// - Parameters:
+    ///   - schema: the schema.
+    ///   - options: bind address, store, conditions and limits.
+    /// - Returns: the running server.
+    /// - Throws: as ``start(resources:routes:options:)``.
+    public static func start(schema: Schema, options: MockServerOptions = MockServerOptions()) async throws -> MockServer {
+        try await start(resources: MockResource.resources(for: schema), routes: MockRoute.routes(for: schema), options: options)
+    }
+
+    /// The API's own routes being served, as given.
+    ///
+    /// ```swift
+    /// server.routes.map(\.description)   // ["GET /pet/:petId → pets", "POST /pet → pets"]
+    /// ```
+    public var routes: [MockRoute] {
+        registry.withLockedValue { $0.routes }
     }
 
     /// The bound port while running; the last bound port once stopped; 0 before the first start.

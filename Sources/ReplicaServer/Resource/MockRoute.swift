@@ -1,0 +1,248 @@
+import Replica
+
+/// One of an API's own routes (`POST /pet`, `GET /pet/:petId`, `GET /repos/:owner/:repo/issues`),
+/// served as a resource's CRUD beside RESTEasy's `/<resource>` routes, so that a mock server answers
+/// the paths a client of the real API calls.
+///
+/// What a route does follows from its method and the shape of its path:
+///
+/// | path | `GET` | `POST` | `PUT`, `PATCH` | `DELETE` |
+/// |---|---|---|---|---|
+/// | ends in the key (`/pet/:petId`, `/refs/:owner/:repo/:ref`) | show | update | update | destroy |
+/// | ends in another property (`/user/:username`) | show the one object with it | update it | update it | destroy it |
+/// | anything else (`/pet`, `/users/:user_id/posts`) | index | create | update the body's key | 405 |
+///
+/// A variable names a property of the resource (its JSON key) when it is bound to one. The variables
+/// of a collection path filter the index and are set on created objects (`GET /users/7/posts` lists
+/// the posts with `user_id` 7). An unbound variable at the end of a path is the key (`:petId` is `id`);
+/// one elsewhere is only matched. Where a path matches but no route takes the method, RESTEasy's routes
+/// are tried, then the answer is 405 with the route's methods. A literal segment wins over a variable
+/// (`GET /pet/findByStatus` is not `GET /pet/:petId`).
+///
+/// ```swift
+/// let routes = [
+///     MockRoute("GET", "/pet/:petId", resource: "pets"),
+///     MockRoute("POST", "/pet", resource: "pets"),
+///     MockRoute("GET", "/pet/findByStatus", resource: "pets"),
+/// ]
+/// let server = try await MockServer.start(resources: resources, routes: routes)
+/// // GET /pet/findByStatus?status=sold lists sold pets; POST /pet creates one.
+/// ```
+public struct MockRoute: Sendable, Hashable, CustomStringConvertible {
+    /// The HTTP method, upper case: `GET`, `POST`, `PUT`, `PATCH` or `DELETE`.
+    public var method: String
+    /// The path template: `/pet/:petId`; OpenAPI's `/pet/{petId}` is read the same.
+    public var path: String
+    /// The resource it serves (its name, as in `/pets`).
+    public var resource: String
+    /// The property each variable names (`["user_id": "user_id", "userID": "user_id"]`); a variable
+    /// absent here is bound to a property of its own name when the resource has one.
+    public var bindings: [String: String]
+    /// A dot-separated key that wraps the index's array (`"data"` answers `{"data": [...]}`); nil for a bare array.
+    public var envelope: String?
+
+    /// Creates a route.
+    ///
+    /// ```swift
+    /// let route = MockRoute("GET", "/users/:userID/posts", resource: "posts", bindings: ["userID": "user_id"])
+    /// ```
+    /// - Parameters:
+    ///   - method: the HTTP method.
+    ///   - path: the path template, `:name` or `{name}` for a variable.
+    ///   - resource: the resource name.
+    ///   - bindings: the property of each variable whose name is not the property's.
+    ///   - envelope: the key wrapping the index's array, if any.
+    public init(_ method: String, _ path: String, resource: String, bindings: [String: String] = [:], envelope: String? = nil) {
+        self.method = method.uppercased()
+        self.path = path
+        self.resource = resource
+        self.bindings = bindings
+        self.envelope = envelope
+    }
+
+    /// `GET /pet/:petId → pets`.
+    public var description: String { "\(method) \(path) → \(resource)" }
+
+    /// The routes of a schema that target an entity, each bound to the entity's resource: its
+    /// variables bound to the attributes they name (under their JSON keys), its envelope the route's
+    /// or the schema's. DATA and MANY routes, which no resource answers, are left out.
+    ///
+    /// ```swift
+    /// let schema = try Schema(contentsOf: URL(fileURLWithPath: "Schemas/blog.json"))
+    /// MockRoute.routes(for: schema).map(\.description)
+    /// // ["GET /users → users", "GET /users/:userID → users", "GET /users/:userID/posts → posts", …]
+    /// ```
+    /// - Parameters:
+    ///   - schema: the schema.
+    /// - Returns: one route per entity route of a method the mock server serves.
+    public static func routes(for schema: Schema) -> [MockRoute] {
+        schema.routes.compactMap { route -> MockRoute? in
+            guard case .entity(let name) = route.target, let entity = schema.entity(named: name),
+                  Self.methods.contains(route.method.rawValue) else { return nil }
+            var bindings: [String: String] = [:]
+            for variable in Self.variables(in: route.path) {
+                let attribute = entity.attribute(named: variable)
+                    ?? entity.attributes.first { ($0.jsonKey ?? schema.keyConvention.jsonKey(forAttribute: $0.name)) == variable }
+                if let attribute {
+                    bindings[variable] = attribute.jsonKey ?? schema.keyConvention.jsonKey(forAttribute: attribute.name)
+                }
+            }
+            let envelope = route.envelope ?? schema.envelope
+            return MockRoute(route.method.rawValue, route.path, resource: entity.tableName, bindings: bindings,
+                             envelope: envelope?.isEmpty == false ? envelope : nil)
+        }
+    }
+
+    /// The methods a route can have.
+    static let methods: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+
+    /// The variable names of a template, in order.
+    static func variables(in path: String) -> [String] {
+        path.split(separator: "/", omittingEmptySubsequences: true).compactMap { Segment($0).variable }
+    }
+
+    /// One segment of a template.
+    enum Segment: Hashable {
+        case literal(String)
+        case variable(String)
+
+        init(_ text: Substring) {
+            if text.hasPrefix(":"), text.count > 1 {
+                self = .variable(String(text.dropFirst()))
+            } else if text.hasPrefix("{"), text.hasSuffix("}"), text.count > 2 {
+                self = .variable(String(text.dropFirst().dropLast()))
+            } else {
+                self = .literal(String(text))
+            }
+        }
+
+        var variable: String? {
+            if case .variable(let name) = self { return name }
+            return nil
+        }
+    }
+}
+
+/// A route checked against its resource: its segments, each variable's property, and its action.
+struct CompiledMockRoute: Sendable {
+    /// What the path addresses.
+    enum Target: Sendable {
+        /// The collection, filtered by the variables (a parent's key among them when one is a parent).
+        case collection
+        /// One object by its key.
+        case key
+        /// The one object whose properties equal the path's values (`/user/:username`).
+        case lookup
+    }
+
+    let route: MockRoute
+    let segments: [MockRoute.Segment]
+    /// The property of each variable, nil for one that only matches.
+    let properties: [String: MockProperty]
+    let target: Target
+
+    /// Checks `route` against `resource`.
+    ///
+    /// - Throws: `MockServerError` `.invalidResource` for a method the server does not serve or a
+    ///   binding to a property the resource lacks.
+    init(_ route: MockRoute, resource: MockResource) throws {
+        func fail(_ message: String) -> MockServerError {
+            MockServerError(code: .invalidResource, message: "route \(route.method) \(route.path): \(message)")
+        }
+        guard MockRoute.methods.contains(route.method) else {
+            throw fail("the method must be GET, POST, PUT, PATCH or DELETE")
+        }
+        self.route = route
+        segments = route.path.split(separator: "/", omittingEmptySubsequences: true).map(MockRoute.Segment.init)
+        var properties: [String: MockProperty] = [:]
+        for case .variable(let name) in segments {
+            if let bound = route.bindings[name] {
+                guard let property = resource.property(named: bound) else {
+                    throw fail("variable :\(name) names \(bound), which \(resource.name) lacks")
+                }
+                properties[name] = property
+            } else if let property = resource.property(named: name) {
+                properties[name] = property
+            }
+        }
+        let key = resource.primaryKey
+        guard case .variable(let last)? = segments.last else {
+            self.properties = properties
+            target = .collection
+            return
+        }
+        if properties[last] == nil, key.kind != .composite {
+            // `/pet/:petId`: an unbound last variable is the key.
+            properties[last] = MockProperty(key.name, key.type)
+        }
+        let bound = Set(properties.values.map(\.name))
+        let keyNames = Set(key.parts.map(\.name))
+        if !keyNames.isSubset(of: bound) {
+            // `/refs/:owner/:repo` names some parts of a key: the objects with them; `/user/:username` one object.
+            target = key.kind == .composite ? .collection : .lookup
+        } else {
+            // The key and nothing else names one object by key; with more (`/users/:user_id/posts/:id`) all must match.
+            target = bound == keyNames ? .key : .lookup
+        }
+        self.properties = properties
+    }
+
+    /// The values of the path's bound variables, typed as their properties; nil when `segments`
+    /// does not match (a literal differs, the count differs, or a value cannot be its property's).
+    func match(_ path: [String]) -> JSONObject? {
+        guard path.count == segments.count else { return nil }
+        var values = JSONObject()
+        for (segment, text) in zip(segments, path) {
+            switch segment {
+            case .literal(let literal):
+                guard literal == text else { return nil }
+            case .variable(let name):
+                guard let property = properties[name] else { continue }
+                guard let value = MockPrimaryKey.parse(text, as: property) else { return nil }
+                values[property.name] = value
+            }
+        }
+        return values
+    }
+
+    /// Whether this template is more specific than `other`: at the first segment where one has a literal
+    /// and the other a variable, the literal wins (`/pet/findByStatus` over `/pet/:petId`).
+    func isMoreSpecific(than other: CompiledMockRoute) -> Bool {
+        for (mine, theirs) in zip(segments, other.segments) {
+            switch (mine, theirs) {
+            case (.literal, .variable): return true
+            case (.variable, .literal): return false
+            default: continue
+            }
+        }
+        return false
+    }
+
+    /// The action for a method on this path.
+    func action(for method: String) -> MockAction? {
+        switch (target, method) {
+        case (.collection, "GET"): return .index
+        case (.collection, "POST"): return .create
+        case (.collection, "PUT"), (.collection, "PATCH"): return .update
+        case (.collection, _): return nil
+        case (_, "GET"): return .show
+        case (_, "DELETE"): return .destroy
+        default: return .update
+        }
+    }
+
+    /// The path of one object by this (GET, by-key) route: `/pet/7`; nil when a variable has no value.
+    func path(of object: JSONObject) -> String? {
+        var parts: [String] = []
+        for segment in segments {
+            switch segment {
+            case .literal(let literal):
+                parts.append(MockPath.encode(literal))
+            case .variable(let name):
+                guard let property = properties[name], let value = object[property.name], !value.isNull else { return nil }
+                parts.append(MockPath.encode(value.stringValue ?? value.serialized()))
+            }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+}
