@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Replica
+import ReplicaHTTP
 
 struct SchemaCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -145,25 +146,42 @@ extension SchemaCommand {
     /// `replica schema infer`: a schema from sample files.
     struct Infer: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Infer a schema from sample JSON or NDJSON files.",
+            abstract: "Infer a schema from sample JSON or NDJSON files, or from a live API's paths.",
             discussion: """
                 Each FILE is the response of the route /<its name> (people.json: /people); --route PATTERN=FILE \
                 names the route, whose :variables become scope attributes (and parts of a composite key when the \
-                objects have no id). Files are read in bounded memory. Types are read over every value; nested \
-                objects with an id become related entities, arrays of them many-to-many links, objects without one \
-                dotted attributes. The schema goes to standard output (or -o FILE); what had to be guessed goes to \
-                standard error, each with its file and JSON pointer.
-                Example: replica schema infer --route /repos/:owner/:repo/issues=issues.json users.json -o schema.json
+                objects have no id). Files are read in bounded memory. With --base-url, the arguments are PATHs: \
+                each is fetched with the pages its Link: rel="next" headers name (up to --max-pages), and is the \
+                sample of the first --route PATTERN it matches, else of itself. Types are read over every value; \
+                nested objects with an id become related entities, arrays of them many-to-many links, objects \
+                without one dotted attributes. The schema goes to standard output (or -o FILE); what had to be \
+                guessed goes to standard error, each with its file or URL and JSON pointer.
+                Examples: replica schema infer --route /repos/:owner/:repo/issues=issues.json users.json -o schema.json
+                          replica schema infer --base-url https://api.github.com --route /repos/:owner/:repo/issues \
+                          --header 'Authorization: Bearer …' /repos/apple/swift/issues -o github.json
                 """
         )
 
-        @Argument(help: "Sample files, each the response of the route named after it.")
+        @Argument(help: "Sample files, each the response of the route named after it; with --base-url, paths to fetch.")
         var files: [String] = []
 
-        @Option(name: .customLong("route"), help: "A route pattern and the file it answered: PATTERN=FILE.")
+        @Option(name: .customLong("route"),
+                help: "A route pattern and the file it answered, PATTERN=FILE; with --base-url, a PATTERN the paths may match.")
         var routes: [String] = []
 
-        @Option(help: "The schema's name (by default the first file's name).")
+        @Option(name: .customLong("base-url"), help: "The live API the PATH arguments are fetched from.")
+        var baseURL: String?
+
+        @Option(name: .customLong("header"), help: "A header sent with every request, 'Name: value'.")
+        var headers: [String] = []
+
+        @Option(name: .customLong("max-pages"), help: "The most pages fetched of each path.")
+        var maxPages: Int = 10
+
+        @Option(help: "Seconds each request may take.")
+        var timeout: Double = 60
+
+        @Option(help: "The schema's name (by default the first file's or path's name).")
         var name: String?
 
         @Option(name: .shortAndLong, help: "Write the schema to this file instead of standard output.")
@@ -173,10 +191,29 @@ extension SchemaCommand {
         var format: InputFormat?
 
         func validate() throws {
-            if files.isEmpty && routes.isEmpty { throw ValidationError("give at least one sample file") }
-            for route in routes where Self.split(route) == nil {
-                throw ValidationError("--route takes PATTERN=FILE (e.g. /repos/:owner/:repo/issues=issues.json), not '\(route)'")
+            if files.isEmpty && routes.allSatisfy({ Self.split($0) == nil }) {
+                throw ValidationError(baseURL == nil ? "give at least one sample file" : "give at least one path to fetch")
             }
+            for route in routes where Self.split(route) == nil {
+                guard baseURL != nil, route.hasPrefix("/"), !route.contains("=") else {
+                    throw ValidationError("--route takes PATTERN=FILE (e.g. /repos/:owner/:repo/issues=issues.json)"
+                                          + (baseURL == nil ? "" : " or, with --base-url, a PATTERN") + ", not '\(route)'")
+                }
+            }
+            if let baseURL {
+                guard let url = URL(string: baseURL), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+                      url.host != nil else {
+                    throw ValidationError("--base-url takes an http or https URL, not '\(baseURL)'")
+                }
+                for path in files where !path.hasPrefix("/") {
+                    throw ValidationError("with --base-url, each argument is a path starting with /, not '\(path)'")
+                }
+            } else if !headers.isEmpty || maxPages != 10 {
+                throw ValidationError("--header and --max-pages need --base-url")
+            }
+            for header in headers { _ = try OptionChecks.header(header) }
+            try OptionChecks.integer(maxPages, option: "--max-pages", in: 1...100_000, unit: "of pages")
+            try OptionChecks.seconds(timeout, option: "--timeout")
         }
 
         /// `/repos/:owner/:repo/issues=issues.json` → the pattern and the file.
@@ -187,12 +224,18 @@ extension SchemaCommand {
         }
 
         func run() async throws {
-            let given = routes.compactMap(Self.split).map { (route: Optional($0.pattern), file: $0.file) }
-                + files.map { (route: String?.none, file: $0) }
-            let firstFile = given.first.map { URL(fileURLWithPath: $0.file).deletingPathExtension().lastPathComponent }
-            var inference = SchemaInference(name: name ?? firstFile ?? "inferred")
+            let fileRoutes = routes.compactMap(Self.split)
+            let live = baseURL != nil
+            let given = fileRoutes.map { (route: Optional($0.pattern), file: $0.file) }
+                + (live ? [] : files.map { (route: String?.none, file: $0) })
+            let firstName = given.first.map { URL(fileURLWithPath: $0.file).deletingPathExtension().lastPathComponent }
+                ?? files.first.flatMap { path in path.split(separator: "?").first?.split(separator: "/").last.map(String.init) }
+            var inference = SchemaInference(name: name ?? firstName ?? "inferred")
             do {
                 for sample in given { try inference.addFile(sample.file, route: sample.route, format: format) }
+                if let baseURL, let base = URL(string: baseURL) {
+                    try await fetch(files, from: base, into: &inference)
+                }
                 let inferred = try inference.infer()
                 for note in inferred.notes { Output.write("note: \(note)\n", to: .standardError) }
                 if let output {
@@ -206,6 +249,30 @@ extension SchemaCommand {
             } catch let error as SchemaError {
                 throw CLIError("\(error)")
             }
+        }
+
+        /// Fetches each path with its pages; one line per path on standard error.
+        private func fetch(_ paths: [String], from base: URL, into inference: inout SchemaInference) async throws {
+            var fields = HeaderFields()
+            for header in headers {
+                let (name, value) = try OptionChecks.header(header)
+                fields[name] = value
+            }
+            let patterns = routes.filter { Self.split($0) == nil }
+            let transport = HTTPTransport()
+            do {
+                for path in paths {
+                    let pages = try await inference.addPath(path, baseURL: base, routes: patterns, transport: transport,
+                                                            headers: fields, maxPages: maxPages, timeout: .checkedSeconds(timeout))
+                    let route = SchemaInference.route(for: String(path.split(separator: "?", maxSplits: 1).first ?? ""), patterns: patterns)
+                    Output.write("fetched \(path): \(pages) \(pages == 1 ? "page" : "pages")"
+                                 + (route.contains(":") ? " (route \(route))" : "") + "\n", to: .standardError)
+                }
+            } catch {
+                try? await transport.shutdown()
+                throw error
+            }
+            try? await transport.shutdown()
         }
     }
 }

@@ -47,6 +47,8 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidMapping = Code(rawValue: "invalidMapping")
         /// Samples a schema cannot be inferred from (no object, objects without any key).
         public static let cannotInfer = Code(rawValue: "cannotInfer")
+        /// A sample could not be fetched from a live API (a connection error, or a status other than 2xx).
+        public static let fetchFailed = Code(rawValue: "fetchFailed")
     }
 
     /// The kind of problem.

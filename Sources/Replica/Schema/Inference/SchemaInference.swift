@@ -191,54 +191,79 @@ extension SchemaInference {
         let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         let samples = self.samples(for: route ?? "/" + name, source: URL(fileURLWithPath: path).lastPathComponent)
         guard let file = FileHandle(forReadingAtPath: path) else {
-            throw SchemaError(.unreadableFile, "cannot open \(path)", file: path)
+            throw SchemaError(.unreadableFile, "cannot be opened (no such file, or not readable)", file: path)
         }
         defer { try? file.close() }
-        func next() throws -> [UInt8]? {
+        let reader = SampleStream(samples, format: format ?? InputFormat(path: path), source: path)
+        while true {
+            let data: Data?
             do {
-                guard let data = try file.read(upToCount: 1 << 16), !data.isEmpty else { return nil }
-                return [UInt8](data)
+                data = try file.read(upToCount: 1 << 16)
             } catch {
-                throw SchemaError(.unreadableFile, "cannot read \(path): \(error)", file: path)
+                throw SchemaError(.unreadableFile, "cannot be read: \(error)", file: path)
             }
+            guard let data, !data.isEmpty else { break }
+            try reader.feed([UInt8](data))
         }
-        if (format ?? InputFormat(path: path)) == .ndjson {
-            try Self.readLines(path: path, next: next, into: samples)
+        try reader.finish()
+    }
+}
+
+/// One sample read as it arrives, in chunks (a file's, a response body's): the elements of a
+/// top-level array and of an envelope's collection are observed one object at a time, so memory
+/// stays bounded by the keys, not the sample; NDJSON is read line by line.
+final class SampleStream {
+    private let samples: RouteSamples
+    private let format: InputFormat
+    /// The file or URL, for errors.
+    private let source: String
+    private var parser = JSONStreamParser(patterns: [[.anyIndex], [.anyKey]])
+    private var arrays: Set<String> = []
+    private var scalarArrays: [String: [JSONValue]] = [:]
+    private var topLevelArray = false
+    /// NDJSON: the bytes of the line being read, and the lines read.
+    private var pending: [UInt8] = []
+    private var line = 0
+
+    init(_ samples: RouteSamples, format: InputFormat, source: String) {
+        self.samples = samples
+        self.format = format
+        self.source = source
+    }
+
+    /// Reads the next chunk.
+    /// - Throws: ``SchemaError`` `.invalidJSON` naming the source and the byte offset or line.
+    func feed(_ chunk: [UInt8]) throws {
+        if format == .ndjson {
+            pending += chunk
+            var start = pending.startIndex
+            while let newline = pending[start...].firstIndex(of: 10) {
+                try takeLine(pending[start..<newline])
+                start = newline + 1
+            }
+            pending.removeSubrange(..<start)
             return
         }
-        // Elements of a top-level array, and the members of a top-level object (arrays streamed).
-        var parser = JSONStreamParser(patterns: [[.anyIndex], [.anyKey]])
-        var arrays: Set<String> = []
-        var scalarArrays: [String: [JSONValue]] = [:]
-        var topLevelArray = false
-        func take(_ element: borrowing JSONElement) throws {
-            let pointer = element.pointer
-            let value = try element.value()
-            switch (pointer.components.first, pointer.components.count) {
-            case (.index?, 1):
-                topLevelArray = true
-                samples.element(value, collection: "", at: pointer)
-            case (.key(let key)?, 1):
-                samples.member(key, value)
-            case (.key(let key)?, 2):
-                if value.objectValue != nil {
-                    arrays.insert(key)
-                    samples.element(value, collection: key, at: pointer)
-                } else if arrays.contains(key) {
-                    samples.element(value, collection: key, at: pointer)
-                } else {
-                    scalarArrays[key, default: []].append(value)
-                }
-            default:
-                break
-            }
+        do {
+            try parser.feed(chunk) { try take($0) }
+        } catch let error as JSONParseError {
+            throw SchemaError(.invalidJSON, "\(error)", file: source)
+        }
+    }
+
+    /// Ends the sample: a top-level object's members are placed (an envelope, several collections
+    /// or one object).
+    /// - Throws: ``SchemaError`` `.invalidJSON` for a sample that ends early.
+    func finish() throws {
+        if format == .ndjson {
+            if !pending.isEmpty { try takeLine(pending[...]) }
+            return
         }
         let skeleton: JSONValue
         do {
-            while let chunk = try next() { try parser.feed(chunk) { try take($0) } }
             skeleton = try parser.finish { try take($0) }
         } catch let error as JSONParseError {
-            throw SchemaError(.invalidJSON, "\(path): \(error)", file: path)
+            throw SchemaError(.invalidJSON, "\(error)", file: source)
         }
         guard !topLevelArray else { return }
         guard case .object(let object) = skeleton else {
@@ -253,28 +278,38 @@ extension SchemaInference {
         samples.endObject(arrayMembers: arrays)
     }
 
-    /// Reads NDJSON: each line one object of the route's collection.
-    private static func readLines(path: String, next: () throws -> [UInt8]?, into samples: RouteSamples) throws {
-        var buffer: [UInt8] = []
-        var line = 0
-        func take(_ bytes: ArraySlice<UInt8>) throws {
-            line += 1
-            guard bytes.contains(where: { $0 != 32 && $0 != 9 && $0 != 13 }) else { return }
-            do {
-                samples.element(try JSONValue(parsing: Array(bytes)), collection: "", at: JSONPointer.root / (line - 1))
-            } catch {
-                throw SchemaError(.invalidJSON, "\(path): line \(line): \(error)", file: path)
+    /// Elements of a top-level array, and the members of a top-level object (arrays streamed).
+    private func take(_ element: borrowing JSONElement) throws {
+        let pointer = element.pointer
+        let value = try element.value()
+        switch (pointer.components.first, pointer.components.count) {
+        case (.index?, 1):
+            topLevelArray = true
+            samples.element(value, collection: "", at: pointer)
+        case (.key(let key)?, 1):
+            samples.member(key, value)
+        case (.key(let key)?, 2):
+            if value.objectValue != nil {
+                arrays.insert(key)
+                samples.element(value, collection: key, at: pointer)
+            } else if arrays.contains(key) {
+                samples.element(value, collection: key, at: pointer)
+            } else {
+                scalarArrays[key, default: []].append(value)
             }
+        default:
+            break
         }
-        while let chunk = try next() {
-            buffer += chunk
-            var start = buffer.startIndex
-            while let newline = buffer[start...].firstIndex(of: 10) {
-                try take(buffer[start..<newline])
-                start = newline + 1
-            }
-            buffer.removeSubrange(..<start)
+    }
+
+    /// One NDJSON line: one object of the route's collection.
+    private func takeLine(_ bytes: ArraySlice<UInt8>) throws {
+        line += 1
+        guard bytes.contains(where: { $0 != 32 && $0 != 9 && $0 != 13 }) else { return }
+        do {
+            samples.element(try JSONValue(parsing: Array(bytes)), collection: "", at: JSONPointer.root / (line - 1))
+        } catch {
+            throw SchemaError(.invalidJSON, "line \(line): \(error)", file: source)
         }
-        if !buffer.isEmpty { try take(buffer[...]) }
     }
 }
