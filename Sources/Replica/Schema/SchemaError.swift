@@ -47,8 +47,8 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidMapping = Code(rawValue: "invalidMapping")
         /// Samples a schema cannot be inferred from (no object, objects without any key).
         public static let cannotInfer = Code(rawValue: "cannotInfer")
-        /// An OpenAPI document that does not parse (YAML or JSON), is no OpenAPI 3.0 or 3.1
-        /// document (Swagger 2.0, say), or breaks the OpenAPI format.
+        /// An OpenAPI document that does not parse (YAML or JSON), is no OpenAPI 3 document
+        /// (Swagger 2.0, say), or breaks the OpenAPI format.
         public static let invalidOpenAPI = Code(rawValue: "invalidOpenAPI")
     }
 
