@@ -24,7 +24,7 @@ import Replica
 /// let imported = try OpenAPISchemaImport.schema(contentsOf: URL(fileURLWithPath: "Schemas/openapi/petstore.yaml"))
 /// try imported.text.write(toFile: "petstore.json", atomically: true, encoding: .utf8)
 /// for note in imported.notes { print(note) }
-/// // Customer.address at petstore.yaml #/components/schemas/Customer/properties/address: …
+/// // Address at petstore.yaml #/components/schemas/Address: an object without an id or identity-like property: not an entity
 /// ```
 public enum OpenAPISchemaImport {
     /// Imports the OpenAPI document in a file. The format (JSON or YAML) is read from the
