@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "ReplicaServer", targets: ["ReplicaServer"]),
         .library(name: "ReplicaServerPostgres", targets: ["ReplicaServerPostgres"]),
         .library(name: "ReplicaPostgres", targets: ["ReplicaPostgres"]),
+        .library(name: "ReplicaOpenAPI", targets: ["ReplicaOpenAPI"]),
         .executable(name: "replica", targets: ["replica"]),
     ],
     dependencies: [
@@ -28,6 +29,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // No traits: OpenAPIKit's default ExternalLoading trait (loading external references) is slow to build and unused.
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit.git", from: "6.4.0", traits: []),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         .target(
@@ -91,6 +95,18 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // OpenAPI 3.0/3.1 documents (JSON or YAML) imported as schemas.
+        .target(
+            name: "ReplicaOpenAPI",
+            dependencies: [
+                "Replica",
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKitCompat", package: "OpenAPIKit"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "replica",
             dependencies: [
@@ -123,6 +139,11 @@ let package = Package(
         .testTarget(
             name: "ReplicaTests",
             dependencies: ["Replica", "ReplicaTestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ReplicaOpenAPITests",
+            dependencies: ["ReplicaOpenAPI", "Replica", "ReplicaTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

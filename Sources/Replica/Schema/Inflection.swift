@@ -1,5 +1,6 @@
-/// English word forms used to derive table names and collection namespaces.
-enum Inflection {
+/// English word forms used to derive table names and collection namespaces (shared with the
+/// OpenAPI import, which names entities and link tables as inference does).
+package enum Inflection {
     private static let irregular: [String: String] = [
         "person": "people", "child": "children", "man": "men", "woman": "women",
         "mouse": "mice", "goose": "geese", "foot": "feet", "tooth": "teeth", "ox": "oxen",
@@ -7,12 +8,12 @@ enum Inflection {
     private static let uncountable: Set<String> = ["data", "info", "information", "news", "series", "species", "equipment", "metadata"]
 
     /// `User` → `users`, `Person` → `people`, `BlogPost` → `blog_posts`, `Category` → `categories`.
-    static func tableName(for entityName: String) -> String {
+    package static func tableName(for entityName: String) -> String {
         plural(snakeCase(entityName))
     }
 
     /// The plural of the last word of a snake_case or camelCase name.
-    static func plural(_ word: String) -> String {
+    package static func plural(_ word: String) -> String {
         guard !word.isEmpty else { return word }
         // Split off the last word so that `blog_person` → `blog_people`.
         var prefix = ""
@@ -38,7 +39,7 @@ enum Inflection {
 
     /// The singular of an English plural: `people` → `person`, `categories` → `category`,
     /// `addresses` → `address`, `labels` → `label`; a word that is no plural stays.
-    static func singular(_ word: String) -> String {
+    package static func singular(_ word: String) -> String {
         let lower = word.lowercased()
         if uncountable.contains(lower) { return word }
         if let (singular, _) = irregular.first(where: { $0.value == lower }) {
@@ -55,7 +56,7 @@ enum Inflection {
     }
 
     /// `BlogPost` → `blog_post`, `URLRequest` → `url_request`, `userID` → `user_id`.
-    static func snakeCase(_ name: String) -> String {
+    package static func snakeCase(_ name: String) -> String {
         let characters = Array(name)
         var result = ""
         for (index, character) in characters.enumerated() {
@@ -72,4 +73,37 @@ enum Inflection {
         }
         return result
     }
+
+    /// The entity a path names: its last literal segment, singular, capitalized
+    /// (`/repos/:owner/:repo/issues` → `Issue`).
+    package static func entityName(forPath pattern: String) -> String {
+        let literal = pattern.split(separator: "/").last { !$0.hasPrefix(":") && !$0.hasPrefix("{") }
+        let word = literal.map { String($0).components(separatedBy: ".").first ?? String($0) } ?? "Item"
+        return entityName(forKey: word)
+    }
+
+    /// `labels` → `Label`, `blog_posts` → `BlogPost`, `people` → `Person`.
+    package static func entityName(forKey key: String) -> String {
+        let words = key.split(whereSeparator: { $0 == "_" || $0 == "-" || $0 == " " }).map(String.init)
+        guard let last = words.last else { return "Item" }
+        let parts = words.dropLast() + [singular(last)]
+        let name = parts.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        let safe = name.filter { $0.isLetter || $0.isNumber }
+        return safe.isEmpty || safe.first?.isNumber == true ? "Item" + safe : safe
+    }
+
+    /// The join table of a `through` relationship, as inference names it: the entity and the
+    /// relationship, snake_case (`Issue`, `labels` → `issue_labels`).
+    package static func linkTable(entity: String, relationship: String) -> String {
+        snakeCase(entity) + "_" + snakeCase(relationship)
+    }
+
+    /// The `throughKeys` of a `through` relationship from an entity to itself, which the join
+    /// table's default columns cannot tell apart (`User`, `friends` → `userID`, `friendID`).
+    package static func linkKeys(entity: String, relationship: String) -> [String] {
+        [lowerFirst(entity) + "ID", lowerFirst(singular(relationship)) + "ID"]
+    }
+
+    /// `BlogPost` → `blogPost`.
+    package static func lowerFirst(_ name: String) -> String { name.prefix(1).lowercased() + name.dropFirst() }
 }

@@ -49,6 +49,9 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let cannotInfer = Code(rawValue: "cannotInfer")
         /// A sample could not be fetched from a live API (a connection error, or a status other than 2xx).
         public static let fetchFailed = Code(rawValue: "fetchFailed")
+        /// An OpenAPI document that does not parse (YAML or JSON), is no OpenAPI 3 document
+        /// (Swagger 2.0, say), or breaks the OpenAPI format.
+        public static let invalidOpenAPI = Code(rawValue: "invalidOpenAPI")
     }
 
     /// The kind of problem.

@@ -16,6 +16,24 @@ public struct InferredSchema: Sendable {
 
     /// The schema file's text: indented JSON ending in a newline.
     public var text: String { fileJSON.serialized(pretty: true) + "\n" }
+
+    /// A result made elsewhere (an OpenAPI import): loads `fileJSON` as a schema file is loaded,
+    /// so it is validated exactly like one.
+    ///
+    /// ```swift
+    /// let inferred = try InferredSchema(fileJSON: file, notes: [], file: "petstore.yaml")
+    /// inferred.schema.entities.map(\.name)   // ["Pet", "Category", "Tag"]
+    /// ```
+    /// - Parameters:
+    ///   - fileJSON: the schema file's JSON.
+    ///   - notes: what had to be guessed or could not be mapped, with pointers.
+    ///   - file: the name errors give the schema.
+    /// - Throws: ``SchemaError`` when the file JSON is no valid schema.
+    public init(fileJSON: JSONValue, notes: [SchemaInference.Note], file: String? = nil) throws {
+        self.schema = try Schema(jsonValue: fileJSON, file: file)
+        self.fileJSON = fileJSON
+        self.notes = notes
+    }
 }
 
 extension SchemaInference {
@@ -31,8 +49,7 @@ extension SchemaInference {
     public func infer() throws -> InferredSchema {
         let resolver = InferenceResolver(routes: routeSamples)
         let file = try resolver.fileJSON(name: name)
-        let schema = try Schema(jsonValue: file, file: "inferred schema")
-        return InferredSchema(schema: schema, fileJSON: file, notes: resolver.notes)
+        return try InferredSchema(fileJSON: file, notes: resolver.notes, file: "inferred schema")
     }
 }
 
@@ -64,21 +81,19 @@ final class InferenceResolver {
 
     init(routes: [RouteSamples]) {
         self.routes = routes
-        var snake = 0
-        var camel = 0
-        func count(_ shape: ObjectShape) {
+        var keys: [String] = []
+        func collect(_ shape: ObjectShape) {
             for (key, field) in shape.orderedFields {
-                if key.contains("_") { snake += 1 }
-                if key.dropFirst().contains(where: \.isUppercase) && !key.contains("_") { camel += 1 }
-                if let object = field.object { count(object) }
-                if let element = field.element { count(element) }
+                keys.append(key)
+                if let object = field.object { collect(object) }
+                if let element = field.element { collect(element) }
             }
         }
         for route in routes {
-            for collection in route.collections { count(collection.shape) }
-            if let single = route.single { count(single) }
+            for collection in route.collections { collect(collection.shape) }
+            if let single = route.single { collect(single) }
         }
-        convention = camel > snake ? .camelCase : .snakeCase
+        convention = KeyConvention.detect(keys: keys)
     }
 
     func draft(named name: String) -> Draft? { drafts.first { $0.name == name } }
@@ -112,23 +127,6 @@ final class InferenceResolver {
         }
     }
 
-    /// The entity a path names: its last literal segment, singular, capitalized (`/repos/:owner/:repo/issues` → `Issue`).
-    static func entityName(forPath pattern: String) -> String {
-        let literal = pattern.split(separator: "/").last { !$0.hasPrefix(":") && !$0.hasPrefix("{") }
-        let word = literal.map { String($0).components(separatedBy: ".").first ?? String($0) } ?? "Item"
-        return entityName(forKey: word)
-    }
-
-    /// `labels` → `Label`, `blog_posts` → `BlogPost`, `people` → `Person`.
-    static func entityName(forKey key: String) -> String {
-        let words = key.split(whereSeparator: { $0 == "_" || $0 == "-" || $0 == " " }).map(String.init)
-        guard let last = words.last else { return "Item" }
-        let parts = words.dropLast() + [Inflection.singular(last)]
-        let name = parts.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
-        let safe = name.filter { $0.isLetter || $0.isNumber }
-        return safe.isEmpty || safe.first?.isNumber == true ? "Item" + safe : safe
-    }
-
     /// Registers the entities of one route's samples; returns the route's file JSON.
     private func registerRoute(_ route: RouteSamples) throws -> JSONValue {
         let source = route.sources.first ?? route.pattern
@@ -138,14 +136,14 @@ final class InferenceResolver {
         if collections.count > 1 {
             // Several collections keyed by name: a MANY route, one entity each.
             for collection in collections {
-                let name = Self.entityName(forKey: collection.key)
+                let name = Inflection.entityName(forKey: collection.key)
                 let draft = try register(name, shape: collection.shape, route: route, variables: [], source: source)
                 if Inflection.tableName(for: name) != collection.key { draft.table = collection.key }
             }
             file["target"] = "MANY"
             return .object(file)
         }
-        let name = Self.entityName(forPath: route.pattern)
+        let name = Inflection.entityName(forPath: route.pattern)
         if let collection = collections.first {
             if let single = route.single { collection.shape.merge(single) }
             _ = try register(name, shape: collection.shape, route: route, variables: variables, source: source)
@@ -245,7 +243,7 @@ final class InferenceResolver {
                     nested = nil
                 }
                 guard let shape = nested, let nestedKey = Self.nestedKey(shape) else { continue }
-                let name = Self.entityName(forKey: key)
+                let name = Inflection.entityName(forKey: key)
                 if let existing = draft(named: name) {
                     if existing.shape !== shape { existing.shape.merge(shape) }
                     if existing.keyJSON == nil { existing.keyJSON = [nestedKey] }
@@ -262,7 +260,7 @@ final class InferenceResolver {
     private func nestedDraft(_ key: String, _ field: FieldShape) -> Draft? {
         // A relationship holds a single-column key: an entity keyed by a composite key (a route's
         // refs) is no destination, and the nested objects stay attributes of their parent.
-        guard let found = draft(named: Self.entityName(forKey: key)), let keyJSON = found.keyJSON, keyJSON.count == 1 else {
+        guard let found = draft(named: Inflection.entityName(forKey: key)), let keyJSON = found.keyJSON, keyJSON.count == 1 else {
             return nil
         }
         if field.isOnlyObjects, let shape = field.object, Self.nestedKey(shape) != nil { return found }
@@ -272,22 +270,8 @@ final class InferenceResolver {
 
     // MARK: Entities
 
-    /// The attribute name of a JSON key under the schema's convention, made an identifier:
-    /// `+1` → `plus1`, `content-type` → `contentType` (the attribute then names its `jsonKey`).
-    func attributeName(_ key: String) -> String {
-        var words: [String] = []
-        for part in key.split(separator: "_", omittingEmptySubsequences: true) {
-            var text = String(part)
-            if text.hasPrefix("+") { text = "plus_" + text.dropFirst() }
-            if text.hasPrefix("-") { text = "minus_" + text.dropFirst() }
-            words.append(String(text.map { $0.isLetter || $0.isNumber ? $0 : "_" }))
-        }
-        let cleaned = words.joined(separator: "_")
-        let name = convention.attributeName(forJSONKey: cleaned.isEmpty ? "value" : cleaned)
-            .filter { $0.isLetter || $0.isNumber || $0 == "_" }
-        guard let first = name.first, !first.isNumber else { return "value" + name }
-        return name
-    }
+    /// The attribute name of a JSON key under the schema's convention, made an identifier.
+    func attributeName(_ key: String) -> String { convention.inferredAttributeName(forKey: key) }
 
     /// An attribute's file JSON: its type, and its JSON key when the convention does not give it.
     private func attribute(_ name: String, type: String, jsonKey: String, nullable: Bool = true) -> JSONValue {
@@ -327,11 +311,9 @@ final class InferenceResolver {
                     foreignKeys.insert(foreignKey)
                     spec = ["toOne": .string(nested.name), "foreignKey": .string(foreignKey)]
                 } else {
-                    let table = Inflection.snakeCase(draft.name) + "_" + Inflection.snakeCase(name)
-                    spec = ["toMany": .string(nested.name), "through": .string(table)]
+                    spec = ["toMany": .string(nested.name), "through": .string(Inflection.linkTable(entity: draft.name, relationship: name))]
                     if nested.name == draft.name {
-                        spec["throughKeys"] = .array([.string(Self.lowerFirst(draft.name) + "ID"),
-                                                      .string(Self.lowerFirst(Inflection.singular(name)) + "ID")])
+                        spec["throughKeys"] = .array(Inflection.linkKeys(entity: draft.name, relationship: name).map(JSONValue.string))
                     }
                 }
                 if convention.jsonKey(forAttribute: name) != key { spec["jsonKey"] = .string(key) }
@@ -380,8 +362,6 @@ final class InferenceResolver {
         if !relationships.isEmpty { entity["relationships"] = .object(relationships) }
         return .object(entity)
     }
-
-    static func lowerFirst(_ name: String) -> String { name.prefix(1).lowercased() + name.dropFirst() }
 
     /// The type of a field's values, and what was guessed about it.
     private func scalarType(_ field: FieldShape, objects: Int) -> (String, String?) {

@@ -29,6 +29,22 @@ public struct SchemaInference {
         /// What was guessed.
         public var message: String
 
+        /// A note.
+        ///
+        /// ```swift
+        /// SchemaInference.Note(subject: "Pet.owner", place: "petstore.yaml #/components/schemas/Pet/properties/owner/oneOf",
+        ///                      message: "oneOf without a discriminator: json")
+        /// ```
+        /// - Parameters:
+        ///   - subject: the attribute, entity or route.
+        ///   - place: the sample or document and the JSON pointer.
+        ///   - message: what was guessed or done.
+        public init(subject: String, place: String, message: String) {
+            self.subject = subject
+            self.place = place
+            self.message = message
+        }
+
         public var description: String { "\(subject) at \(place): \(message)" }
     }
 
