@@ -112,6 +112,7 @@ let package = Package(
             dependencies: [
                 "Replica",
                 "ReplicaHTTP",
+                "ReplicaOpenAPI",
                 "ReplicaServer",
                 "ReplicaServerPostgres",
                 "ReplicaPostgres",

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Replica
 import ReplicaHTTP
+import ReplicaOpenAPI
 
 struct SchemaCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -146,7 +147,7 @@ extension SchemaCommand {
     /// `replica schema infer`: a schema from sample files.
     struct Infer: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Infer a schema from sample JSON or NDJSON files, or from a live API's paths.",
+            abstract: "Infer a schema from sample JSON or NDJSON files, from a live API's paths, or from an OpenAPI document.",
             discussion: """
                 Each FILE is the response of the route /<its name> (people.json: /people); --route PATTERN=FILE \
                 names the route, whose :variables become scope attributes (and parts of a composite key when the \
@@ -155,10 +156,14 @@ extension SchemaCommand {
                 sample of the first --route PATTERN it matches, else of itself. Types are read over every value; \
                 nested objects with an id become related entities, arrays of them many-to-many links, objects \
                 without one dotted attributes. The schema goes to standard output (or -o FILE); what had to be \
-                guessed goes to standard error, each with its file or URL and JSON pointer.
+                guessed goes to standard error, each with its file or URL and JSON pointer. With --openapi FILE \
+                (OpenAPI 3.0 or 3.1, JSON or YAML), component schemas with an identity become entities and the \
+                paths routes ({petId} is :petId), with their methods, so `replica serve --schema` answers them; \
+                what could not be mapped (oneOf without a discriminator, say) is kept as json and noted with its pointer.
                 Examples: replica schema infer --route /repos/:owner/:repo/issues=issues.json users.json -o schema.json
                           replica schema infer --base-url https://api.github.com --route /repos/:owner/:repo/issues \
                           --header 'Authorization: Bearer …' /repos/apple/swift/issues -o github.json
+                          replica schema infer --openapi Schemas/openapi/petstore.yaml -o petstore.json
                 """
         )
 
@@ -168,6 +173,9 @@ extension SchemaCommand {
         @Option(name: .customLong("route"),
                 help: "A route pattern and the file it answered, PATTERN=FILE; with --base-url, a PATTERN the paths may match.")
         var routes: [String] = []
+
+        @Option(help: "An OpenAPI 3.0 or 3.1 document (JSON or YAML) to import instead of samples.")
+        var openapi: String?
 
         @Option(name: .customLong("base-url"), help: "The live API the PATH arguments are fetched from.")
         var baseURL: String?
@@ -191,6 +199,12 @@ extension SchemaCommand {
         var format: InputFormat?
 
         func validate() throws {
+            if openapi != nil {
+                guard files.isEmpty, routes.isEmpty, baseURL == nil, headers.isEmpty, format == nil else {
+                    throw ValidationError("--openapi reads one document: give no sample files, paths, --route, --base-url, --header or --format with it")
+                }
+                return
+            }
             if files.isEmpty && routes.allSatisfy({ Self.split($0) == nil }) {
                 throw ValidationError(baseURL == nil ? "give at least one sample file" : "give at least one path to fetch")
             }
@@ -224,6 +238,14 @@ extension SchemaCommand {
         }
 
         func run() async throws {
+            if let openapi {
+                do {
+                    try write(try OpenAPISchemaImport.schema(contentsOf: URL(fileURLWithPath: openapi), name: name))
+                } catch let error as SchemaError {
+                    throw CLIError("\(error)")
+                }
+                return
+            }
             let fileRoutes = routes.compactMap(Self.split)
             let live = baseURL != nil
             let given = fileRoutes.map { (route: Optional($0.pattern), file: $0.file) }
@@ -236,19 +258,27 @@ extension SchemaCommand {
                 if let baseURL, let base = URL(string: baseURL) {
                     try await fetch(files, from: base, into: &inference)
                 }
-                let inferred = try inference.infer()
-                for note in inferred.notes { Output.write("note: \(note)\n", to: .standardError) }
-                if let output {
-                    try inferred.text.write(toFile: output, atomically: true, encoding: .utf8)
-                    let entities = inferred.schema.entities.count, routes = inferred.schema.routes.count
-                    Output.write("wrote \(output): \(entities) \(entities == 1 ? "entity" : "entities"), "
-                                 + "\(routes) \(routes == 1 ? "route" : "routes")\n", to: .standardError)
-                } else {
-                    Output.write(inferred.text, to: .standardOutput)
-                }
+                try write(try inference.infer())
             } catch let error as SchemaError {
                 throw CLIError("\(error)")
             }
+        }
+
+        /// The notes on standard error, the schema to `-o FILE` (and a line saying so) or standard output.
+        private func write(_ inferred: InferredSchema) throws {
+            for note in inferred.notes { Output.write("note: \(note)\n", to: .standardError) }
+            guard let output else {
+                Output.write(inferred.text, to: .standardOutput)
+                return
+            }
+            do {
+                try inferred.text.write(toFile: output, atomically: true, encoding: .utf8)
+            } catch {
+                throw CLIError("cannot write \(output): \(error.localizedDescription)")
+            }
+            let entities = inferred.schema.entities.count, routes = inferred.schema.routes.count
+            Output.write("wrote \(output): \(entities) \(entities == 1 ? "entity" : "entities"), "
+                         + "\(routes) \(routes == 1 ? "route" : "routes")\n", to: .standardError)
         }
 
         /// Fetches each path with its pages; one line per path on standard error.

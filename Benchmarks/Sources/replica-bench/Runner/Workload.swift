@@ -50,6 +50,7 @@ let allWorkloads: [any Workload] = [
     RouteLookupWorkload(),
     ImportWorkload(),
     ImportLinksWorkload(),
+    InferWorkload(),
     ImportLiveWorkload(),
     CommitToDiffWorkload(),
     WatchWorkload(),

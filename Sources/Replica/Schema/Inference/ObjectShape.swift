@@ -10,6 +10,11 @@ final class ObjectShape {
     /// Keys in the order they were first seen.
     private(set) var order: [String] = []
     private(set) var fields: [String: FieldShape] = [:]
+    /// `order`'s fields and their keys' UTF-8, in the same order: objects of one kind usually list
+    /// their keys in one order, so a key read from bytes is matched against the one expected next
+    /// without making a `String` or hashing it.
+    private var orderFields: [FieldShape] = []
+    private var orderUTF8: [[UInt8]] = []
     /// Whether key uniqueness is tracked (a route's objects; nested objects repeat by nature).
     let tracksUniqueness: Bool
 
@@ -17,13 +22,42 @@ final class ObjectShape {
         self.tracksUniqueness = tracksUniqueness
     }
 
-    /// The field of `key`, made on first sight.
-    func field(_ key: String, pointer: JSONPointer) -> FieldShape {
+    /// The field of `key`, made on first sight (at `parent / key`).
+    func field(_ key: String, in parent: JSONPointer) -> FieldShape {
         if let field = fields[key] { return field }
-        let field = FieldShape(firstPointer: pointer, tracksUniqueness: tracksUniqueness && FieldShape.couldBeKey(key))
+        let field = FieldShape(firstPointer: parent / key, tracksUniqueness: tracksUniqueness && FieldShape.couldBeKey(key))
+        add(field, key: key)
+        return field
+    }
+
+    private func add(_ field: FieldShape, key: String) {
         fields[key] = field
         order.append(key)
-        return field
+        orderFields.append(field)
+        orderUTF8.append(Array(key.utf8))
+    }
+
+    /// Observes the object whose `{` `reader` just returned, reading it to its `}` without making
+    /// a `JSONValue` (the way a file's or a response's objects are read).
+    ///
+    /// - Throws: `JSONParseError` for malformed JSON.
+    func observe(_ reader: inout JSONReader, at pointer: JSONPointer) throws {
+        count += 1
+        var next = 0
+        while case .key(let name) = try reader.next() {
+            let field: FieldShape
+            let key: String
+            if next < orderFields.count, orderUTF8[next].withUnsafeBytes({ name.equals($0) }) {
+                field = orderFields[next]
+                key = order[next]
+                next += 1
+            } else {
+                key = name.decoded()
+                field = self.field(key, in: pointer)
+                next = (order.firstIndex(of: key) ?? order.count - 1) + 1
+            }
+            try field.observe(&reader, in: pointer, key: key)
+        }
     }
 
     /// Every field, in first-seen order.
@@ -35,7 +69,8 @@ final class ObjectShape {
     func observe(_ object: JSONObject, at pointer: JSONPointer) {
         count += 1
         for (key, value) in object {
-            field(key, pointer: (pointer / key)).observe(value, at: (pointer / key))
+            // The value's pointer is made only when a note may need it (a first sight, a first null, nesting).
+            field(key, in: pointer).observe(value, in: pointer, key: key)
         }
     }
 
@@ -47,8 +82,7 @@ final class ObjectShape {
             if let mine = fields[key] {
                 mine.merge(field)
             } else {
-                fields[key] = field
-                order.append(key)
+                add(field, key: key)
             }
         }
     }
@@ -97,42 +131,146 @@ final class FieldShape {
         return lower.hasSuffix("_id") || key.hasSuffix("Id") || key.hasSuffix("ID")
     }
 
-    func observe(_ value: JSONValue, at pointer: JSONPointer) {
-        present += 1
+    /// Records the value of this field's key in the object at `parent`.
+    func observe(_ value: JSONValue, in parent: JSONPointer, key: String) {
         switch value {
-        case .null:
-            nulls += 1
-            if firstNull == nil { firstNull = pointer }
-            return
-        case .int, .bigInteger: integers += 1
-        case .double: doubles += 1
-        case .bool: bools += 1
+        case .null: sawNull(parent, key)
+        case .int(let number): sawInteger { $0.combine(number) }
+        case .bigInteger(let literal): sawInteger { $0.combine(literal) }
+        case .double(let number): sawDouble { $0.combine(number) }
+        case .bool(let flag): sawBool { $0.combine(flag) }
         case .string(let text):
-            strings += 1
-            if ISO8601.seconds(text.utf8) != nil { dates += 1 }
+            var text = text
+            text.withUTF8 { sawString(UnsafeRawBufferPointer($0)) }
         case .object(let members):
-            objects += 1
-            let shape = object ?? ObjectShape(tracksUniqueness: false)
-            object = shape
-            shape.observe(members, at: pointer)
+            nestedObject().observe(members, at: parent / key)
         case .array(let items):
-            arrays += 1
+            sawArray()
+            let pointer = items.isEmpty ? parent : parent / key
             for (index, item) in items.enumerated() {
                 if case .object(let members) = item {
-                    let shape = element ?? ObjectShape(tracksUniqueness: false)
-                    element = shape
-                    shape.observe(members, at: (pointer / index))
+                    elementShape().observe(members, at: pointer / index)
                 } else {
                     scalarElements += 1
                 }
             }
         }
-        if hashes != nil, !repeated {
-            if hashes?.insert(value.hashValue).inserted == false {
-                repeated = true
-                hashes = []
+    }
+
+    /// Reads and records the value of this field's key in the object at `parent` from `reader`
+    /// (the key just read): what ``observe(_:in:key:)`` records of the value it would parse.
+    func observe(_ reader: inout JSONReader, in parent: JSONPointer, key: String) throws {
+        switch try reader.next() {
+        case .null: sawNull(parent, key)
+        case .number(.int(let number)): sawInteger { $0.combine(number) }
+        case .number(.bigInteger(let literal)): sawInteger { $0.combine(literal) }
+        case .number(.double(let number)): sawDouble { $0.combine(number) }
+        case .bool(let flag): sawBool { $0.combine(flag) }
+        case .string(let text):
+            if text.hasEscapes {
+                var decoded = text.decoded()
+                decoded.withUTF8 { sawString(UnsafeRawBufferPointer($0)) }
+            } else {
+                sawString(text.rawBytes)
             }
+        case .beginObject:
+            try nestedObject().observe(&reader, at: parent / key)
+        case .beginArray:
+            sawArray()
+            let pointer = parent / key
+            var index = 0
+            while true {
+                switch try reader.next() {
+                case .endArray, .end:
+                    return
+                case .beginObject:
+                    try elementShape().observe(&reader, at: pointer / index)
+                case .beginArray:
+                    scalarElements += 1
+                    // A nested array: read to its end.
+                    let depth = reader.depth
+                    while reader.depth >= depth, try reader.next() != .end {}
+                default:
+                    scalarElements += 1
+                }
+                index += 1
+            }
+        case .endObject, .endArray, .key, .end:
+            return
         }
+    }
+
+    // The counts, one per kind of value; `hash` feeds the uniqueness of tracked keys.
+
+    private func sawNull(_ parent: JSONPointer, _ key: String) {
+        present += 1
+        nulls += 1
+        if firstNull == nil { firstNull = parent / key }
+    }
+
+    private func sawInteger(_ hash: (inout Hasher) -> Void) {
+        present += 1
+        integers += 1
+        track(kind: 0, hash)
+    }
+
+    private func sawDouble(_ hash: (inout Hasher) -> Void) {
+        present += 1
+        doubles += 1
+        track(kind: 1, hash)
+    }
+
+    private func sawBool(_ hash: (inout Hasher) -> Void) {
+        present += 1
+        bools += 1
+        track(kind: 2, hash)
+    }
+
+    /// A string, by its UTF-8.
+    private func sawString(_ utf8: UnsafeRawBufferPointer) {
+        present += 1
+        strings += 1
+        if ISO8601.seconds(utf8) != nil { dates += 1 }
+        track(kind: 3) { $0.combine(bytes: utf8) }
+    }
+
+    private func sawArray() {
+        present += 1
+        arrays += 1
+        stopTracking()
+    }
+
+    /// The shape of the objects under this key.
+    private func nestedObject() -> ObjectShape {
+        present += 1
+        objects += 1
+        stopTracking()
+        let shape = object ?? ObjectShape(tracksUniqueness: false)
+        object = shape
+        return shape
+    }
+
+    /// The shape of the objects in arrays under this key.
+    private func elementShape() -> ObjectShape {
+        let shape = element ?? ObjectShape(tracksUniqueness: false)
+        element = shape
+        return shape
+    }
+
+    /// Adds a scalar's hash (its kind and value) to the distinct ones; a repeat ends the tracking.
+    private func track(kind: UInt8, _ hash: (inout Hasher) -> Void) {
+        guard hashes != nil, !repeated else { return }
+        var hasher = Hasher()
+        hasher.combine(kind)
+        hash(&hasher)
+        if hashes?.insert(hasher.finalize()).inserted == false { stopTracking() }
+    }
+
+    /// An object or array, or a repeat: not a key's values.
+    private func stopTracking() {
+        guard hashes != nil, !repeated else { return }
+        repeated = true
+        hashes = []
     }
 
     func merge(_ other: FieldShape) {

@@ -145,6 +145,11 @@ final class RouteSamples {
         collection(key).observe(object, at: pointer)
     }
 
+    /// One element of a collection that is an object, read from `reader` (just past its `{`).
+    func element(_ reader: inout JSONReader, collection key: String, at pointer: JSONPointer) throws {
+        try collection(key).observe(&reader, at: pointer)
+    }
+
     /// A member of a top-level object that was not an array of objects.
     func member(_ key: String, _ value: JSONValue) {
         members[key] = value
@@ -159,12 +164,12 @@ final class RouteSamples {
         let shape = single ?? ObjectShape(tracksUniqueness: true)
         single = shape
         shape.count += 1
-        for (key, value) in members { shape.field(key, pointer: JSONPointer.root / key).observe(value, at: JSONPointer.root / key) }
+        for (key, value) in members { shape.field(key, in: .root).observe(value, in: .root, key: key) }
         for key in arrayMembers.sorted() {
             // The array's objects were observed as a collection: they are this object's field.
             guard let index = collections.firstIndex(where: { $0.key == key }) else { continue }
             let elements = collections.remove(at: index).shape
-            let field = shape.field(key, pointer: JSONPointer.root / key)
+            let field = shape.field(key, in: .root)
             field.present += 1
             field.arrays += 1
             if let existing = field.element { existing.merge(elements) } else { field.element = elements }
@@ -206,20 +211,25 @@ extension SchemaInference {
     public mutating func addFile(_ path: String, route: String? = nil, format: InputFormat? = nil) throws {
         let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         let samples = self.samples(for: route ?? "/" + name, source: URL(fileURLWithPath: path).lastPathComponent)
-        guard let file = FileHandle(forReadingAtPath: path) else {
+        // One read(2) per chunk, as the import reads files (FileHandle's Data chunks were kept by
+        // the allocator: peak memory grew with the file).
+        let chunks: FileChunks
+        do {
+            chunks = try FileChunks(path: path, chunkSize: 1 << 16)
+        } catch {
             throw SchemaError(.unreadableFile, "cannot be opened (no such file, or not readable)", file: path)
         }
-        defer { try? file.close() }
+        defer { chunks.close() }
         let reader = SampleStream(samples, format: format ?? InputFormat(path: path), source: path)
         while true {
-            let data: Data?
+            let chunk: [UInt8]?
             do {
-                data = try file.read(upToCount: 1 << 16)
-            } catch {
-                throw SchemaError(.unreadableFile, "cannot be read: \(error)", file: path)
+                chunk = try chunks.next()
+            } catch let error as SyncError {
+                throw SchemaError(.unreadableFile, error.message, file: path)
             }
-            guard let data, !data.isEmpty else { break }
-            try reader.feed([UInt8](data))
+            guard let chunk else { break }
+            try reader.feed(chunk)
         }
         try reader.finish()
     }
@@ -233,7 +243,12 @@ final class SampleStream {
     private let format: InputFormat
     /// The file or URL, for errors.
     private let source: String
-    private var parser = JSONStreamParser(patterns: [[.anyIndex], [.anyKey]])
+    /// Made at the first byte that is not blank: a top-level array is streamed element by element
+    /// (its elements are counted, not kept), a top-level object member by member, its arrays
+    /// streamed in turn.
+    private var parser: JSONStreamParser?
+    /// Blank bytes before the first value, fed once the parser is made (so offsets stay right).
+    private var leading: [UInt8] = []
     private var arrays: Set<String> = []
     private var scalarArrays: [String: [JSONValue]] = [:]
     private var topLevelArray = false
@@ -261,7 +276,16 @@ final class SampleStream {
             return
         }
         do {
-            try parser.feed(chunk) { try take($0) }
+            if parser == nil {
+                guard let first = chunk.first(where: { ![32, 9, 10, 13].contains($0) }) else {
+                    leading += chunk
+                    // A megabyte of blanks: whatever follows is parsed as an object's members would be.
+                    if leading.count > 1 << 20 { try start(with: UInt8(ascii: "{")) }
+                    return
+                }
+                try start(with: first)
+            }
+            try parser?.feed(chunk) { try take($0) }
         } catch let error as JSONParseError {
             throw SchemaError(.invalidJSON, "\(error)", file: source)
         }
@@ -277,7 +301,8 @@ final class SampleStream {
         }
         let skeleton: JSONValue
         do {
-            skeleton = try parser.finish { try take($0) }
+            if parser == nil { try start(with: UInt8(ascii: "{")) }
+            skeleton = try parser?.finish { try take($0) } ?? .null
         } catch let error as JSONParseError {
             throw SchemaError(.invalidJSON, "\(error)", file: source)
         }
@@ -294,9 +319,39 @@ final class SampleStream {
         samples.endObject(arrayMembers: arrays)
     }
 
+    /// Makes the parser for a document starting with `first` and feeds it the blanks before it.
+    private func start(with first: UInt8) throws {
+        var made = JSONStreamParser(patterns: first == UInt8(ascii: "[") ? [.root] : [[.anyKey]])
+        if !leading.isEmpty { try made.feed(leading) { try take($0) } }
+        leading = []
+        parser = made
+    }
+
     /// Elements of a top-level array, and the members of a top-level object (arrays streamed).
     private func take(_ element: borrowing JSONElement) throws {
         let pointer = element.pointer
+        // An object in a collection (a top-level array's, an envelope's) is read token by token,
+        // never made into a value.
+        if element.bytes.first == UInt8(ascii: "{") {
+            var collection: String?
+            switch (pointer.components.first, pointer.components.last, pointer.components.count) {
+            case (.index?, _, 1):
+                topLevelArray = true
+                collection = ""
+            case (.key(let key)?, .index?, 2):
+                arrays.insert(key)
+                collection = key
+            default:
+                break
+            }
+            if let collection {
+                var reader = element.reader()
+                _ = try reader.next()
+                try samples.element(&reader, collection: collection, at: pointer)
+                while try reader.next() != .end {}
+                return
+            }
+        }
         let value = try element.value()
         switch (pointer.components.first, pointer.components.count) {
         case (.index?, 1):
@@ -321,9 +376,20 @@ final class SampleStream {
     /// One NDJSON line: one object of the route's collection.
     private func takeLine(_ bytes: ArraySlice<UInt8>) throws {
         line += 1
-        guard bytes.contains(where: { $0 != 32 && $0 != 9 && $0 != 13 }) else { return }
+        guard let first = bytes.first(where: { $0 != 32 && $0 != 9 && $0 != 13 }) else { return }
+        let pointer = JSONPointer.root / (line - 1)
         do {
-            samples.element(try JSONValue(parsing: Array(bytes)), collection: "", at: JSONPointer.root / (line - 1))
+            guard first == UInt8(ascii: "{") else {
+                samples.element(try JSONValue(parsing: Array(bytes)), collection: "", at: pointer)
+                return
+            }
+            // An object line is read token by token, as a JSON array's objects are.
+            try bytes.withUnsafeBytes { raw in
+                var reader = JSONReader(bytes: raw)
+                _ = try reader.next()
+                try samples.element(&reader, collection: "", at: pointer)
+                while try reader.next() != .end {}
+            }
         } catch {
             throw SchemaError(.invalidJSON, "line \(line): \(error)", file: source)
         }
