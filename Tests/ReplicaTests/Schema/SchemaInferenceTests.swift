@@ -64,7 +64,7 @@ struct SchemaInferenceTests {
         let inferred = try Self.inferred([("/repos/:owner/:repo/issues", Self.issues)])
         let issue = try #require(inferred.fileJSON["entities"]?["Issue"])
         #expect(issue["attributes"] == .parse("""
-            {"id": "integer", "nodeId": {"type": "string", "nullable": false}, "number": {"type": "integer", "nullable": false},
+            {"id": "integer", "nodeID": {"type": "string", "nullable": false}, "number": {"type": "integer", "nullable": false},
              "title": {"type": "string", "nullable": false}, "state": {"type": "string", "nullable": false},
              "locked": {"type": "bool", "nullable": false}, "userID": "integer",
              "comments": {"type": "integer", "nullable": false}, "closedAt": "string",
@@ -126,7 +126,7 @@ struct SchemaInferenceTests {
         let tags = #"[{"name": "v1.0", "ref": {"id": 5, "sha": "aa"}}, {"name": "v1.1", "ref": {"id": 6, "sha": "bb"}}]"#
         let inferred = try Self.inferred([("/repos/:owner/:repo/git/refs", Self.refs), ("/repos/:owner/:repo/tags", tags)])
         #expect(inferred.fileJSON["entities"]?["Tag"]?["relationships"] == nil)
-        #expect(inferred.fileJSON["entities"]?["Tag"]?["attributes"]?["refId"] == .parse(#"{"type": "integer", "jsonKey": "ref.id"}"#))
+        #expect(inferred.fileJSON["entities"]?["Tag"]?["attributes"]?["refID"] == .parse(#"{"type": "integer", "jsonKey": "ref.id"}"#))
         _ = try await Self.importsCleanly(inferred.schema, path: "/repos/octocat/Hello-World/tags", tags)
     }
 

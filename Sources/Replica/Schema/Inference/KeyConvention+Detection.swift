@@ -24,6 +24,7 @@ extension KeyConvention {
     ///
     /// ```swift
     /// KeyConvention.snakeCase.inferredAttributeName(forKey: "+1")          // "plus1"
+    /// KeyConvention.snakeCase.inferredAttributeName(forKey: "user_id")     // "userID"
     /// KeyConvention.camelCase.inferredAttributeName(forKey: "photoUrls")   // "photoUrls"
     /// ```
     /// - Parameter key: the JSON key.
@@ -40,6 +41,11 @@ extension KeyConvention {
         let name = attributeName(forJSONKey: cleaned.isEmpty ? "value" : cleaned)
             .filter { $0.isLetter || $0.isNumber || $0 == "_" }
         guard let first = name.first, !first.isNumber else { return "value" + name }
+        // `user_id` → `userID`, as hand-written schemas name keys, when the convention maps it back.
+        if self == .snakeCase, name.count > 2, name.hasSuffix("Id") {
+            let upper = name.dropLast(2) + "ID"
+            if jsonKey(forAttribute: String(upper)) == key { return String(upper) }
+        }
         return name
     }
 }

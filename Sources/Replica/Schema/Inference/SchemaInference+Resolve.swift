@@ -358,6 +358,10 @@ final class InferenceResolver {
         } else if let single = orderedKey.first, single != "id" {
             entity["primaryKey"] = .string(single)
         }
+        // A single key read from another JSON key than `id` (`login`): the key's JSON key is named.
+        if orderedKey.count == 1, let jsonKey = keyJSON.first, jsonKey != "id" {
+            entity["jsonIdKey"] = .string(jsonKey)
+        }
         entity["attributes"] = .object(attributes)
         if !relationships.isEmpty { entity["relationships"] = .object(relationships) }
         return .object(entity)
