@@ -152,6 +152,7 @@ let package = Package(
             dependencies: [
                 "ReplicaTestSupport",
                 "ReplicaHTTP",
+                "ReplicaOpenAPI",
                 "ReplicaServer",
                 "ReplicaServerPostgres",
                 "replica",

@@ -2,6 +2,8 @@ import Foundation
 import Hummingbird
 import Replica
 import ReplicaHTTP
+import ReplicaOpenAPI
+import ReplicaServer
 import ReplicaTestSupport
 import Testing
 
@@ -108,5 +110,62 @@ struct SchemaInferLiveTests {
             #expect(broken.status == 1)
             #expect(broken.stderr == "Error: \(malformed): byte 35 (line 1, column 36): unexpected ',': expected a string key after ','\n")
         }
+    }
+}
+
+/// An OpenAPI document to a running mock of its API, and a client syncing from it over HTTP.
+@Suite("replica schema infer --openapi: the pet store served and synced")
+struct OpenAPIMockTests {
+    static let petStore = packageRoot.appendingPathComponent("Schemas/openapi/petstore.yaml")
+
+    @Test("the imported pet store's mock answers the document's paths, and the client syncs them with no unmapped key")
+    func servedAndSynced() async throws {
+        let imported = try OpenAPISchemaImport.schema(contentsOf: Self.petStore)
+        let server = try await MockServer.start(schema: imported.schema)
+        let transport = HTTPTransport()
+        try await withTeardown {
+            _ = try await server.load(json: .array([
+                ["id": 10, "name": "doggie", "photoUrls": ["https://example.com/d.png"], "status": "available",
+                 "tags": [["id": 1, "name": "friendly"]]],
+                ["id": 11, "name": "kitty", "photoUrls": [], "status": "sold"],
+            ]), into: "pets")
+            let url = try #require(URL(string: server.baseURL))
+            let engine = try SQLiteReplica(store: Store.inMemory(schema: imported.schema))
+            let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(transport: transport, baseURLs: [.production: url]))
+            let available = try await client.call("/pet/findByStatus?status=available")
+            #expect(available.sync.ignoredKeys.map(\.description) == [])
+            #expect(try engine.store.rows("Pet").map(\.primaryKey) == [.integer(10)])
+            #expect(try engine.store.rows("Tag").map { $0["name"] } == [.string("friendly")])
+            let kitty = try await client.call("/pet/11")
+            #expect(kitty.sync.ignoredKeys.map(\.description) == [])
+            #expect(try engine.store.rows("Pet").map(\.primaryKey) == [.integer(10), .integer(11)])
+            // Unchanged upstream: the same pages change nothing.
+            #expect(try await client.call("/pet/findByStatus?status=available").changes.isEmpty)
+        } teardown: {
+            try? await transport.shutdown()
+            await server.stop()
+        }
+    }
+
+    @Test("replica schema infer --openapi writes the schema; a Swagger 2.0 document and mixed options are refused, saying why")
+    func command() async throws {
+        let directory = try TemporaryDirectory("replica-openapi")
+        let output = directory.path("petstore.json")
+        let imported = try await ChildProcess.run(ChildProcess.replica, ["schema", "infer", "--openapi", Self.petStore.path, "-o", output])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stderr.split(separator: "\n").last == "wrote \(output): 6 entities, 17 routes")
+        #expect(imported.stderr.split(separator: "\n").filter { $0.hasPrefix("note: ") }.count == 7)
+        #expect(try Schema(contentsOf: URL(fileURLWithPath: output)).entities.map(\.name).sorted()
+                    == ["Category", "Customer", "Order", "Pet", "Tag", "User"])
+
+        let swagger = directory.path("old.json")
+        try Data(#"{"swagger": "2.0", "info": {"title": "t", "version": "1"}, "paths": {}}"#.utf8).write(to: URL(fileURLWithPath: swagger))
+        let refused = try await ChildProcess.run(ChildProcess.replica, ["schema", "infer", "--openapi", swagger])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.hasPrefix("Error: \(swagger): /swagger: a Swagger 2.0 document"), "\(refused.stderr)")
+
+        let mixed = try await ChildProcess.run(ChildProcess.replica, ["schema", "infer", "--openapi", swagger, "people.json"])
+        #expect(mixed.status == 64)
+        #expect(mixed.stderr.contains("--openapi reads one document: give no sample files"), "\(mixed.stderr)")
     }
 }
