@@ -211,8 +211,7 @@ extension SchemaInference {
     public mutating func addFile(_ path: String, route: String? = nil, format: InputFormat? = nil) throws {
         let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         let samples = self.samples(for: route ?? "/" + name, source: URL(fileURLWithPath: path).lastPathComponent)
-        // One read(2) per chunk, as the import reads files (FileHandle's Data chunks were kept by
-        // the allocator: peak memory grew with the file).
+        // One read(2) per chunk straight into the chunk's buffer, as the import reads files.
         let chunks: FileChunks
         do {
             chunks = try FileChunks(path: path, chunkSize: 1 << 16)
