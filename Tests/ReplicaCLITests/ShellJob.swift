@@ -1,4 +1,5 @@
 import Foundation
+import ReplicaTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif

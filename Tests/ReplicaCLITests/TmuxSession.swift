@@ -1,4 +1,5 @@
 import Foundation
+import ReplicaTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -82,11 +82,3 @@ enum ChildProcess {
         return kilobytes * 1024
     }
 }
-
-/// Adds "close every descriptor from 3 up" to `actions` (glibc's `posix_spawn_file_actions_addclosefrom_np`,
-/// looked up at run time), so that a child never keeps a test server's listening socket open.
-func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
-    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return }
-    _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-}

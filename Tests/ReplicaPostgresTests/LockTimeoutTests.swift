@@ -22,7 +22,9 @@ struct LockTimeoutTests {
             }
             holder.start()
             try await waitUntil("psql holding the lock", timeout: .seconds(20)) {
-                (try? cluster.psql(url, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"))?
+                // pg_locks lists every database's locks: other tests write to their own databases of this cluster.
+                (try? cluster.psql(url, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                                   + "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"))?
                     .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
             }
             let body = peopleJSON([(1, "Ann", nil), (2, "Bob", 1)])
@@ -41,7 +43,7 @@ struct LockTimeoutTests {
             // Without a busy timeout of its own, the sync waits for the lock and commits once it is released.
             async let waiting = replica.sync(.get, "/people", body: body)
             _ = try cluster.psql(url, "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(120)%' "
-                                 + "AND pid <> pg_backend_pid()")
+                                 + "AND datname = current_database() AND pid <> pg_backend_pid()")
             let result = try await waiting
             await withCheckedContinuation { continuation in
                 Thread { released.wait(); continuation.resume() }.start()

@@ -150,6 +150,9 @@ package final class PostgresCluster: Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        // `pg_ctl start` leaves a server running for the rest of the test process: it must not
+        // keep other tests' pipes and sockets open (their readers and `Process` would wait forever).
+        closeInheritedDescriptors(&actions)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputFile, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
