@@ -18,9 +18,22 @@ package actor PostgresConnections {
     /// Connections kept while idle.
     private let idleLimit = 4
 
-    package init(url: PostgresURL, logger: Logger) {
+    /// How every connection of this replica is made (its pool's, its listener's and its live
+    /// result sets'): host, user, database and TLS.
+    nonisolated let configuration: PostgresConnection.Configuration
+
+    /// Connections to `url`; none is opened yet.
+    ///
+    /// - Throws: ``PostgresStoreError`` `.invalidURL` when the URL's TLS settings cannot be set
+    ///   up (an `sslrootcert` file that cannot be read or holds no certificate).
+    package init(url: PostgresURL, logger: Logger) throws {
         self.url = url
         self.logger = logger
+        var configuration = PostgresConnection.Configuration(host: url.host, port: url.port, username: url.username,
+                                                             password: url.password, database: url.database,
+                                                             tls: try url.connectionTLS())
+        configuration.options.connectTimeout = .seconds(10)
+        self.configuration = configuration
     }
 
     /// Released without ``close()``: the idle connections close in the background (each kept
@@ -31,16 +44,9 @@ package actor PostgresConnections {
         }
     }
 
-    nonisolated var configuration: PostgresConnection.Configuration {
-        var configuration = PostgresConnection.Configuration(host: url.host, port: url.port, username: url.username,
-                                                             password: url.password, database: url.database, tls: .disable)
-        configuration.options.connectTimeout = .seconds(10)
-        return configuration
-    }
-
     /// A new connection, not pooled (a listener keeps its own).
     ///
-    /// - Throws: ``PostgresStoreError`` (`connectionRefused`, `authenticationFailed`, `unknownDatabase`).
+    /// - Throws: ``PostgresStoreError`` (`connectionRefused`, `authenticationFailed`, `unknownDatabase`, `tlsFailed`).
     func connect() async throws -> PostgresConnection {
         if closed { throw PostgresStoreError(.server, "the replica is closed", url: url.description) }
         nextID += 1

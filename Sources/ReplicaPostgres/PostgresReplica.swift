@@ -53,15 +53,17 @@ public final class PostgresReplica: Sendable {
     /// ```
     ///
     /// - Parameters:
-    ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
+    ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, with `?sslmode=…&sslrootcert=FILE`
+    ///     for TLS (see ``PostgresURL/SSLMode``).
     ///   - schema: The schema; `nil` uses the one recorded in the database. A higher version than
     ///     the recorded one is applied additively, in one transaction, as on SQLite.
     ///   - transforms: Custom transforms named by the schema's attributes.
     ///   - logger: Where postgres-nio logs (nothing by default).
-    /// - Throws: ``PostgresStoreError`` (`invalidURL`, `connectionRefused`, `authenticationFailed`,
-    ///   `unknownDatabase`), or ``Replica/StoreError`` (`missingSchema`, `incompatibleSchema`,
-    ///   `invalidSchema` for a schema that could not sync, before connecting) naming the URL without
-    ///   its password; a refused migration changes nothing.
+    /// - Throws: ``PostgresStoreError`` (`invalidURL`, also for an unreadable `sslrootcert` file,
+    ///   `connectionRefused`, `authenticationFailed`, `unknownDatabase`, `tlsFailed`), or
+    ///   ``Replica/StoreError`` (`missingSchema`, `incompatibleSchema`, `invalidSchema` for a schema
+    ///   that could not sync, before connecting) naming the URL without its password; a refused
+    ///   migration changes nothing.
     public static func open(url: String, schema: Schema? = nil, transforms: TransformRegistry = TransformRegistry(),
                             logger: Logger = Logger(label: "Replica.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
     async throws -> PostgresReplica {
@@ -78,7 +80,7 @@ public final class PostgresReplica: Sendable {
         } catch {
             throw StoreError(.invalidSchema, "the schema cannot open a store: \(error)", path: url.description)
         }
-        let connections = PostgresConnections(url: url, logger: logger)
+        let connections = try PostgresConnections(url: url, logger: logger)
         do {
             let inForce = try await connections.withConnection { connection in
                 try await PostgresMigration(url: url, connection: connection, logger: logger).prepare(schema: schema)

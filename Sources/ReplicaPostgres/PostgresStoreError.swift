@@ -25,6 +25,9 @@ public struct PostgresStoreError: Error, Sendable, Hashable, CustomStringConvert
         public static let authenticationFailed = Code(rawValue: "authenticationFailed")
         /// The server has no database of that name.
         public static let unknownDatabase = Code(rawValue: "unknownDatabase")
+        /// TLS could not be set up as the URL's `sslmode` asks: the server offers no TLS, or its
+        /// certificate is not trusted by `sslrootcert` or does not name the URL's host.
+        public static let tlsFailed = Code(rawValue: "tlsFailed")
         /// The server refused a statement or the connection broke.
         public static let server = Code(rawValue: "server")
     }
@@ -61,6 +64,7 @@ public struct PostgresStoreError: Error, Sendable, Hashable, CustomStringConvert
             }
             return PostgresStoreError(.server, prefix + text, url: location)
         }
+        if let failure = tlsFailure(error, url: url, prefix: prefix) { return failure }
         if let server = error.serverInfo {
             let state = server[.sqlState] ?? ""
             let message = server[.message] ?? "error"

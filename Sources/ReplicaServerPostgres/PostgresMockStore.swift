@@ -37,14 +37,15 @@ public final class PostgresMockStore: MockStore {
     /// let store = try PostgresMockStore(url: "postgres://mock@127.0.0.1:5432/api")
     /// ```
     ///
-    /// - Throws: `MockServerError` `.storeFailed` for a URL that is not `postgres://USER@HOST[:PORT]/DB`.
+    /// - Throws: `MockServerError` `.storeFailed` for a URL that is not `postgres://USER@HOST[:PORT]/DB[?sslmode=…]`,
+    ///   or whose `sslrootcert` file cannot be read.
     public init(url: String) throws {
         do {
             self.url = try PostgresURL(url)
+            connections = try PostgresConnections(url: self.url, logger: logger)
         } catch {
             throw MockServerError(code: .storeFailed, message: "\(error)")
         }
-        connections = PostgresConnections(url: self.url, logger: logger)
     }
 
     /// Closes the store's connections.

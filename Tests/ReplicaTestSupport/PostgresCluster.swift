@@ -7,13 +7,18 @@ import Glibc
 /// `postgres` user when the tests run as root: the server refuses root), `pg_ctl` on a free
 /// loopback port with `trust` authentication, one database per test, and stopped when the test
 /// process ends (a watchdog stops it even when the process is killed).
+///
+/// A second cluster, ``startTLS()``, serves TLS with a certificate made at test time (see
+/// `PostgresCluster+TLS.swift`); the first has no TLS at all.
 package final class PostgresCluster: Sendable {
     package let port: Int
     package let directory: String
     package let binaries: String
+    /// The TLS cluster's CA and server certificates; `nil` for a cluster without TLS.
+    package let tls: TLSFiles?
 
     /// The cluster of this test process, started on first use.
-    package static let shared: Result<PostgresCluster, ClusterError> = Result { try PostgresCluster() }.mapError {
+    package static let shared: Result<PostgresCluster, ClusterError> = Result { try PostgresCluster(tls: false) }.mapError {
         ($0 as? ClusterError) ?? ClusterError(message: "\($0)")
     }
 
@@ -27,11 +32,14 @@ package final class PostgresCluster: Sendable {
 
     private static let counter = Counter()
 
-    private init() throws {
+    /// Starts a cluster: without TLS, or with `ssl=on` and a certificate made by ``TLSFiles/make(in:)``.
+    init(tls withTLS: Bool = false) throws {
         binaries = try Self.findBinaries()
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("replica-pg-\(getpid())-\(UUID().uuidString.prefix(8))").path
         directory = base
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        tls = withTLS ? try TLSFiles.make(in: base + "/tls") : nil
+        let sslOptions = tls.map { " -c ssl=on -c ssl_cert_file=\($0.serverCertificate) -c ssl_key_file=\($0.serverKey)" } ?? ""
         let asPostgres = getuid() == 0
         if asPostgres {
             try Self.run("/bin/chown", ["-R", "postgres", base])
@@ -44,10 +52,12 @@ package final class PostgresCluster: Sendable {
             do {
                 try Self.run(binaries + "/pg_ctl", ["-D", base + "/data", "-l", base + "/server.log", "-w", "-t", "60", "-o",
                                                     "-c listen_addresses=127.0.0.1 -p \(port) -k \(base) -c fsync=off "
-                                                    + "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200",
+                                                    + "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+                                                    + sslOptions,
                                                     "start"], asPostgres: asPostgres, outputFile: base + "/pg_ctl.out")
                 self.port = port
                 Self.watch(binaries: binaries, data: base + "/data", directory: base, asPostgres: asPostgres)
+                Self.running.add(binaries: binaries, directory: base)
                 atexit { PostgresCluster.stopAtExit() }
                 return
             } catch {
@@ -70,11 +80,16 @@ package final class PostgresCluster: Sendable {
         try Self.run(binaries + "/psql", ["-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1", "-c", sql, url])
     }
 
+    /// The clusters this process started, stopped at its exit.
+    private static let running = Running()
+
+    /// Stops every cluster this process started (once each, however many `atexit` handlers call it).
     static func stopAtExit() {
-        guard case .success(let cluster) = shared else { return }
-        _ = try? run(cluster.binaries + "/pg_ctl", ["-D", cluster.directory + "/data", "-m", "immediate", "-w", "stop"],
-                     asPostgres: getuid() == 0)
-        try? FileManager.default.removeItem(atPath: cluster.directory)
+        for (binaries, directory) in running.takeAll() {
+            _ = try? run(binaries + "/pg_ctl", ["-D", directory + "/data", "-m", "immediate", "-w", "stop"],
+                         asPostgres: getuid() == 0)
+            try? FileManager.default.removeItem(atPath: directory)
+        }
     }
 
     /// Stops the server and removes its folder once this process is gone, however it ended.
@@ -170,6 +185,23 @@ package final class PostgresCluster: Sendable {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return status
+    }
+
+    /// `@unchecked Sendable`: `clusters` is read and written under `lock` only.
+    final class Running: @unchecked Sendable {
+        private let lock = NSLock()
+        private var clusters: [(binaries: String, directory: String)] = []
+        func add(binaries: String, directory: String) {
+            lock.lock()
+            defer { lock.unlock() }
+            clusters.append((binaries, directory))
+        }
+        func takeAll() -> [(binaries: String, directory: String)] {
+            lock.lock()
+            defer { lock.unlock() }
+            defer { clusters = [] }
+            return clusters
+        }
     }
 
     /// `@unchecked Sendable`: `value` is read and written under `lock` only.
