@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import Replica
+import Tracing
 
 /// The client's ``Transport`` over AsyncHTTPClient: request bodies (files, multipart) stream from
 /// disk, response bodies stream straight into the sync engine's parser, so a 1 GB response never
@@ -37,7 +38,10 @@ public final class HTTPTransport: Transport {
     public func send(_ request: ClientRequest) async throws -> ClientResponse {
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = .init(rawValue: request.method.rawValue)
-        for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
+        let dropped = injectsTraceHeaders ? request.traceHeaderNames.map { $0.lowercased() } : []
+        for (name, value) in request.headers where !dropped.contains(name.lowercased()) {
+            outgoing.headers.add(name: name, value: value)
+        }
         let progress = request.uploadProgress
         let total = request.body.knownLength
         switch request.body {
@@ -67,6 +71,14 @@ public final class HTTPTransport: Transport {
         for header in response.headers { headers.add(header.name, header.value) }
         let body = ResponseBody(StreamedBody(body: response.body, request: what))
         return ClientResponse(status: Int(response.status.code), headers: headers, body: body)
+    }
+
+    /// Whether AsyncHTTPClient traces the requests itself: with a tracer that records, it sends
+    /// each one under a span of its own (a child of the page's) and injects that span's
+    /// `traceparent`, so the client's own trace headers are left out rather than sent twice.
+    var injectsTraceHeaders: Bool {
+        guard let tracer = client.tracer else { return false }
+        return !(tracer is NoOpTracer)
     }
 
     /// AsyncHTTPClient's errors as ``ClientError``s: timeouts apart from other connection failures.

@@ -29,7 +29,7 @@ extension PostgresReplica: StoreBackend {
         }
         var result = outcome.0
         result.writeLockDuration = outcome.1.map { $0.duration(to: ContinuousClock.now) }
-        if !result.changes.isEmpty { observers.publish(result.changes) }
+        if !result.changes.isEmpty { observers.publish(result.changes, trace: WriteTrace.current) }
         return result
     }
 
@@ -47,6 +47,13 @@ extension PostgresReplica: StoreBackend {
         var changes = try await session.merge(deletions)
         if let row = job.deletedRow {
             session.record(try await session.delete(entity: row.entity, key: row.key), of: row.entity, into: &changes)
+            PostgresWriteSession.normalize(&changes)
+        }
+        for tombstones in job.tombstones where !tombstones.keys.isEmpty {
+            for key in tombstones.keys {
+                let deletion = try await session.delete(entity: tombstones.entity, key: key, scope: tombstones.scope)
+                session.record(deletion, of: tombstones.entity, into: &changes)
+            }
             PostgresWriteSession.normalize(&changes)
         }
         try await ClientCacheTable.write(job.records, on: session)

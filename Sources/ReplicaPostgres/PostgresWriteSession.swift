@@ -304,10 +304,16 @@ final class PostgresWriteSession {
 
     /// Deletes the row of `entity` with primary key `key` under its table's lock; returns its
     /// key when it was stored. A composite key's tuple matches its parts, all of them.
-    func delete(entity: Int, key: AttributeValue) async throws -> Deletion {
+    func delete(entity: Int, key: AttributeValue, scope: RouteScope? = nil) async throws -> Deletion {
         try await lock([entity])
         let map = maps[entity]
-        let (condition, arguments) = map.entity.keyCondition(key)
+        var (condition, arguments) = map.entity.keyCondition(key)
+        // A route's tombstone deletes inside the route's scope only.
+        if let scope, !scope.conditions.isEmpty {
+            let clause = scope.whereClause
+            condition += " AND " + clause.sql
+            arguments += clause.arguments
+        }
         let sql = "WITH gone (\(Self.keyAliases(map.entity))) AS (DELETE FROM \(map.entity.tableName.quotedIdentifier) WHERE "
             + "\(condition) RETURNING \(Self.keyColumns(map.entity, prefix: ""))"
             + ")" + deletionTail(entity)

@@ -20,7 +20,7 @@ struct ImportCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The SQLite database file (created when missing; needs --schema then), or a PostgreSQL database: postgres://USER@HOST:PORT/DATABASE.")
+    @Option(help: "The SQLite database file (created when missing; needs --schema then), or a PostgreSQL database: postgres://USER@HOST:PORT/DATABASE[?sslmode=MODE&sslrootcert=FILE].")
     var db: String
 
     @Option(help: "The schema file; without it the schema recorded in the database is used.")

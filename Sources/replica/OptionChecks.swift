@@ -29,6 +29,18 @@ enum OptionChecks {
         try seconds(value, option: "--busy-timeout", allowZero: true, maximum: 2_073_600)
     }
 
+    /// `--metrics-port`: a port from 0 (a free one) to 65535, given with `--every` (a single pass
+    /// ends before anyone could scrape it).
+    ///
+    /// - Throws: `ValidationError` naming what is missing or the range and the value given.
+    static func metricsPort(_ port: Int?, every: Double?) throws {
+        guard let port else { return }
+        guard every != nil else {
+            throw ValidationError("--metrics-port needs --every: metrics are served while the paths are synced again and again")
+        }
+        try integer(port, option: "--metrics-port", in: 0...65535)
+    }
+
     /// A whole number in `range` (of `unit`).
     ///
     /// - Throws: `ValidationError` naming the option, the range and the value given.

@@ -4,7 +4,7 @@ import Replica
 
 /// The options that select rows, shared by `replica query` and `replica watch`.
 struct QueryOptions: ParsableArguments {
-    @Option(help: "The SQLite database file, or a PostgreSQL database: postgres://USER@HOST:PORT/DATABASE.")
+    @Option(help: "The SQLite database file, or a PostgreSQL database: postgres://USER@HOST:PORT/DATABASE[?sslmode=MODE&sslrootcert=FILE].")
     var db: String
 
     @Argument(help: "The entity (or table) name.")

@@ -36,7 +36,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The address to bind.")
     var host: String = "127.0.0.1"
 
-    @Option(help: "memory, sqlite:PATH for a file that survives restarts, or postgres://USER@HOST:PORT/DB for a database servers share.")
+    @Option(help: "memory, sqlite:PATH for a file that survives restarts, or postgres://USER@HOST:PORT/DB[?sslmode=MODE&sslrootcert=FILE] for a database servers share.")
     var store: String = "memory"
 
     @Option(help: "Latency per response in milliseconds, MIN-MAX or one number.")

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Replica
 import ReplicaHTTP
+import ServiceLifecycle
 
 struct SyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -9,8 +11,11 @@ struct SyncCommand: AsyncParsableCommand {
         abstract: "Sync API paths into the store over HTTP.",
         discussion: """
             Each path is fetched from the base URL and synced through its route (pages followed, stale rows \
-            deleted as the route says, conditional requests with ETag/Last-Modified). With --every the paths are \
-            synced again and again until Ctrl-C.
+            deleted as the route says, conditional requests with ETag/Last-Modified; incrementally with tombstones \
+            where the route declares "incremental"). With --every the paths are kept synced as a service (pushed \
+            by the routes' event streams too) that prints a status line after each sync, until SIGTERM or Ctrl-C \
+            (exit 0); with --metrics-port too, their metrics are served at http://127.0.0.1:PORT/metrics in \
+            Prometheus' text format.
             The store is an SQLite file or a PostgreSQL database (--db postgres://USER@HOST:PORT/DB), where the \
             validators are shared by every service syncing into it.
             Example: replica sync --db people.sqlite --schema Schemas/people.json --base-url http://127.0.0.1:8888 /people /cars
@@ -32,6 +37,10 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: "Keep syncing every SECONDS until interrupted.")
     var every: Double?
 
+    @Option(name: .customLong("metrics-port"),
+            help: "With --every: serve Prometheus metrics at http://127.0.0.1:PORT/metrics (0 picks a free port).")
+    var metricsPort: Int?
+
     @Option(help: "Seconds before a request times out.")
     var timeout: Double = 30
 
@@ -52,6 +61,7 @@ struct SyncCommand: AsyncParsableCommand {
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one path") }
         if let every { try OptionChecks.seconds(every, option: "--every") }
+        try OptionChecks.metricsPort(metricsPort, every: every)
         try OptionChecks.seconds(timeout, option: "--timeout")
         try OptionChecks.busyTimeout(busyTimeout)
         for header in headers { _ = try OptionChecks.header(header) }
@@ -61,6 +71,11 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try await MetricsEndpoint.serving(port: metricsPort) { try await syncPaths() }
+    }
+
+    /// Syncs the paths into the store, once or (`--every`) until interrupted.
+    private func syncPaths() async throws {
         let created = CreatedFile.isNew(db)
         let (failed, synced) = try await CreatedFile.removingOnFailure(db) {
             try await OpenedStore.open(db: db, schema: schema, busyTimeout: busyTimeout).using { try await sync(into: $0) }
@@ -70,7 +85,7 @@ struct SyncCommand: AsyncParsableCommand {
         if failed { throw ExitCode.failure }
     }
 
-    /// Syncs every path (again and again with `--every`); returns whether any failed and whether any succeeded.
+    /// Syncs every path once (or keeps them synced with `--every`); returns whether any failed and whether any succeeded.
     private func sync(into opened: OpenedStore) async throws -> (failed: Bool, synced: Bool) {
         guard let base = URL(string: baseURL) else { throw CLIError("invalid --base-url \(baseURL)") }
         let transport = HTTPTransport()
@@ -83,41 +98,87 @@ struct SyncCommand: AsyncParsableCommand {
             callHeaders[name] = value
         }
         let client = ReplicaClient(store: opened.store, configuration: configuration)
+        if let every { return try await keepSynced(client, opened: opened, every: every, headers: callHeaders) }
         var failed = false
         var synced = false
-        // Under --every, a key is warned about once per route per process; keys appearing later are warned then.
-        var warned = Set<String>()
-        repeat {
-            for path in paths {
-                do {
-                    // Syncing needs a route (the client would answer a path without one ad hoc, syncing nothing).
-                    _ = try opened.routes.resolve(.get, String(path.split(separator: "?", maxSplits: 1).first ?? ""))
-                    var options = SyncOptions(strictKeys: strict, busyTimeout: busyTimeout)
-                    options.sharedChildren = sharedChildren
-                    let result = try await client.call(path, headers: callHeaders, options: options)
-                    synced = true
-                    // Unbuffered: each line shows at once (`--every`) and in order with the warnings, in a pipe too.
-                    Output.write(Self.line(path, result, entityOrder: opened.store.schema.entities.map(\.name)) + "\n", to: .standardOutput)
-                    let fresh = result.sync.ignoredKeys.filter { key in
-                        warned.insert([result.route, key.kind.rawValue, key.entity ?? "", key.key].joined(separator: "\u{0}")).inserted
-                    }
-                    let named = result.sync.ignoredKeys.filter { $0.kind == .unknownKey || $0.kind == .unknownCollection }
-                        .reduce(0) { $0 + $1.count }
-                    let unnamed = max(0, result.sync.ignoredKeyCount - named)
-                    let unnamedFresh = unnamed > 0 && warned.insert(result.route + "\u{0}unnamed").inserted
-                    for line in KeyWarnings.lines(fresh, unnamed: unnamedFresh ? unnamed : 0, mapping: opened.mapping, source: path) {
-                        printWarning(line)
-                    }
-                } catch {
-                    failed = true
-                    printError("\(path): \(error)")
-                }
+        let warned = Locked(Set<String>())
+        for path in paths {
+            do {
+                // Syncing needs a route (the client would answer a path without one ad hoc, syncing nothing).
+                _ = try opened.routes.resolve(.get, String(path.split(separator: "?", maxSplits: 1).first ?? ""))
+                var options = SyncOptions(strictKeys: strict, busyTimeout: busyTimeout)
+                options.sharedChildren = sharedChildren
+                let result = try await client.call(path, headers: callHeaders, options: options)
+                synced = true
+                // Unbuffered: each line shows at once and in order with the warnings, in a pipe too.
+                Output.write(Self.line(path, result, entityOrder: opened.store.schema.entities.map(\.name)) + "\n", to: .standardOutput)
+                for line in Self.warnings(result, path: path, mapping: opened.mapping, warned: warned) { printWarning(line) }
+            } catch {
+                failed = true
+                printError("\(path): \(error)")
             }
-            if let every {
-                try await Task.sleep(for: .checkedSeconds(every))
-            }
-        } while every != nil
+        }
         return (failed, synced)
+    }
+
+    /// `--every`: the paths kept synced by a ``ReplicaService`` under a `ServiceGroup` until SIGTERM
+    /// or SIGINT; each sync prints its line and the path's status line. Exits 0 once stopped.
+    private func keepSynced(_ client: ReplicaClient, opened: OpenedStore, every: Double,
+                            headers: HeaderFields) async throws -> (failed: Bool, synced: Bool) {
+        var options = SyncOptions(strictKeys: strict, busyTimeout: busyTimeout)
+        options.sharedChildren = sharedChildren
+        var syncs: [ReplicaService.Sync] = []
+        for path in paths {
+            do {
+                _ = try opened.routes.resolve(.get, String(path.split(separator: "?", maxSplits: 1).first ?? ""))
+                syncs.append(ReplicaService.Sync(path, every: .checkedSeconds(every), headers: headers, options: options))
+            } catch {
+                printError("\(path): \(error)")
+            }
+        }
+        guard !syncs.isEmpty else { return (true, false) }
+        var logger = Logger(label: "replica.sync")
+        logger.logLevel = .error
+        let entityOrder = opened.store.schema.entities.map(\.name)
+        let mapping = opened.mapping
+        // A key is warned about once per route per process; keys appearing later are warned then.
+        let warned = Locked(Set<String>())
+        let service = try ReplicaService(client: client, syncs: syncs, externalChanges: nil, closesStore: false, logger: logger) {
+            path, outcome in
+            switch outcome {
+            case .success(let result):
+                // Unbuffered: each line shows at once and in order with the warnings, in a pipe too.
+                Output.write(Self.line(path, result, entityOrder: entityOrder) + "\n", to: .standardOutput)
+                for line in Self.warnings(result, path: path, mapping: mapping, warned: warned) { printWarning(line) }
+            case .failure(let error):
+                printError("\(path): \(error)")
+            }
+        }
+        let statusLines = Task {
+            for await status in service.statuses() where status.phase == .waiting {
+                Output.write(status.description + "\n", to: .standardOutput)
+            }
+        }
+        var configuration = ServiceGroupConfiguration(services: [service], gracefulShutdownSignals: [.sigterm, .sigint],
+                                                      logger: logger)
+        // A sync under way gets 3 s to commit; then it is cancelled (rolled back whole) and the command exits.
+        configuration.maximumGracefulShutdownDuration = .seconds(3)
+        let group = ServiceGroup(configuration: configuration)
+        try await group.run()
+        await statusLines.value
+        return (false, true)
+    }
+
+    /// The warnings a result's ignored keys call for, each key once per route per process.
+    static func warnings(_ result: CallResult, path: String, mapping: SchemaMapping, warned: Locked<Set<String>>) -> [String] {
+        let fresh = result.sync.ignoredKeys.filter { key in
+            warned.withLock { $0.insert([result.route, key.kind.rawValue, key.entity ?? "", key.key].joined(separator: "\u{0}")).inserted }
+        }
+        let named = result.sync.ignoredKeys.filter { $0.kind == .unknownKey || $0.kind == .unknownCollection }
+            .reduce(0) { $0 + $1.count }
+        let unnamed = max(0, result.sync.ignoredKeyCount - named)
+        let unnamedFresh = unnamed > 0 && warned.withLock { $0.insert(result.route + "\u{0}unnamed").inserted }
+        return KeyWarnings.lines(fresh, unnamed: unnamedFresh ? unnamed : 0, mapping: mapping, source: path)
     }
 
     /// `/people: 200, inserted 2, updated 0, deleted 0 (2 objects)`, or with several entities changed

@@ -269,8 +269,13 @@ enum OutputNormalization {
         // `replica import`: "… in 0.01 s, 400 objects/s".
         line = line.replacing(#/\bin [0-9]+\.[0-9]+ s\b/#, with: "in ‹seconds› s")
         line = line.replacing(#/\b[0-9][0-9,]* objects\/s\b/#, with: "‹rate› objects/s")
+        // `replica sync --every`'s status lines: "/people: ok 0.0 s ago (… in 4 ms), next in 30.0 s".
+        line = line.replacing(#/\bok [0-9]+\.[0-9] s ago\b/#, with: "ok ‹seconds› s ago")
+        line = line.replacing(#/\bin [0-9]+ ms\)/#, with: "in ‹milliseconds› ms)")
         // `replica serve`'s request log: "GET /people 200 0.55ms".
         line = line.replacing(#/^([A-Z]+ \S+ (?:[0-9]{3}|dropped)) [0-9]+\.[0-9]+ms$/#) { "\($0.1) ‹duration›ms" }
+        // The mock server's change-feed cursor: its first part names the server's run.
+        line = line.replacing(#/^X-Cursor: [0-9a-z]+\.[0-9]+$/#, with: "X-Cursor: ‹cursor›")
         // HTTP dates in response headers.
         line = line.replacing(#/^(Date|Last-Modified): [A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9:]{8} GMT$/#) {
             "\($0.1): ‹HTTP date›"

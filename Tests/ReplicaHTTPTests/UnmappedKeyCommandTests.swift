@@ -87,15 +87,18 @@ struct UnmappedKeyCommandTests {
             sync.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
             sync.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
             try sync.run()
-            defer { if sync.isRunning { sync.interrupt() }; sync.waitUntilExit() }
-            // Four cycles done: the fourth's first page asked for and its line printed.
-            try await waitUntil("four lines", timeout: .seconds(30)) {
-                (try String(contentsOfFile: out, encoding: .utf8)).split(separator: "\n").count >= 4
+            defer { if sync.isRunning { sync.terminate() } }
+            // Each sync prints its line, then the path's status line ("…: ok 0.0 s ago (…), next in 0.1 s").
+            func syncLines() throws -> [Substring] {
+                try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("\(Self.path): ok ") }
             }
+            // Four cycles done: the fourth's first page asked for and its line printed.
+            try await waitUntil("four lines", timeout: .seconds(30)) { try syncLines().count >= 4 }
+            // Awaited, not waitUntilExit(): the server the sync waits on runs in this process.
             sync.interrupt()
-            sync.waitUntilExit()
-            let stdout = try String(contentsOfFile: out, encoding: .utf8)
-            #expect(stdout.split(separator: "\n").prefix(2) == [
+            try await waitUntil("the sync's exit", timeout: .seconds(30)) { !sync.isRunning }
+            #expect(sync.terminationStatus == 0)
+            #expect(try syncLines().prefix(2) == [
                 "\(Self.path): 200, Issue: inserted 2 · User: inserted 2 (4 objects, 2 pages)",
                 "\(Self.path): 200, inserted 0, updated 0, deleted 0 (4 objects, 2 pages)",
             ])

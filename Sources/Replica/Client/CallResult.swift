@@ -18,12 +18,25 @@ public struct CallResult: Sendable {
     public var isTruncated: Bool
     /// The route the call went through.
     public var route: String
+    /// How the call synced: in full, incrementally (a since-cursor), or in full because the
+    /// server no longer knew the cursor.
+    public var mode: SyncMode = .full
 
     /// What changed, entity by entity.
     public var changes: ChangeSet { sync.changes }
     /// The parsed JSON of a DATA route or of an ad-hoc call (a path with no route); `nil` for
     /// routes that sync their response, and for an empty body.
     public var data: JSONValue? { sync.data }
+}
+
+/// How a call synced a route (``Route/incremental``).
+public enum SyncMode: String, Sendable, Hashable {
+    /// The whole collection: the first sync, or a route without an incremental declaration.
+    case full
+    /// Only what changed since the recorded cursor, with tombstones.
+    case incremental
+    /// In full, because the server answered the cursor with an expired status (410 Gone).
+    case resync
 }
 
 /// RSAPI's delegate callbacks, delivered on the queue given with the call.

@@ -1,4 +1,6 @@
+import CoreMetrics
 import Foundation
+import Tracing
 
 /// Where a client sends requests: RSAPI's development and production base URLs.
 public enum Environment: String, Sendable, Hashable, CaseIterable {
@@ -35,23 +37,6 @@ public enum PaginationRule: Sendable, Hashable {
     case cursor(parameter: String, pointer: JSONPointer)
 }
 
-/// Incremental sync: a value from the last response (at `pointer` in its metadata, or a
-/// response header) sent back as the query parameter `parameter` on the next sync of the path.
-public struct SinceCursor: Sendable, Hashable {
-    public enum Source: Sendable, Hashable {
-        case metadata(JSONPointer)
-        case header(String)
-    }
-
-    public var parameter: String
-    public var source: Source
-
-    public init(parameter: String, source: Source) {
-        self.parameter = parameter
-        self.source = source
-    }
-}
-
 /// The configuration of a ``ReplicaClient``.
 ///
 /// ```swift
@@ -82,8 +67,6 @@ public struct ClientConfiguration: Sendable {
     public var bodyEncodings: [String: BodyEncoding]
     /// Pagination by route pattern.
     public var pagination: [String: PaginationRule]
-    /// Incremental sync by route pattern.
-    public var sinceCursors: [String: SinceCursor]
     /// Remember ETag / Last-Modified per URL and send conditional GETs.
     public var conditionalRequests: Bool
     /// The most pages one call follows.
@@ -102,6 +85,10 @@ public struct ClientConfiguration: Sendable {
     /// The largest response a typed endpoint decodes (``ReplicaClient/perform(_:_:pathVariables:files:headers:)``
     /// reads it into memory to decode it): 64 MiB by default.
     public var maxDecodedBodyBytes: Int
+    /// The factory given to ``metricsFactory``; `nil` reads swift-metrics' global one at each call.
+    var chosenMetricsFactory: (any MetricsFactory)?
+    /// The tracer given to ``tracer``; `nil` reads the global one at each call.
+    var chosenTracer: (any Tracer)?
 
     /// The `User-Agent` sent when neither the configuration, the schema, the route nor the call
     /// names one: `replica/0.1.0` (``ReplicaVersion/current``).
@@ -122,7 +109,6 @@ public struct ClientConfiguration: Sendable {
         self.timeout = .seconds(30)
         self.bodyEncodings = [:]
         self.pagination = [:]
-        self.sinceCursors = [:]
         self.conditionalRequests = true
         self.maxPages = 1000
         self.maxDecodedBodyBytes = 64 << 20

@@ -90,6 +90,9 @@ public struct ClientRequest: Sendable {
     public var route: String?
     /// Called as the body is sent (bytes sent, total when known).
     public var uploadProgress: (@Sendable (Int64, Int64?) -> Void)?
+    /// The names of the trace headers the client's tracer injected (`traceparent`, `tracestate`),
+    /// for a transport whose HTTP client injects its own.
+    package var traceHeaderNames: [String] = []
 
     public init(method: HTTPMethod, url: URL, headers: HeaderFields = HeaderFields(), body: RequestBody = .none,
                 timeout: Duration = .seconds(30), route: String? = nil) {

@@ -128,7 +128,8 @@ public struct HeaderInterceptor: Interceptor {
 
 /// Retries idempotent requests (GET, HEAD, OPTIONS, PUT, DELETE) after connection errors,
 /// timeouts, 429 and 503, with exponential backoff and jitter, honoring `Retry-After` in both
-/// of its forms (delta-seconds or an HTTP-date), at most `maxRetryAfter`.
+/// of its forms (delta-seconds or an HTTP-date), at most `maxRetryAfter`. Each retry of a
+/// client's sync is counted (``ReplicaMetrics/retries``) and noted on its page's span.
 ///
 /// ```swift
 /// RetryInterceptor(maxAttempts: 4, baseDelay: .milliseconds(200), maxRetryAfter: .seconds(30))
@@ -186,8 +187,10 @@ public struct RetryInterceptor: Interceptor {
                 guard statuses.contains(response.status), attempt < maxAttempts else { return response }
                 _ = try? await response.body.collect(upTo: 1 << 20)
                 try await Task.sleep(for: delay(after: attempt, retryAfter: response.headers["Retry-After"]))
+                PageTelemetry.current?.retrying(attempt: attempt + 1, status: response.status)
             } catch let error as ClientError where (error.code == .connection || error.code == .timeout) && attempt < maxAttempts {
                 try await Task.sleep(for: delay(after: attempt, retryAfter: nil))
+                PageTelemetry.current?.retrying(attempt: attempt + 1, status: nil)
             }
             attempt += 1
         }

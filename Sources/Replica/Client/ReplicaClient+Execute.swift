@@ -14,27 +14,72 @@ extension ReplicaClient {
     /// traversal (the last page reached, every page answered) of a full (not incremental) sync.
     ///
     /// With a `capture`, each page's body is also copied as it streams by (for a delegate that
-    /// hears the JSON of every call).
-    func execute(_ prepared: Prepared, headers: HeaderFields, options: SyncOptions,
-                 uploadProgress: (@Sendable (Int64, Int64?) -> Void)? = nil, capture: BodyCapture? = nil) async throws -> CallResult {
+    /// hears the JSON of every call). `telemetry` spans each page and the commit, and counts pages
+    /// (``ReplicaClient/execute(_:headers:options:uploadProgress:capture:)`` runs it under the call's span).
+    func executeSession(_ prepared: Prepared, headers: HeaderFields, options: SyncOptions,
+                        uploadProgress: (@Sendable (Int64, Int64?) -> Void)?, capture: BodyCapture?,
+                        telemetry: CallTelemetry) async throws -> CallResult {
+        guard prepared.method == .get, let incremental = prepared.entry.route.incremental else {
+            return try await traverse(prepared, headers: headers, options: options, uploadProgress: uploadProgress,
+                                      capture: capture, telemetry: telemetry, since: nil)
+        }
+        let firstKey = try url(for: prepared.path, query: Parameter.flatten(prepared.remaining)).absoluteString
+        let entry = try await store.backend.clientCacheEntry(for: firstKey)
+        guard let cursor = entry?.cursor else {
+            return try await traverse(prepared, headers: headers, options: options, capture: capture, telemetry: telemetry,
+                                      since: Since(incremental: incremental, cursor: nil))
+        }
+        do {
+            return try await traverse(prepared, headers: headers, options: options, capture: capture, telemetry: telemetry,
+                                      since: Since(incremental: incremental, cursor: cursor))
+        } catch let error as ClientError where error.status.map(incremental.expiredStatuses.contains) == true {
+            // The server no longer knows the cursor: sync in full (stale rows go as the route says).
+            var result = try await traverse(prepared, headers: headers, options: options, capture: capture, telemetry: telemetry,
+                                            since: Since(incremental: incremental, cursor: nil, resync: true))
+            result.mode = .resync
+            return result
+        }
+    }
+
+    /// A route's incremental declaration and the cursor a call sends (`nil`: a full sync that records one).
+    struct Since {
+        var incremental: IncrementalSync
+        var cursor: String?
+        /// A full sync after an expired cursor: it sends no validators, so that its pages answer
+        /// with a fresh cursor rather than 304.
+        var resync = false
+    }
+
+    /// One traversal of a call's pages into one session (see ``executeSession(_:headers:options:uploadProgress:capture:telemetry:)``).
+    /// With a cursor, every page is an incremental answer: its objects are upserted, its
+    /// tombstones deleted, no validators are sent or kept, and the cursor the answer gives
+    /// (the last page's) replaces the recorded one. Without one, a route that syncs
+    /// incrementally records the cursor its first page gives.
+    func traverse(_ prepared: Prepared, headers: HeaderFields, options: SyncOptions,
+                  uploadProgress: (@Sendable (Int64, Int64?) -> Void)? = nil, capture: BodyCapture? = nil,
+                  telemetry: CallTelemetry, since: Since?) async throws -> CallResult {
         let routeName = prepared.routeName
         let isGet = prepared.method == .get
-        let since = isGet ? configuration.sinceCursors[routeName] : nil
         let firstKey = try url(for: prepared.path, query: Parameter.flatten(prepared.remaining)).absoluteString
         let firstEntry = isGet ? try await store.backend.clientCacheEntry(for: firstKey) : nil
         var extraQuery: [(String, Parameter)] = []
-        let incremental = since != nil && firstEntry?.cursor != nil
-        if let since, let cursor = firstEntry?.cursor { extraQuery.append((since.parameter, .value(.string(cursor)))) }
+        let delta = since?.cursor != nil
+        if let since, let cursor = since.cursor { extraQuery.append((since.incremental.parameter, .value(.string(cursor)))) }
         var request = try await request(for: prepared, headers: headers, extraQuery: extraQuery)
         request.uploadProgress = uploadProgress
         if prepared.method == .delete {
-            return try await deleted(prepared, response: try await send(request))
+            let page = telemetry.page(1, request: request)
+            defer { page.end() }
+            return try await deleted(prepared, response: try await page.exchange { try await send(request) })
         }
         let routePath = prepared.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? prepared.path
-        let session = try store.session(prepared.syncMethod, routePath, options: options)
+        let session = try deltaSession(prepared, path: routePath, options: options, items: delta ? since?.incremental.items : nil)
         defer { session.discard() }
         let isCollection = isGet && prepared.entry.entity != nil && !prepared.entry.isSingleObject
         let rule = configuration.pagination[routeName]
+        // The cursor the next sync sends: a full sync's first one (changes made during its
+        // traversal come again), an incremental answer's last one.
+        var nextCursor: String?
 
         var records: [ClientCache.Record] = []
         var visited: Set<String> = [firstKey]
@@ -53,14 +98,16 @@ extension ReplicaClient {
         // The keys unchanged pages held: what a call whose every page answered 304 lists.
         var vouched = PrimaryKeys()
         while true {
-            if revalidate && isGet && configuration.conditionalRequests, let entry, entry.hasValidators,
+            if revalidate && isGet && !delta && since?.resync != true && configuration.conditionalRequests, let entry, entry.hasValidators,
                !isCollection || entry.hasKeys {
                 if let etag = entry.etag, current.headers["If-None-Match"] == nil { current.headers["If-None-Match"] = etag }
                 if let modified = entry.lastModified, current.headers["If-Modified-Since"] == nil {
                     current.headers["If-Modified-Since"] = modified
                 }
             }
-            let response = try await send(current)
+            let traced = telemetry.page(pages + 1, request: current)
+            defer { traced.end() }
+            let response = try await traced.exchange { try await send(current) }
             var next: URL?
             if response.status == 304 {
                 guard let entry, !isCollection || entry.hasKeys else {
@@ -99,29 +146,29 @@ extension ReplicaClient {
                 pages += 1
                 if first == nil || first?.status == 304 { first = response }
                 capture?.beginPage()
-                let page = try await stage(response, into: session, prepared: prepared, request: current, capture: capture)
+                let page = try await traced.parse {
+                    try await stage(response, into: session, prepared: prepared, request: current, capture: capture)
+                }
                 if isCollection {
                     next = try nextURL(after: response, request: current, page: page, number: pages, rule: rule)
                     previousPageKeyCount = page.keys.count
                 }
-                if isGet {
-                    var record = ClientCache.Entry(cursor: entry?.cursor, next: next?.absoluteString,
-                                                   keys: isCollection ? page.keys : nil)
+                if let since {
+                    try session.delete(try tombstones(in: page, declared: since.incremental, prepared: prepared,
+                                                      request: current))
+                    if let cursor = Self.cursor(in: response, page: page, declared: since.incremental), delta || nextCursor == nil {
+                        nextCursor = cursor
+                    }
+                }
+                // An incremental answer is not the collection: its pages keep no validators or keys.
+                if isGet && !delta {
+                    var record = ClientCache.Entry(cursor: nil, next: next?.absoluteString, keys: isCollection ? page.keys : nil)
                     record.paged = isCollection && (rule != nil || pages > 1 || !response.headers.values("Link").isEmpty)
                     if configuration.conditionalRequests {
                         record.etag = response.headers["ETag"]
                         record.lastModified = response.headers["Last-Modified"]
                     }
-                    if pages == 1, let since {
-                        switch since.source {
-                        case .header(let name): record.cursor = response.headers[name] ?? record.cursor
-                        case .metadata(let pointer):
-                            if let cursor = page.metadata?[pointer: pointer].flatMap({ Parameter.value($0).text }) {
-                                record.cursor = cursor
-                            }
-                        }
-                    }
-                    if record.hasValidators || record.cursor != nil || entry != nil { records.append((key, record)) }
+                    if record.hasValidators || entry != nil || since != nil { records.append((key, record)) }
                 }
             }
             guard let nextURL = next else {
@@ -129,7 +176,7 @@ extension ReplicaClient {
                 break
             }
             if pages >= configuration.maxPages { break }
-            key = cacheKey(for: nextURL, dropping: since?.parameter)
+            key = cacheKey(for: nextURL, dropping: since?.incremental.parameter)
             guard visited.insert(key).inserted else {
                 throw ClientError(.invalidResponse, "the page links lead back to \(nextURL.absoluteString), fetched already",
                                   request: "\(current.method) \(current.url.absoluteString)")
@@ -141,15 +188,92 @@ extension ReplicaClient {
             current.headers["If-Modified-Since"] = nil
         }
         let firstResponse = first ?? ClientResponse(status: 304)
+        let mode: SyncMode = delta ? .incremental : .full
         if unchanged == pages && !reshaped {
             let empty = SyncResult(changes: ChangeSet(), skipped: [], ignoredKeyCount: 0, objectCount: 0, byteCount: 0,
                                    data: nil, route: prepared.entry.route, metadata: nil, seenKeys: vouched, scope: nil)
             return CallResult(status: 304, headers: firstResponse.headers, sync: empty, notModified: true, pages: pages,
-                              unchangedPages: unchanged, isTruncated: !complete, route: routeName)
+                              unchangedPages: unchanged, isTruncated: !complete, route: routeName, mode: mode)
         }
-        let result = try await session.commit(complete: complete && !incremental, records: records)
+        if since != nil {
+            // The first page's record carries the cursor: an answer without one keeps the one sent.
+            let cursor = nextCursor ?? since?.cursor
+            if let index = records.firstIndex(where: { $0.key == firstKey }) {
+                records[index].entry.cursor = cursor
+            } else {
+                var record = firstEntry ?? ClientCache.Entry(cursor: nil, next: nil, keys: nil)
+                record.cursor = cursor
+                records.append((firstKey, record))
+            }
+        }
+        let result = try await telemetry.merge { try await session.commit(complete: complete && !delta, records: records) }
         return CallResult(status: firstResponse.status, headers: firstResponse.headers, sync: result, notModified: false,
-                          pages: pages, unchangedPages: unchanged, isTruncated: !complete, route: routeName)
+                          pages: pages, unchangedPages: unchanged, isTruncated: !complete, route: routeName, mode: mode)
+    }
+
+    /// The session of one traversal; an incremental answer's objects are read at `items` when
+    /// the route declares where.
+    func deltaSession(_ prepared: Prepared, path: String, options: SyncOptions, items: JSONPointer?) throws -> SyncSession {
+        guard let items else { return try store.session(prepared.syncMethod, path, options: options) }
+        var plan = try store.backend.frontEnd.resolve(.route(prepared.syncMethod, path), options: options)
+        if case .entity(let index, _) = plan.shape {
+            plan.shape = .entity(index, patterns: [JSONPathPattern(items.components.map { component in
+                switch component {
+                case .key(let key): return .key(key)
+                case .index(let index): return .key(String(index))
+                }
+            })])
+        }
+        return SyncSession(store: store, plan: plan, options: options, source: "\(prepared.syncMethod) \(path)")
+    }
+
+    /// The cursor a response carries where the route says, as text.
+    static func cursor(in response: ClientResponse, page: StagedPage, declared: IncrementalSync) -> String? {
+        switch declared.cursor {
+        case .header(let name):
+            return response.headers[name].flatMap { $0.isEmpty ? nil : $0 }
+        case .pointer(let pointer):
+            guard let value = page.metadata?[pointer: pointer], !value.isNull else { return nil }
+            return Parameter.value(value).text
+        }
+    }
+
+    /// The keys an answer lists as deleted at the route's `deleted` pointer: bare keys, or
+    /// objects holding a key (a composite key's parts, filled from the route's scope).
+    ///
+    /// - Throws: ``ClientError`` `.invalidResponse` naming the pointer when the list is not an
+    ///   array, or an item is no key of the route's entity.
+    func tombstones(in page: StagedPage, declared: IncrementalSync, prepared: Prepared, request: ClientRequest) throws -> PrimaryKeys {
+        guard let pointer = declared.deleted, let entity = prepared.entry.entity,
+              let list = page.metadata?[pointer: pointer], !list.isNull else { return PrimaryKeys() }
+        let what = "\(request.method) \(request.url.absoluteString)"
+        guard case .array(let items) = list else {
+            throw ClientError(.invalidResponse, "the deleted keys at \(pointer) are \(list.typeName), not an array", request: what)
+        }
+        let map = try store.mapping.requireMap(entity.name)
+        let scope = try? store.routes.resolve(prepared.syncMethod,
+                                              prepared.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? prepared.path).scope
+        var keys = PrimaryKeys()
+        for (offset, item) in items.enumerated() {
+            let at = pointer / offset
+            if case .object = item {
+                guard let key = map.primaryKey(ofInvalid: item, scope: scope) else {
+                    throw ClientError(.invalidResponse, "the deleted object at \(at) holds no \(entity.name) key "
+                                      + "(\(entity.primaryKeyNames.joined(separator: ", ")))", request: what)
+                }
+                keys.append(key)
+            } else if !entity.hasCompositeKey {
+                do {
+                    keys.append(try map.convertKey(item, at: at))
+                } catch let error as MappingError {
+                    throw ClientError(.invalidResponse, "the deleted key at \(at): \(error.message)", request: what)
+                }
+            } else {
+                throw ClientError(.invalidResponse, "the deleted key at \(at) is \(item.typeName); \(entity.name) has a composite key "
+                                  + "(\(entity.primaryKeyNames.joined(separator: ", "))): list objects holding its parts", request: what)
+            }
+        }
+        return keys
     }
 
     /// The key a page's record is stored under: its URL without the since-cursor parameter,

@@ -19,6 +19,8 @@ public final class ReplicaClient: Sendable {
     /// The configuration.
     public let configuration: ClientConfiguration
     private let currentEnvironment: EnvironmentState
+    /// The sync loops ``poke(_:)`` wakes.
+    let pokes = PokeBoard()
 
     /// A client syncing into an SQLite engine.
     ///
@@ -287,8 +289,10 @@ public final class ReplicaClient: Sendable {
         return request.params
     }
 
-    /// Sends a request through the interceptors and the transport, turning failures into ``ClientError``s.
+    /// Sends a request through the interceptors and the transport, turning failures into ``ClientError``s;
+    /// the active trace's headers go with it.
     func send(_ request: ClientRequest) async throws -> ClientResponse {
+        let request = traced(request)
         let what = "\(request.method) \(request.url.absoluteString)"
         let response: ClientResponse
         do {

@@ -1,3 +1,5 @@
+import CoreMetrics
+import Metrics
 import Foundation
 
 /// The mutable state of one ``LiveResultSet``: its query, current snapshot, pending change sets
@@ -26,6 +28,11 @@ final class LiveResultCore: @unchecked Sendable {
     /// The diff from version `version - 1` to `version`, for consumers exactly one step behind.
     var lastDiff: ResultDiff?
     var pending: [EntityChanges] = []
+    /// When the change sets in `pending` were committed, for ``diffLatency``.
+    var pendingCommits: [ContinuousClock.Instant] = []
+    /// Records ``ReplicaMetrics/liveDiffLatency`` for each commit that changed the result; set
+    /// once by the owner right after creation.
+    var diffLatency: CoreMetrics.Timer?
     var isScheduled = false
     var needsRequery = false
     var delegateConsumer: DelegateConsumer?
@@ -116,6 +123,7 @@ final class LiveResultCore: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !closedFlag.isSet, let entityChanges = changes[plan.query.entity], !entityChanges.isEmpty else { return }
         pending.append(entityChanges)
+        if let committed = changes.committedAt { pendingCommits.append(committed) }
         guard !isScheduled else { return }
         isScheduled = true
         queue.async { self.processPending() }
@@ -126,10 +134,12 @@ final class LiveResultCore: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         isScheduled = false
         let batch = pending
+        let commits = pendingCommits
         pending = []
+        pendingCommits = []
         guard !closedFlag.isSet, !batch.isEmpty else { return }
         do {
-            if let next = try evaluate(batch) { advance(to: next.snapshot, diff: next.diff) }
+            if let next = try evaluate(batch) { advance(to: next.snapshot, diff: next.diff, committed: commits) }
         } catch {
             needsRequery = true
             report(error)
@@ -155,14 +165,16 @@ final class LiveResultCore: @unchecked Sendable {
         }
         // The full read saw every commit delivered so far.
         pending = []
+        pendingCommits = []
         needsRequery = false
         let diff = boundedDiff(from: current, to: next)
         advance(to: next, diff: diff)
         return diff
     }
 
-    /// Makes `next` current and feeds consumers.
-    func advance(to next: ResultSnapshot, diff: ResultDiff? = nil) {
+    /// Makes `next` current and feeds consumers; `committed` are the commit instants of the change
+    /// sets it shows, whose latency is recorded as the diff is handed over.
+    func advance(to next: ResultSnapshot, diff: ResultDiff? = nil, committed: [ContinuousClock.Instant] = []) {
         dispatchPrecondition(condition: .onQueue(queue))
         let diff = diff.map { bounded($0, to: next) } ?? boundedDiff(from: current, to: next)
         // An empty diff means equal snapshots: same sections, keys, positions and values.
@@ -171,6 +183,10 @@ final class LiveResultCore: @unchecked Sendable {
         version += 1
         lastDiff = diff
         statistics.diffs += 1
+        if let diffLatency, !committed.isEmpty {
+            let now = ContinuousClock.now
+            for instant in committed { diffLatency.record(duration: instant.duration(to: now)) }
+        }
         feedConsumers()
     }
 
@@ -226,6 +242,7 @@ final class LiveResultCore: @unchecked Sendable {
     func shutdown() {
         dispatchPrecondition(condition: .onQueue(queue))
         pending = []
+        pendingCommits = []
         delegateConsumer = nil
         let waiting = streams.values.compactMap(\.waiting)
         streams = [:]

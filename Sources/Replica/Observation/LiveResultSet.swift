@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 
 /// A live, sectioned, sorted result set over one entity (RSAPI's RSDataFetcher, Core Data's
@@ -35,12 +36,15 @@ public final class LiveResultSet: Sendable {
     /// - Parameters:
     ///   - engine: The engine whose commits keep it live.
     ///   - query: What to show.
+    ///   - metricsFactory: Where its commit-to-diff latency goes (``ReplicaMetrics/liveDiffLatency``);
+    ///     swift-metrics' global factory by default.
     /// - Throws: ``StoreError`` for an unknown entity or attribute or SQL that SQLite refuses;
     ///   ``LiveResultError/Code/invalidQuery`` for an unknown section key.
-    public init(engine: SQLiteReplica, query: LiveQuery) throws {
+    public init(engine: SQLiteReplica, query: LiveQuery, metricsFactory: any MetricsFactory = MetricsSystem.factory) throws {
         let plan = try QueryPlan(query: query, source: engine.store)
         let core = LiveResultCore(source: engine.store, plan: plan,
                                   queue: DispatchQueue(label: "Replica.LiveResultSet.\(query.entity)"))
+        core.diffLatency = Self.diffLatency(of: query, factory: metricsFactory)
         self.store = engine
         self.core = core
         // Registering before the first read, on the core's queue: a commit racing with the read is
@@ -78,13 +82,17 @@ public final class LiveResultSet: Sendable {
     ///   - store: The store whose commits keep it live; closing the store stops its updates.
     ///   - query: What to show; its where-clause is SQLite's, read by PostgreSQL as its
     ///     `rows(_:)` reads it.
+    ///   - metricsFactory: Where its commit-to-diff latency goes (``ReplicaMetrics/liveDiffLatency``);
+    ///     swift-metrics' global factory by default.
     /// - Throws: ``StoreError`` for an unknown entity or attribute, SQL the database refuses, or a
     ///   database that cannot be read; ``LiveResultError`` for an unknown section key.
-    public init(store: any ReplicaStore, query: LiveQuery) async throws {
+    public init(store: any ReplicaStore, query: LiveQuery,
+                metricsFactory: any MetricsFactory = MetricsSystem.factory) async throws {
         let source = store.backend.liveSource
         let plan = try QueryPlan(query: query, source: source)
         let core = LiveResultCore(source: source, plan: plan,
                                   queue: DispatchQueue(label: "Replica.LiveResultSet.\(query.entity)"))
+        core.diffLatency = Self.diffLatency(of: query, factory: metricsFactory)
         let token = await store.addObserver(for: [query.entity], queue: core.queue) { [weak core] changes in
             core?.receive(changes)
         }
@@ -113,10 +121,12 @@ public final class LiveResultSet: Sendable {
     ///   route; ``StoreError`` for an invalid query.
     public convenience init(store: any ReplicaStore, path: String, method: HTTPMethod = .get,
                             where predicate: RowPredicate = .all, sort: [SortKey] = [], sectionKey: String? = nil,
-                            sectionOffset: Int = 0, limit: Int? = nil) async throws {
+                            sectionOffset: Int = 0, limit: Int? = nil,
+                            metricsFactory: any MetricsFactory = MetricsSystem.factory) async throws {
         try await self.init(store: store, query: LiveQuery(path: path, method: method, routes: store.routes,
                                                            where: predicate, sort: sort, sectionKey: sectionKey,
-                                                           sectionOffset: sectionOffset, limit: limit))
+                                                           sectionOffset: sectionOffset, limit: limit),
+                            metricsFactory: metricsFactory)
     }
 
     /// Opens a live result set on the rows a route's response speaks for.
@@ -134,14 +144,22 @@ public final class LiveResultSet: Sendable {
     ///   - sectionKey: The attribute grouping rows into sections.
     ///   - sectionOffset: The shift of every reported section index.
     ///   - limit: The most rows to show.
+    ///   - metricsFactory: Where its commit-to-diff latency goes; the global factory by default.
     /// - Throws: ``RouteError`` when no route matches; ``LiveResultError`` for a DATA or MANY
     ///   route; ``StoreError`` for an invalid query.
     public convenience init(engine: SQLiteReplica, path: String, method: HTTPMethod = .get,
                             where predicate: RowPredicate = .all, sort: [SortKey] = [], sectionKey: String? = nil,
-                            sectionOffset: Int = 0, limit: Int? = nil) throws {
+                            sectionOffset: Int = 0, limit: Int? = nil,
+                            metricsFactory: any MetricsFactory = MetricsSystem.factory) throws {
         try self.init(engine: engine, query: LiveQuery(path: path, method: method, routes: engine.routes,
                                                        where: predicate, sort: sort, sectionKey: sectionKey,
-                                                       sectionOffset: sectionOffset, limit: limit))
+                                                       sectionOffset: sectionOffset, limit: limit),
+                      metricsFactory: metricsFactory)
+    }
+
+    /// The timer of ``ReplicaMetrics/liveDiffLatency`` for `query`'s entity.
+    static func diffLatency(of query: LiveQuery, factory: any MetricsFactory) -> CoreMetrics.Timer {
+        CoreMetrics.Timer(label: ReplicaMetrics.liveDiffLatency, dimensions: [("entity", query.entity)], factory: factory)
     }
 
     deinit {

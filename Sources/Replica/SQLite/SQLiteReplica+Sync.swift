@@ -26,6 +26,8 @@ extension SQLiteReplica: StoreBackend {
                             source: job.source)
         }
         let timeout = job.busyTimeout ?? store.options.busyTimeout
+        // Read in the task: the publication on the writer's queue is the trace's notify span.
+        let trace = WriteTrace.current
         return try await store.database.writeWithoutTransaction { db in
             // This job's busy timeout for its BEGIN IMMEDIATE, the store's again afterwards.
             sqlite3_busy_timeout(db.sqliteConnection, StoreOptions.milliseconds(timeout))
@@ -35,7 +37,7 @@ extension SQLiteReplica: StoreBackend {
             do {
                 try db.inTransaction(.immediate) {
                     outcome = try Self.write(job, in: db, maps: maps, frontEnd: frontEnd, observers: observers,
-                                             sequence: sequence, clock: clock)
+                                             sequence: sequence, clock: clock, trace: trace)
                     return .commit
                 }
             } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_BUSY && outcome == nil {
@@ -53,7 +55,7 @@ extension SQLiteReplica: StoreBackend {
     /// client's records; the change set is published once the transaction commits.
     private static func write(_ job: WriteJob, in db: Database, maps: [PropertyMap], frontEnd: SyncFrontEnd,
                               observers: ChangeObservers, sequence: SequenceCounter,
-                              clock: ContinuousClock) throws -> WriteOutcome {
+                              clock: ContinuousClock, trace: WriteTrace?) throws -> WriteOutcome {
         let started = clock.now
         if Task.isCancelled { throw SyncError(.cancelled, "cancelled; nothing was written", source: job.source) }
         let writer = try RowWriter(db: db, mapping: frontEnd.mapping, trackSeen: job.tracked)
@@ -70,9 +72,12 @@ extension SQLiteReplica: StoreBackend {
                                    allStored: deletion.allWritten)
         }
         if let row = job.deletedRow { try writer.delete(entity: row.entity, key: row.key) }
+        for tombstones in job.tombstones {
+            try writer.delete(entity: tombstones.entity, keys: tombstones.keys, scope: tombstones.scope)
+        }
         try ClientCache.write(job.records, in: db)
         let changes = ChangeSet(sequence: sequence.next(), entities: writer.entityChanges())
-        if !changes.isEmpty { db.afterNextTransaction { _ in observers.publish(changes) } }
+        if !changes.isEmpty { db.afterNextTransaction { _ in observers.publish(changes, trace: trace) } }
         return WriteOutcome(changes: changes, summary: summary, skipped: skipped,
                             reportedKeys: job.reportedEntity.map { writer.seenKeys(of: $0) } ?? PrimaryKeys(),
                             writeLockDuration: started.duration(to: clock.now))

@@ -26,16 +26,24 @@ public struct Route: Sendable, Hashable {
     /// names one object without its key, the response is that object, and nothing else of the
     /// entity is ever stale because of it. `ReplicaClient.find(_:)` reads through it.
     public var singleton: Bool
+    /// How the route syncs incrementally (a since-cursor, tombstones), or `nil` for full syncs only.
+    public var incremental: IncrementalSync?
+    /// The Server-Sent Events stream that says when the route's data changed, or `nil`.
+    public var push: PushSource?
 
     /// Creates a route.
     ///
     /// ```swift
     /// Route(.get, "/reports/:id", target: .data, timeout: .seconds(120), headers: ["Accept": "application/json"])
     /// Route(.get, "/user.json", target: .entity("User"), singleton: true)
+    /// Route(.get, "/people", target: .entity("Person"), stale: .delete,
+    ///       incremental: IncrementalSync(cursor: .header("X-Cursor"), items: JSONPointer("/items"),
+    ///                                    deleted: JSONPointer("/deleted")),
+    ///       push: PushSource(events: "/events"))
     /// ```
     public init(_ method: HTTPMethod = .get, _ path: String, target: RouteTarget,
                 stale: StalePolicy = .keep, envelope: String? = nil, timeout: Duration? = nil, headers: [String: String] = [:],
-                singleton: Bool = false) {
+                singleton: Bool = false, incremental: IncrementalSync? = nil, push: PushSource? = nil) {
         self.method = method
         self.path = path
         self.target = target
@@ -44,6 +52,32 @@ public struct Route: Sendable, Hashable {
         self.timeout = timeout
         self.headers = headers
         self.singleton = singleton
+        self.incremental = incremental
+        self.push = push
+    }
+}
+
+/// A Server-Sent Events stream that announces changes: each event triggers a sync of the
+/// synced paths it names (``ReplicaService`` and ``ReplicaClient/subscribe(_:)`` listen to it).
+///
+/// In a schema file it is the route's `"push"` object: `{"events": "/events"}`.
+///
+/// ```swift
+/// Route(.get, "/people", target: .entity("Person"), push: PushSource(events: "/events"))
+/// ```
+public struct PushSource: Sendable, Hashable {
+    /// The path of the event stream, relative to the client's base URL (`/events`).
+    public var events: String
+
+    /// Creates a push source.
+    ///
+    /// ```swift
+    /// PushSource(events: "/events")
+    /// ```
+    ///
+    /// - Parameter events: The event stream's path.
+    public init(events: String) {
+        self.events = events
     }
 }
 

@@ -375,7 +375,7 @@ struct SchemaFileReader {
 
     func route(from value: JSONValue, at pointer: JSONPointer) throws -> Route {
         let object = try self.object(value, at: pointer, allowed: ["description", "method", "path", "target", "stale", "envelope",
-                                                                    "timeout", "headers", "singleton"])
+                                                                    "timeout", "headers", "singleton", "incremental", "push"])
         let path = try requiredString(object, "path", at: pointer)
         var method = HTTPMethod.get
         if let raw = try string(object["method"], at: pointer / "method") {
@@ -409,7 +409,55 @@ struct SchemaFileReader {
         let headers = try self.headers(object["headers"], at: pointer / "headers")
         return Route(method, path, target: target, stale: stale,
                      envelope: try string(object["envelope"], at: pointer / "envelope"), timeout: timeout, headers: headers,
-                     singleton: try bool(object["singleton"], at: pointer / "singleton") ?? false)
+                     singleton: try bool(object["singleton"], at: pointer / "singleton") ?? false,
+                     incremental: try object["incremental"].map { try incremental(from: $0, at: pointer / "incremental") },
+                     push: try object["push"].map { try push(from: $0, at: pointer / "push") })
+    }
+
+    /// A route's `"incremental"` object.
+    func incremental(from value: JSONValue, at pointer: JSONPointer) throws -> IncrementalSync {
+        let object = try self.object(value, at: pointer, allowed: ["parameter", "cursor", "items", "deleted", "expiredStatus"])
+        let parameter = try string(object["parameter"], at: pointer / "parameter") ?? "since"
+        guard !parameter.isEmpty else { throw fail(.invalidValue, "the cursor's query parameter is empty", at: pointer / "parameter") }
+        let cursorText = try requiredString(object, "cursor", at: pointer)
+        guard let cursor = IncrementalSync.Cursor(cursorText) else {
+            throw fail(.invalidValue, "expected the cursor as 'header:NAME' or a JSON pointer ('/cursor'), found '\(cursorText)'",
+                       at: pointer / "cursor")
+        }
+        func jsonPointer(_ key: String) throws -> JSONPointer? {
+            guard let text = try string(object[key], at: pointer / key) else { return nil }
+            guard text.hasPrefix("/"), let parsed = JSONPointer(text) else {
+                throw fail(.invalidValue, "expected a JSON pointer into the response ('/\(key)'), found '\(text)'", at: pointer / key)
+            }
+            return parsed
+        }
+        var statuses = [410]
+        if let raw = object["expiredStatus"] {
+            let items: [JSONValue]
+            if case .array(let array) = raw { items = array } else { items = [raw] }
+            statuses = try items.enumerated().map { offset, item in
+                guard let number = item.doubleValue, number == number.rounded(), number >= 400, number <= 599 else {
+                    let at = raw.arrayValue == nil ? pointer / "expiredStatus" : pointer / "expiredStatus" / offset
+                    throw fail(.invalidValue, "expected an HTTP error status (400-599), found \(item.serialized())", at: at)
+                }
+                return Int(number)
+            }
+            guard !statuses.isEmpty else {
+                throw fail(.invalidValue, "expected at least one status for an expired cursor", at: pointer / "expiredStatus")
+            }
+        }
+        return IncrementalSync(parameter: parameter, cursor: cursor, items: try jsonPointer("items"),
+                               deleted: try jsonPointer("deleted"), expiredStatuses: statuses)
+    }
+
+    /// A route's `"push"` object.
+    func push(from value: JSONValue, at pointer: JSONPointer) throws -> PushSource {
+        let object = try self.object(value, at: pointer, allowed: ["events"])
+        let events = try requiredString(object, "events", at: pointer)
+        guard events.hasPrefix("/") || events.hasPrefix("http://") || events.hasPrefix("https://") else {
+            throw fail(.invalidValue, "expected the event stream's path ('/events') or URL, found '\(events)'", at: pointer / "events")
+        }
+        return PushSource(events: events)
     }
 
     /// An `"unmappedKeys"` policy (of the schema or an entity): `warn`, `ignore` or `keep`.

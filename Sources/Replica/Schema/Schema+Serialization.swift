@@ -124,6 +124,18 @@ extension Route {
             object["timeout"] = .double(seconds)
         }
         if singleton { object["singleton"] = true }
+        if let incremental {
+            var members = JSONObject()
+            members["parameter"] = .string(incremental.parameter)
+            members["cursor"] = .string(incremental.cursor.description)
+            if let items = incremental.items { members["items"] = .string(items.description) }
+            if let deleted = incremental.deleted { members["deleted"] = .string(deleted.description) }
+            if incremental.expiredStatuses != [410] {
+                members["expiredStatus"] = .array(incremental.expiredStatuses.map { .int(Int64($0)) })
+            }
+            object["incremental"] = .object(members)
+        }
+        if let push { object["push"] = .object(["events": .string(push.events)]) }
         if !headers.isEmpty {
             object["headers"] = .object(JSONObject(headers.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
         }

@@ -111,6 +111,17 @@ struct SchemaValidator {
                            at: pointer / "target")
             }
             try validateStaleScope(of: route, in: schema, at: pointer)
+            if route.incremental != nil {
+                guard route.method == .get, case .entity = route.target, !route.singleton else {
+                    throw fail(.invalidRoute, "route \(route.method) \(route.path) syncs incrementally, which needs a GET route "
+                               + "of an entity's collection (not \(route.singleton ? "a singleton" : "\(route.method) \(route.target)"))",
+                               at: pointer / "incremental")
+                }
+            }
+            if route.push != nil, route.method != .get {
+                throw fail(.invalidRoute, "route \(route.method) \(route.path) cannot be kept live by push: only GET routes are synced",
+                           at: pointer / "push")
+            }
             if route.singleton {
                 guard case .entity = route.target else {
                     throw fail(.invalidRoute, "singleton route \(route.method) \(route.path) must target an entity, not \(route.target)",

@@ -51,21 +51,36 @@ package final class ChangeObservers: Sendable {
     /// Dispatches `changes` to every interested observer. Called on the writer right after
     /// commit, so dispatch order is commit order; each delivery re-checks that its observer is
     /// still registered, so removal takes effect at once, even from inside a callback.
-    package func publish(_ changes: ChangeSet) {
+    ///
+    /// - Parameter trace: The span of the write, when a client's commit runs under one: the
+    ///   publication is then its `replica.notify` child span.
+    /// - Returns: How many observers the change set was dispatched to.
+    @discardableResult
+    package func publish(_ changes: ChangeSet, trace: WriteTrace? = nil) -> Int {
+        guard let trace else { return dispatch(changes) }
+        return trace.notifying(changes) { dispatch(changes) }
+    }
+
+    private func dispatch(_ changes: ChangeSet) -> Int {
+        var changes = changes
+        if changes.committedAt == nil { changes.committedAt = .now }
         lock.lock()
         let current = observers
         lock.unlock()
+        var dispatched = 0
         for (id, observer) in current.sorted(by: { $0.key < $1.key }) {
             var delivered = changes
             if let entities = observer.entities {
                 delivered.entities = changes.entities.filter { entities.contains($0.key) && !$0.value.isEmpty }
             }
             guard !delivered.isEmpty else { continue }
+            dispatched += 1
             observer.queue.async { [self, delivered] in
                 guard contains(id) else { return }
                 observer.callback(delivered)
             }
         }
+        return dispatched
     }
 }
 

@@ -148,10 +148,22 @@ public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
     public var sequence: UInt64
     /// The changes per entity name; entities that did not change are absent.
     public var entities: [String: EntityChanges]
+    /// When the change set was published (right after its commit), for the commit-to-diff latency
+    /// of live result sets; not part of its value (equality and hashing ignore it).
+    package var committedAt: ContinuousClock.Instant?
 
     public init(sequence: UInt64 = 0, entities: [String: EntityChanges] = [:]) {
         self.sequence = sequence
         self.entities = entities
+    }
+
+    public static func == (lhs: ChangeSet, rhs: ChangeSet) -> Bool {
+        lhs.sequence == rhs.sequence && lhs.entities == rhs.entities
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(sequence)
+        hasher.combine(entities)
     }
 
     /// The changes of `entity`, or `nil` when it did not change.

@@ -266,6 +266,25 @@ final class RowWriter {
         record(reached)
     }
 
+    /// Deletes the rows of `entity` with these keys that lie inside `scope` (tombstones); keys
+    /// of rows not stored, or stored under another scope, are passed over.
+    func delete(entity: Int, keys: PrimaryKeys, scope: RouteScope?) throws {
+        let entityModel = maps[entity].entity
+        let (scopeCondition, scopeArguments) = scope?.whereClause ?? ("1", [])
+        var inScope: Statement?
+        if !scopeArguments.isEmpty {
+            let (keyCondition, _) = entityModel.keyCondition(.null)
+            inScope = try db.cachedStatement(sql: "SELECT 1 FROM \(entityModel.tableName.quotedIdentifier) WHERE \(keyCondition) AND \(scopeCondition)")
+        }
+        for key in keys {
+            if let inScope {
+                let arguments = entityModel.keyCondition(key).arguments + scopeArguments
+                guard try Int.fetchOne(inScope, arguments: StatementArguments(arguments.map(\.databaseValue))) != nil else { continue }
+            }
+            try delete(entity: entity, key: key)
+        }
+    }
+
     /// The rows at the other end of the links a deletion removed count as updated (their links
     /// changed), as when a sync unlinks them: live result sets over them look again.
     private func record(_ reached: [(entity: Int, key: AttributeValue)]) {

@@ -81,6 +81,8 @@ extension SyncSession {
             var byteCount: Int64
             var metadata: JSONValue?
             var data: JSONValue?
+            /// Keys of the route's entity to delete (tombstones), without those a page listed.
+            var tombstones: PrimaryKeys
         }
 
         /// What the session syncs, for errors.
@@ -109,6 +111,8 @@ extension SyncSession {
         private(set) var data: JSONValue?
         /// The rows of the pages staged so far (0 once the session has ended).
         private(set) var stagedRowCount = 0
+        /// Keys of the route's entity that the API says were deleted (``SyncSession/delete(_:)``).
+        private(set) var tombstones = PrimaryKeys()
 
         /// An idle session that has staged nothing.
         init(entityCount: Int, targetEntity: Int?, staleEntities: Set<Int>, isData: Bool, source: String) {
@@ -165,9 +169,13 @@ extension SyncSession {
         mutating func beginCommit(complete: Bool) throws(SyncError) -> CommitPlan {
             try checkIdle()
             phase = .committing
+            let seenKeys = targetEntity.map { seen[$0] } ?? PrimaryKeys()
+            // A key both listed and deleted was deleted, then created again: its listed row stays.
+            var tombstones = self.tombstones
+            tombstones.normalize(excluding: seenKeys)
             return CommitPlan(deleting: deleting(complete: complete), seen: seen, seenAllStaged: seenAllStaged,
-                              seenKeys: targetEntity.map { seen[$0] } ?? PrimaryKeys(), statistics: statistics,
-                              byteCount: byteCount, metadata: metadata, data: data)
+                              seenKeys: seenKeys, statistics: statistics, byteCount: byteCount, metadata: metadata, data: data,
+                              tombstones: tombstones)
         }
 
         /// committing (or discarding during a commit) → finished (committed). Ignored otherwise.
@@ -209,6 +217,15 @@ extension SyncSession {
             if !keys.isEmpty { seenAllStaged = false }
             // An unchanged page of the collection is a complete page of it, as when it was staged.
             if completeCollections == nil { completeCollections = [target] }
+        }
+
+        /// Records keys of the route's entity as deleted upstream; ignored for a route without an entity.
+        ///
+        /// - Throws: ``SyncError`` (`.input`) when the session has ended or a call is under way.
+        mutating func addTombstones(_ keys: PrimaryKeys) throws(SyncError) {
+            try checkIdle()
+            guard targetEntity != nil else { return }
+            tombstones.formUnion(keys)
         }
 
         /// The entities whose stale rows a commit deletes, sorted: complete collections of entities

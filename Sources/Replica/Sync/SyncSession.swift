@@ -121,6 +121,23 @@ public final class SyncSession: @unchecked Sendable {
         withState { $0.vouch(for: keys) }
     }
 
+    /// Deletes rows of the route's entity at commit, in the same transaction as the staged rows:
+    /// the tombstones of an incremental sync (keys the API says were deleted). Only rows inside
+    /// the route's scope go; a key a staged page also lists stays (deleted, then created again).
+    ///
+    /// ```swift
+    /// let session = try store.session(.get, "/people")
+    /// _ = try await session.stage(body: Data(#"[{"id": 3, "name": "Ada"}]"#.utf8))
+    /// try session.delete(PrimaryKeys([.integer(7), .integer(9)]))
+    /// let result = try await session.commit(complete: false)   // 3 upserted, 7 and 9 deleted
+    /// ```
+    ///
+    /// - Parameter keys: The deleted keys (a composite key as ``AttributeValue/compositeKey(_:)``).
+    /// - Throws: ``SyncError`` (`.input`) when the session has ended or a call is under way.
+    public func delete(_ keys: PrimaryKeys) throws {
+        try withState { try $0.addTombstones(keys) }
+    }
+
     /// Commits every staged page in one write transaction and publishes one change set.
     ///
     /// ```swift
@@ -225,7 +242,7 @@ public final class SyncSession: @unchecked Sendable {
         result.ignoredKeys = statistics.ignored.keys(entityNames: store.mapping.maps.map(\.entity.name))
         let deleting = facts.deleting
         // Nothing staged and nothing to delete: the store stays as it is.
-        if staged.isEmpty && deleting.isEmpty && records.isEmpty { return result }
+        if staged.isEmpty && deleting.isEmpty && records.isEmpty && facts.tombstones.isEmpty { return result }
         // Every key this session saw counts as seen; its staged top-level keys are among them.
         var job = WriteJob(source: source)
         job.rows = .staged(staged)
@@ -234,6 +251,9 @@ public final class SyncSession: @unchecked Sendable {
                           includesWritten: true, allWritten: facts.seenAllStaged)
         })
         job.records = records
+        if let target = plan.targetEntity, !facts.tombstones.isEmpty {
+            job.tombstones = [Tombstones(entity: target, scope: plan.scope, keys: facts.tombstones)]
+        }
         job.busyTimeout = plan.busyTimeout
         let outcome = try await store.transact(job)
         result.changes = outcome.changes

@@ -38,6 +38,8 @@ package struct WriteJob: @unchecked Sendable {
     package var reportedEntity: Int?
     /// One row to delete by its key.
     package var deletedRow: (entity: Int, key: AttributeValue)?
+    /// Rows the API says were deleted (an incremental sync's tombstones), after the rows are written.
+    package var tombstones: [Tombstones] = []
     /// The HTTP client's records (validators, cursors, page keys), written beside the rows.
     package var records: [ClientCache.Record] = []
     /// What is written, for errors.
@@ -104,6 +106,21 @@ package struct StaleDeletion: Sendable {
         var keys = written()
         keys.formUnion(keeping)
         return keys
+    }
+}
+
+/// Rows of one entity that the API says were deleted: each key's row goes when it is inside
+/// `scope` (a route's tombstones never delete another scope's rows).
+package struct Tombstones: Sendable {
+    package var entity: Int
+    /// The synced route's scope; `nil` for the whole table.
+    package var scope: RouteScope?
+    package var keys: PrimaryKeys
+
+    package init(entity: Int, scope: RouteScope?, keys: PrimaryKeys) {
+        self.entity = entity
+        self.scope = scope
+        self.keys = keys
     }
 }
 

@@ -27,6 +27,11 @@ public enum MockCRUD {
             request.scope[name].map { MockQuery.Filter(property: name, value: $0) }
         }
         collection.query.filters.insert(contentsOf: scoped, at: 0)
+        if let since = request.query("since"), request.changes != nil {
+            return try await changes(request, since: since, filters: collection.query.filters)
+        }
+        // Taken before the store is read: a write the page misses comes again after this cursor.
+        let cursor = request.changes?.cursor(for: request.resource.name)
         let page: MockPage
         if let parent = request.parent {
             try await requireParent(parent, request)
@@ -35,6 +40,7 @@ public enum MockCRUD {
             page = try await request.store.objects(request.resource, query: collection.query)
         }
         var headers: [(name: String, value: String)] = [(name: "X-Total-Count", value: String(page.total))]
+        if let cursor { headers.append((name: "X-Cursor", value: cursor)) }
         if let link = collection.linkHeader(total: page.total, request: request) { headers.append((name: "Link", value: link)) }
         var body = request.serializer.serialize(collection: page.objects.map(request.resource.wire), of: request.resource)
         if let envelope = request.envelope {

@@ -2,7 +2,7 @@
 ///
 /// Reserved parameters: `_sort` (comma-separated properties, `-name` for descending), `_order`
 /// (`asc`/`desc`, comma-separated to match `_sort`), `_page` (from 1) with `_limit` (default 10), or
-/// `limit` with `offset`. Every other parameter naming a property is an equality filter; unknown ones
+/// `limit` with `offset`, and `since` (a change-feed cursor, see ``MockCRUD/changes(_:since:)``). Every other parameter naming a property is an equality filter; unknown ones
 /// are ignored.
 struct MockCollectionQuery {
     enum Paging {
@@ -11,7 +11,7 @@ struct MockCollectionQuery {
         case offsets(limit: Int, offset: Int)
     }
 
-    static let reserved: Set<String> = ["_sort", "_order", "_page", "_limit", "limit", "offset"]
+    static let reserved: Set<String> = ["_sort", "_order", "_page", "_limit", "limit", "offset", "since"]
     static let defaultPageSize = 10
 
     var query = MockQuery()

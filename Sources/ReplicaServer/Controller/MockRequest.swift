@@ -56,6 +56,8 @@ public struct MockRequest: Sendable {
     var memberRoute: CompiledMockRoute?
     /// The key wrapping an API route's index (`"data"` answers `{"data": [...]}`).
     var envelope: String?
+    /// The server's change feed: collection cursors and `?since=` answers.
+    public var changes: MockChangeFeed?
 
     /// The first query value named `name`.
     ///

@@ -47,7 +47,7 @@ extension MockServer {
                     if result.rejections.count < 20 { result.rejections.append("\(name)[\(index)]: \(error.message)") }
                 }
             }
-            let stored = try await options.store.upsert(target, objects: harvested)
+            let stored = try await recordingStore.upsert(target, objects: harvested)
             result.loadedByResource[name, default: 0] += stored
             if stored > 0 { touch(name) }
         }

@@ -73,7 +73,7 @@ extension MockServer {
             return registry.resources.removeValue(forKey: name)
         }
         guard let removed else { throw MockServerError(code: .unknownResource, message: "no resource '\(name)'") }
-        if dropData { try await options.store.dropResource(removed) }
+        if dropData { try await recordingStore.dropResource(removed) }
     }
 
     /// Sets a resource's serializer (nil for pass-through); takes effect on the next request.

@@ -15,6 +15,10 @@ extension MockServer {
     /// Answers one request: faults, body, routing, controller, conditional GET, latency, log.
     func respond(to request: Request, channel: any Channel) async -> Response {
         let started = ContinuousClock.now
+        if let events = eventStream(request) {
+            options.requestLog?(MockRequestLogEntry(method: "GET", path: request.uri.path, status: 200, duration: started.duration(to: .now)))
+            return events
+        }
         let snapshot = registry.withLockedValue { $0 }
         let method = request.method.rawValue
         let logPath = request.uri.query.map { request.uri.path + "?" + $0 } ?? request.uri.path
@@ -95,9 +99,10 @@ extension MockServer {
                 method: method, path: "/" + segments.joined(separator: "/"), segments: segments, queryItems: queryItems,
                 headers: Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, b in a + ", " + b }),
                 body: body, resource: routed.resource, action: routed.action, id: routed.id, parent: routed.parent, keyPrefix: routed.keyPrefix,
-                scope: routed.scope, store: options.store,
+                scope: routed.scope, store: recordingStore,
                 serializer: snapshot.serializers[routed.resource.name] ?? options.defaultSerializer,
-                baseURL: "http://\(host)", memberRoute: routed.memberRoute, envelope: routed.envelope)
+                baseURL: "http://\(host)", memberRoute: routed.memberRoute, envelope: routed.envelope,
+                changes: changes)
             let controller = snapshot.controllers[routed.resource.name] ?? options.defaultController
             guard let response = try await controller.respond(mockRequest) else {
                 throw MockHTTPError.notFound("no route for \(method) \(mockRequest.path)")

@@ -46,9 +46,20 @@ public final class MockServer: Sendable {
     let stalls = MockStallGate()
     private let lifecycle = NIOLockedValueBox(Lifecycle.stopped(lastPort: nil))
     let startedAt = Date().timeIntervalSince1970
+    /// Every write this server made, in order: the cursors of its collections (`X-Cursor`), their
+    /// `?since=` answers and its `/events` stream.
+    ///
+    /// ```swift
+    /// let cursor = server.changes.cursor(for: "people")
+    /// ```
+    public let changes: MockChangeFeed
+
+    /// The store as requests and loads see it: writes go into ``changes`` too.
+    var recordingStore: any MockStore { FeedRecordingStore(base: options.store, feed: changes) }
 
     private init(options: MockServerOptions) {
         self.options = options
+        self.changes = MockChangeFeed(window: options.changeWindow)
         self.registry = NIOLockedValueBox(Registry(conditions: options.conditions))
     }
 
@@ -183,6 +194,7 @@ public final class MockServer: Sendable {
         }
         guard let port = lastPort else { throw MockServerError(code: .invalidState, message: "the server is already running") }
         stalls.close()
+        changes.open()
         let bound = MockOneShot<Int>()
         var logger = Logger(label: "replica.mock-server")
         logger.logLevel = .critical
@@ -228,6 +240,7 @@ public final class MockServer: Sendable {
         }
         guard let (_, group, task) = running else { return }
         stalls.open()
+        changes.close()
         await group.triggerGracefulShutdown()
         await task.value
     }

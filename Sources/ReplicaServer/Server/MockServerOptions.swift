@@ -29,6 +29,9 @@ public struct MockServerOptions: Sendable {
     public var idleTimeout: Duration
     /// Called once per answered request (method, path, status, time), on the request's task.
     public var requestLog: (@Sendable (MockRequestLogEntry) -> Void)?
+    /// How many changes of each resource the change feed keeps (``MockChangeFeed``): a `?since=`
+    /// cursor older than that answers 410 Gone.
+    public var changeWindow = 100_000
     /// The serializer of every resource that has none of its own (`MockServer.setSerializer`), as
     /// RESTEasy's server-wide option; objects as stored and collections as arrays by default.
     public var defaultSerializer: any MockSerializer = PassThroughSerializer()

@@ -60,7 +60,12 @@ struct DemoCommand: AsyncParsableCommand {
         let interactive = Terminal.width(of: STDOUT_FILENO) != nil && Terminal.width(of: STDIN_FILENO) != nil
         let report = DemoReport(progress: Terminal.width(of: STDERR_FILENO) != nil)
 
-        let schema = try Schema(json: Data(DemoSchema.blogJSON.utf8), file: "Schemas/blog.json")
+        var schema = try Schema(json: Data(DemoSchema.blogJSON.utf8), file: "Schemas/blog.json")
+        // The featured user's posts sync incrementally from the mock server's change feed.
+        for index in schema.routes.indices where schema.routes[index].path == "/users/:userID/posts" {
+            schema.routes[index].incremental = IncrementalSync(cursor: .header("X-Cursor"), items: JSONPointer("/items/posts"),
+                                                               deleted: JSONPointer("/deleted"))
+        }
         let generated = ContinuousClock.now
         let data = DemoData(userCount: users, seed: seed)
         let path = try databasePath()

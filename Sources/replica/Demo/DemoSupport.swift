@@ -118,13 +118,14 @@ actor DemoSync {
 final class DemoPeriodicTally: Sendable {
     struct Counts: Sendable {
         var syncs = 0
+        var incremental = 0
         var notModified = 0
         var failed = 0
         var rowsChanged = 0
         var lastError: String?
 
         var summary: String {
-            "\(syncs) periodic syncs (\(notModified) not modified, \(failed) failed\(lastError.map { ": \($0)" } ?? ""), "
+            "\(syncs) periodic syncs (\(incremental) incremental, \(notModified) not modified, \(failed) failed\(lastError.map { ": \($0)" } ?? ""), "
                 + "\(rowsChanged) rows changed)"
         }
     }
@@ -137,6 +138,7 @@ final class DemoPeriodicTally: Sendable {
             switch outcome {
             case .success(let result):
                 if result.notModified { counts.notModified += 1 }
+                if result.mode == .incremental { counts.incremental += 1 }
                 counts.rowsChanged += result.changes.entities.values.reduce(0) {
                     $0 + $1.inserted.count + $1.updated.count + $1.deleted.count
                 }

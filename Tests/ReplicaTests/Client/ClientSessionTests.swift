@@ -192,7 +192,24 @@ struct ClientSessionTests {
         #expect(try blog.store.count("Post") == 0)
     }
 
-    @Test("an incremental (since-cursor) sync upserts what it gets and deletes nothing")
+    /// The blog fixture with `/users/:userID/posts` syncing incrementally as `incremental` says.
+    static func incrementalBlog(_ transport: ScriptedTransport, _ incremental: IncrementalSync,
+                                stale: StalePolicy = .delete) throws -> (ReplicaClient, BlogFixture) {
+        var schema = try Schema(contentsOf: TestSupport.schemaFile("blog.json"))
+        for index in schema.routes.indices where schema.routes[index].path == "/users/:userID/posts" {
+            schema.routes[index].incremental = incremental
+            schema.routes[index].stalePolicy = stale
+        }
+        let store = try Store.inMemory(schema: try Schema(name: schema.name, keyConvention: schema.keyConvention,
+                                                          envelope: schema.envelope, entities: schema.entities,
+                                                          routes: schema.routes))
+        let blog = try BlogFixture(store: store)
+        guard let base = URL(string: "http://127.0.0.1:9/api/") else { throw ClientError(.invalidRequest, "url") }
+        return (ReplicaClient(engine: blog.engine, configuration: ClientConfiguration(transport: transport, baseURLs: [.production: base])),
+                blog)
+    }
+
+    @Test("an incremental (since-cursor) sync upserts what it gets and deletes nothing but its tombstones")
     func incrementalSync() async throws {
         let transport = ScriptedTransport { request, _ in
             if request.url.query?.contains("since=c1") == true {
@@ -200,15 +217,82 @@ struct ClientSessionTests {
             }
             return json(200, #"{"meta": {"cursor": "c1"}, "posts": [{"id": 1, "title": "a"}, {"id": 2, "title": "b"}]}"#)
         }
-        let (client, blog) = try ClientTests.client(transport) {
-            $0.sinceCursors["/users/:userID/posts"] = SinceCursor(parameter: "since", source: .metadata(JSONPointer("/meta/cursor")!))
-        }
+        let (client, blog) = try Self.incrementalBlog(transport, IncrementalSync(cursor: .pointer(JSONPointer("/meta/cursor")!)))
         _ = try await blog.sync("/users/1/posts", #"{"posts": [{"id": 99, "title": "stale"}]}"#)
         let full = try await client.call("/users/1/posts")
+        #expect(full.mode == .full)
         #expect(full.changes["Post"]?.deleted.integers == [99])
         let delta = try await client.call("/users/1/posts")
+        #expect(delta.mode == .incremental)
         #expect(delta.changes["Post"]?.inserted.integers == [3])
         #expect(delta.changes["Post"]?.deleted.isEmpty != false)
         #expect(try blog.keys("Post") == [.integer(1), .integer(2), .integer(3)])
+        #expect(transport.requests.map { $0.url.query ?? "" } == ["", "since=c1"])
+    }
+
+    @Test("tombstones are deleted in the cursor's transaction, inside the route's scope; a key listed and deleted stays")
+    func tombstones() async throws {
+        let transport = ScriptedTransport { request, _ in
+            switch request.url.query ?? "" {
+            case "since=c1":
+                // 2 deleted; 3 deleted then created again; 7 is user 2's post: out of this route's scope.
+                return json(200, #"{"items": [{"id": 3, "title": "again"}, {"id": 4, "title": "new"}], "#
+                            + #""deleted": [2, {"id": 3}, 7, 404], "cursor": "c2"}"#)
+            case "since=c2":
+                return json(200, #"{"items": [], "deleted": ["x"], "cursor": "c3"}"#)
+            default:
+                return json(200, #"{"cursor": "c1", "posts": [{"id": 1, "title": "a"}, {"id": 2, "title": "b"}, {"id": 3, "title": "c"}]}"#)
+            }
+        }
+        let (client, blog) = try Self.incrementalBlog(transport, IncrementalSync(cursor: .pointer(JSONPointer("/cursor")!),
+                                                                                 items: JSONPointer("/items"),
+                                                                                 deleted: JSONPointer("/deleted")))
+        _ = try await blog.sync("/users/2/posts", #"{"posts": [{"id": 7, "title": "other user"}]}"#)
+        _ = try await client.call("/users/1/posts")
+        let delta = try await client.call("/users/1/posts")
+        #expect(delta.mode == .incremental)
+        #expect(delta.changes["Post"]?.deleted.integers == [2])
+        #expect(delta.changes["Post"]?.inserted.integers == [4])
+        #expect(delta.changes["Post"]?.updated.integers == [3])
+        #expect(try blog.keys("Post") == [.integer(1), .integer(3), .integer(4), .integer(7)])
+        #expect(try blog.store.rows("Post", where: "id = 3").first?["title"] == .string("again"))
+        // A tombstone that is no key of the entity fails the sync whole: nothing changes, the cursor stays.
+        let bad = await #expect(throws: ClientError.self) { try await client.call("/users/1/posts") }
+        #expect(bad?.code == .invalidResponse)
+        #expect(bad?.message.contains("/deleted/0") == true)
+        #expect(try blog.keys("Post") == [.integer(1), .integer(3), .integer(4), .integer(7)])
+        _ = try? await client.call("/users/1/posts")
+        #expect(transport.requests.map { $0.url.query ?? "" } == ["", "since=c1", "since=c2", "since=c2"])
+    }
+
+    @Test("an expired cursor (410) starts a full sync in the same call, which deletes stale rows as the route says")
+    func expiredCursor() async throws {
+        let transport = ScriptedTransport { request, index in
+            switch request.url.query ?? "" {
+            case "since=c1":
+                return json(410, #"{"error": "cursor expired"}"#)
+            default:
+                let cursor = index == 1 ? "c1" : "c9"
+                return json(200, #"{"cursor": "\#(cursor)", "posts": [{"id": 1, "title": "a"}]}"#)
+            }
+        }
+        let (client, blog) = try Self.incrementalBlog(transport, IncrementalSync(cursor: .pointer(JSONPointer("/cursor")!)))
+        _ = try await client.call("/users/1/posts")
+        _ = try await blog.sync("/users/1/posts", #"{"posts": [{"id": 5, "title": "gone upstream"}]}"#, options: SyncOptions(stalePolicy: .keep))
+        let resync = try await client.call("/users/1/posts")
+        #expect(resync.mode == .resync)
+        #expect(resync.changes["Post"]?.deleted.integers == [5])
+        #expect(try blog.keys("Post") == [.integer(1)])
+        let next = try await client.call("/users/1/posts")
+        #expect(next.mode == .incremental)
+        #expect(transport.requests.map { $0.url.query ?? "" } == ["", "since=c1", "", "since=c9"])
+    }
+}
+
+extension BlogFixture {
+    /// The fixture over another store of the blog schema.
+    init(store: Store) throws {
+        self.store = store
+        self.engine = try SQLiteReplica(store: store)
     }
 }

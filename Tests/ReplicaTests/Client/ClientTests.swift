@@ -268,7 +268,8 @@ struct ClientTests {
         let transport = ScriptedTransport { _, index in
             json(200, #"{"meta": {"cursor": "c\#(index)"}, "users": [{"user_id": \#(index), "name": "u"}]}"#)
         }
-        let schema = try Schema(name: "feed", routes: [Route(.get, "/users", target: .entity("User"))]) {
+        let incremental = IncrementalSync(parameter: "since", cursor: .pointer(JSONPointer("/meta/cursor") ?? .root))
+        let schema = try Schema(name: "feed", routes: [Route(.get, "/users", target: .entity("User"), incremental: incremental)]) {
             Entity("User", primaryKey: "userID", jsonIDKey: "user_id", collectionNamespace: "users") {
                 Attribute("userID", .integer)
                 Attribute("name", .string)
@@ -276,8 +277,7 @@ struct ClientTests {
         }
         let engine = try SQLiteReplica(store: try Store.inMemory(schema: schema))
         guard let base = URL(string: "http://127.0.0.1:9") else { return }
-        var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
-        configuration.sinceCursors["/users"] = SinceCursor(parameter: "since", source: .metadata(JSONPointer("/meta/cursor") ?? .root))
+        let configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
         let client = ReplicaClient(engine: engine, configuration: configuration)
         try await client.call("/users")
         try await client.call("/users")

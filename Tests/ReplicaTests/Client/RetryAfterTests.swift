@@ -119,7 +119,7 @@ struct RetryAfterTests {
         #expect(transport.requests.count == 2)
         #expect(elapsed >= .milliseconds(10))
         // Without the clamp the wait would be 1e300 s (or maxRetryAfter's default, 120 s); the bound
-        // leaves room for a machine loaded by the rest of the suite.
-        #expect(elapsed < .seconds(20), "\(elapsed)")
+        // leaves room for a machine loaded by the rest of the suite (21 s seen once under a full run).
+        #expect(elapsed < .seconds(60), "\(elapsed)")
     }
 }

@@ -60,7 +60,7 @@ struct SchemaFileTests {
         #expect(built.entity(named: "Car")?.tableName == "cars")
     }
 
-    @Test("the file form reads back to an equal schema", arguments: ["blog.json", "people.json", "issues.json"])
+    @Test("the file form reads back to an equal schema", arguments: ["blog.json", "people.json", "people-live.json", "issues.json"])
     func fileFormRoundTrip(file: String) throws {
         let schema = try Schema(contentsOf: TestSupport.schemaFile(file))
         let again = try Schema(jsonValue: schema.fileJSON)
@@ -171,6 +171,34 @@ struct SchemaFileTests {
             {"name": "t", "entities": {"User": {"attributes": {"id": "integer"}}},
              "routes": [{"path": "/users", "target": "Users"}]}
             """, code: .unknownEntity, pointer: "/routes/0/target", fragment: "unknown entity 'Users'"),
+        BadCase(name: "an incremental cursor that is neither a header nor a pointer", json: """
+            {"name": "t", "entities": {"User": {"attributes": {"id": "integer"}}},
+             "routes": [{"path": "/users", "target": "User", "incremental": {"cursor": "X-Cursor"}}]}
+            """, code: .invalidValue, pointer: "/routes/0/incremental/cursor", fragment: "'header:NAME' or a JSON pointer ('/cursor'), found 'X-Cursor'"),
+        BadCase(name: "an incremental items key that is no pointer", json: """
+            {"name": "t", "entities": {"User": {"attributes": {"id": "integer"}}},
+             "routes": [{"path": "/users", "target": "User", "incremental": {"cursor": "/cursor", "items": "items"}}]}
+            """, code: .invalidValue, pointer: "/routes/0/incremental/items", fragment: "a JSON pointer into the response ('/items'), found 'items'"),
+        BadCase(name: "an expired status that is no error status", json: """
+            {"name": "t", "entities": {"User": {"attributes": {"id": "integer"}}},
+             "routes": [{"path": "/users", "target": "User", "incremental": {"cursor": "/cursor", "expiredStatus": [410, 200]}}]}
+            """, code: .invalidValue, pointer: "/routes/0/incremental/expiredStatus/1", fragment: "an HTTP error status (400-599), found 200"),
+        BadCase(name: "an unknown key in incremental", json: """
+            {"name": "t", "entities": {"User": {"attributes": {"id": "integer"}}},
+             "routes": [{"path": "/users", "target": "User", "incremental": {"cursor": "/cursor", "tombstones": "/deleted"}}]}
+            """, code: .unknownKey, pointer: "/routes/0/incremental/tombstones", fragment: "tombstones"),
+        BadCase(name: "incremental sync of a DATA route", json: """
+            {"name": "t", "entities": {"User": {"attributes": {"id": "integer"}}},
+             "routes": [{"path": "/stats", "target": "DATA", "incremental": {"cursor": "/cursor"}}]}
+            """, code: .invalidRoute, pointer: "/routes/0/incremental", fragment: "needs a GET route of an entity's collection (not GET DATA)"),
+        BadCase(name: "push on a POST route", json: """
+            {"name": "t", "entities": {"User": {"attributes": {"id": "integer"}}},
+             "routes": [{"method": "POST", "path": "/users", "target": "User", "push": {"events": "/events"}}]}
+            """, code: .invalidRoute, pointer: "/routes/0/push", fragment: "only GET routes are synced"),
+        BadCase(name: "push events that are no path", json: """
+            {"name": "t", "entities": {"User": {"attributes": {"id": "integer"}}},
+             "routes": [{"path": "/users", "target": "User", "push": {"events": "events"}}]}
+            """, code: .invalidValue, pointer: "/routes/0/push/events", fragment: "the event stream's path ('/events') or URL, found 'events'"),
         BadCase(name: "duplicate attribute names differing in case", json: """
             {"name": "t", "entities": {"User": {"attributes": {"id": "integer", "name": "string", "Name": "string"}}}}
             """, code: .duplicateName, pointer: "/entities/User/attributes/Name", fragment: "defined twice"),
@@ -185,6 +213,22 @@ struct SchemaFileTests {
                 json: #"{"name": "t", "entities": {"User": {"table": "us\u001bers", "attributes": {"id": "integer"}}}}"#,
                 code: .invalidValue, pointer: "/entities/User/table", fragment: "control character U+001B"),
     ]
+
+    @Test("a route's incremental and push declarations read as written, and defaults fill the rest")
+    func incrementalRoute() throws {
+        let schema = try Schema(contentsOf: TestSupport.schemaFile("people-live.json"))
+        let people = try #require(schema.routes.first { $0.path == "/people" })
+        #expect(people.incremental == IncrementalSync(parameter: "since", cursor: .header("X-Cursor"), items: JSONPointer("/items"),
+                                                      deleted: JSONPointer("/deleted"), expiredStatuses: [410]))
+        #expect(people.push == PushSource(events: "/events"))
+        #expect(schema.routes.first { $0.path == "/people/:id" }?.incremental == nil)
+        let minimal = try Schema(json: Data("""
+            {"name": "t", "entities": {"User": {"attributes": {"id": "integer"}}},
+             "routes": [{"path": "/users", "target": "User", "incremental": {"cursor": "/meta/next", "expiredStatus": 409}}]}
+            """.utf8), file: "t.json")
+        #expect(minimal.routes[0].incremental == IncrementalSync(parameter: "since", cursor: .pointer(JSONPointer("/meta/next")!),
+                                                                 expiredStatuses: [409]))
+    }
 
     @Test("a bad schema file names the file, the JSON pointer and the problem", arguments: badCases)
     func badSchemaFile(_ bad: BadCase) throws {

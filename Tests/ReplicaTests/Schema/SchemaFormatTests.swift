@@ -5,7 +5,7 @@ import Testing
 
 @Suite("schema.schema.json")
 struct SchemaFormatTests {
-    static let exampleFiles = ["blog.json", "git-refs.json", "issues.json", "people.json"]
+    static let exampleFiles = ["blog.json", "git-refs.json", "issues.json", "people-live.json", "people.json"]
 
     func formatValidator() throws -> MiniJSONSchemaValidator {
         let data = try Data(contentsOf: TestSupport.schemaFile("schema.schema.json"))
