@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Replica
 import ReplicaExamples
 import ReplicaHTTP
@@ -122,6 +123,42 @@ struct ExampleRunTests {
         } catch {
             await server.stop()
             throw error
+        }
+    }
+
+    @Test("the service example keeps the replica synced from the mock server's feed until its task is cancelled")
+    func serviceExampleRuns() async throws {
+        let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/people-live.json"))
+        let server = try await MockServer.start(resources: MockResource.resources(for: schema))
+        let directory = try TemporaryDirectory("replica-service-example")
+        _ = try await server.load(json: try JSONValue(parsing: #"{"people": [{"id": 1, "name": "ann"}], "cars": [{"id": 10, "name": "a", "person_id": 1}]}"#))
+        var logger = Logger(label: "service-example")
+        logger.logLevel = .critical
+        let base = try #require(URL(string: server.baseURL))
+        let path = directory.path("people.sqlite")
+        let running = Task { [logger] in
+            try await serviceExample(schema: schema, databasePath: path, apiURL: base, otherServices: [], signals: [],
+                                     logger: logger)
+        }
+        try await withTeardown {
+            // Read-only, and only once the example has made the file: a reader that created it
+            // would race with the example's own opening of the store.
+            func count(_ entity: String) -> Int? {
+                guard FileManager.default.fileExists(atPath: path) else { return nil }
+                return try? Store(path: path, options: StoreOptions(readOnly: true)).count(entity)
+            }
+            try await waitUntil("the first syncs", timeout: .seconds(30)) { count("Person") == 1 && count("Car") == 1 }
+            // Pushed by the server's /events: no timer fires within this test.
+            try await waitUntil("the event stream", timeout: .seconds(30)) { server.changes.subscriberCount == 1 }
+            _ = try await server.load(json: try JSONValue(parsing: #"[{"id": 2, "name": "bob"}]"#), into: "people")
+            try await waitUntil("the pushed sync", timeout: .seconds(30)) { count("Person") == 2 }
+            running.cancel()
+            _ = try? await running.value
+        } teardown: {
+            running.cancel()
+            _ = try? await running.value
+            await server.stop()
+            directory.remove()
         }
     }
 
