@@ -56,6 +56,7 @@ let allWorkloads: [any Workload] = [
     WatchWorkload(),
     MockServerWorkload(),
     SyncPagesWorkload(),
+    SyncIncrementalWorkload(),
     ImportPostgresWorkload(),
     FleetWorkload(),
 ]

@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import NIOConcurrencyHelpers
 import Replica
 import ReplicaServer
 
@@ -32,6 +34,40 @@ enum SyncPagesServer {
         }
         await server.stop()
         return WorkerReply()
+    }
+
+    /// Starts the server child of `workload` with `request`, waits for its port, runs `body` with
+    /// it, then stops the server (the `stop` file in the request's control folder).
+    static func serving<T>(workload: String, request: WorkerRequest, context: BenchmarkContext,
+                           _ body: (Int) async throws -> T) async throws -> T {
+        let control = try request.require("control")
+        let exited = NIOLockedValueBox(false)
+        let server = Task {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(reply: WorkerReply, peakMemory: Int), any Error>) in
+                DispatchQueue.global().async {
+                    let result = Result { try context.runWorker(workload: workload, request: request) }
+                    exited.withLockedValue { $0 = true }
+                    continuation.resume(with: result)
+                }
+            }
+        }
+        defer { _ = FileManager.default.createFile(atPath: path(control, "stop"), contents: nil) }
+        let deadline = ContinuousClock.now + .seconds(600)
+        var port: Int?
+        while port == nil {
+            port = (try? String(contentsOfFile: path(control, "port"), encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            if port != nil { break }
+            if exited.withLockedValue({ $0 }) {
+                _ = try await server.value
+                throw BenchmarkError("\(workload): the server exited before listening")
+            }
+            guard ContinuousClock.now < deadline else { throw BenchmarkError("\(workload): the server did not listen within 600 s") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let result = try await body(port ?? 0)
+        _ = FileManager.default.createFile(atPath: path(control, "stop"), contents: nil)
+        _ = try await server.value
+        return result
     }
 
     /// Asks the server child for `command` and waits until it is done.

@@ -147,38 +147,13 @@ struct SyncPagesWorkload: Workload {
         let serverRequest = WorkerRequest(implementation: "server", parameters: [
             "control": control, "first": files[0], "second": files[1], "schema": Self.schemaPath,
         ])
-        let exited = NIOLockedValueBox(false)
-        let server = Task {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(reply: WorkerReply, peakMemory: Int), any Error>) in
-                DispatchQueue.global().async {
-                    let result = Result { try context.runWorker(workload: "sync-pages", request: serverRequest) }
-                    exited.withLockedValue { $0 = true }
-                    continuation.resume(with: result)
-                }
-            }
+        return try await SyncPagesServer.serving(workload: name, request: serverRequest, context: context) { port in
+            let client = WorkerRequest(implementation: "sync", parameters: [
+                "base": "http://127.0.0.1:\(port)", "control": control, "count": String(count),
+                "database": (directory as NSString).appendingPathComponent("sync.sqlite"),
+            ])
+            return try context.runWorker(workload: name, request: client)
         }
-        defer { _ = FileManager.default.createFile(atPath: (control as NSString).appendingPathComponent("stop"), contents: nil) }
-        let portFile = (control as NSString).appendingPathComponent("port")
-        let deadline = ContinuousClock.now + .seconds(600)
-        var port: Int?
-        while port == nil {
-            port = (try? String(contentsOfFile: portFile, encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-            if port != nil { break }
-            if exited.withLockedValue({ $0 }) {
-                _ = try await server.value
-                throw BenchmarkError("sync-pages: the server exited before listening")
-            }
-            guard ContinuousClock.now < deadline else { throw BenchmarkError("sync-pages: the server did not listen within 600 s") }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        let client = WorkerRequest(implementation: "sync", parameters: [
-            "base": "http://127.0.0.1:\(port ?? 0)", "control": control, "count": String(count),
-            "database": (directory as NSString).appendingPathComponent("sync.sqlite"),
-        ])
-        let result = try context.runWorker(workload: name, request: client)
-        _ = FileManager.default.createFile(atPath: (control as NSString).appendingPathComponent("stop"), contents: nil)
-        _ = try await server.value
-        return result
     }
 
     /// The `file` child: `importFile` of both files through the `/people` route.
@@ -239,7 +214,7 @@ struct SyncPagesWorkload: Workload {
     }
 
     /// A fingerprint of the people table, to check both children stored the same rows.
-    private static func checksum(_ store: Store) async throws -> String {
+    static func checksum(_ store: Store) async throws -> String {
         try await store.database.read { db in
             let row = try Row.fetchOne(db, sql: """
                 SELECT count(*), sum(id), sum(numberOfKids), printf('%.3f', total(kilometersWalked)), sum(length(name)),
