@@ -50,8 +50,10 @@ enum ClientCacheTable {
             bindings.append(entry.encodedKeys.map { ByteBuffer(bytes: $0) })
             bindings.append(entry.paged)
             let sql = "INSERT INTO \(ClientCache.table.quotedIdentifier) (url, \(columns)) VALUES ($1, $2, $3, $4, $5, $6, $7) "
-                + "ON CONFLICT (url) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified, "
-                + "cursor = excluded.cursor, next_url = excluded.next_url, keys = excluded.keys, paged = excluded.paged"
+                + (entry.onlyCursor
+                    ? "ON CONFLICT (url) DO UPDATE SET cursor = excluded.cursor"
+                    : "ON CONFLICT (url) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified, "
+                        + "cursor = excluded.cursor, next_url = excluded.next_url, keys = excluded.keys, paged = excluded.paged")
             _ = try await session.connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: session.logger).collect()
         }
     }

@@ -25,6 +25,10 @@ package struct ClientCache: Sendable {
         /// The keys of the page's own objects when it last answered 200, encoded (a page of a large
         /// collection is held as bytes, not as Swift values); `nil` when not recorded.
         package var encodedKeys: [UInt8]?
+        /// Whether writing this entry changes only the cursor of a stored record (an incremental
+        /// answer leaves the first page's validators and keys, possibly a large blob, as they are);
+        /// a record not stored yet is written whole.
+        package var onlyCursor = false
 
         package init(etag: String? = nil, lastModified: String? = nil, cursor: String? = nil, next: String? = nil,
              keys: PrimaryKeys? = nil) {
@@ -80,15 +84,15 @@ package struct ClientCache: Sendable {
     static func write(_ entries: [Record], in db: Database) throws {
         guard !entries.isEmpty else { return }
         try prepare(db)
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO \(table.quotedIdentifier) (url, etag, last_modified, cursor, next_url, keys, paged)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+        let insert = "INSERT INTO \(table.quotedIdentifier) (url, etag, last_modified, cursor, next_url, keys, paged) VALUES (?, ?, ?, ?, ?, ?, ?) "
+        let whole = try db.cachedStatement(sql: insert + """
             ON CONFLICT(url) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified,
             cursor = excluded.cursor, next_url = excluded.next_url, keys = excluded.keys, paged = excluded.paged
             """)
+        let cursorOnly = try db.cachedStatement(sql: insert + "ON CONFLICT(url) DO UPDATE SET cursor = excluded.cursor")
         for (key, entry) in entries {
-            try statement.execute(arguments: [key, entry.etag, entry.lastModified, entry.cursor, entry.next,
-                                              entry.encodedKeys.map { Data($0) }, entry.paged])
+            try (entry.onlyCursor ? cursorOnly : whole).execute(arguments: [key, entry.etag, entry.lastModified, entry.cursor, entry.next,
+                                                                              entry.encodedKeys.map { Data($0) }, entry.paged])
         }
     }
 }

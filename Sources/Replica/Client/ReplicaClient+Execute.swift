@@ -201,8 +201,10 @@ extension ReplicaClient {
             if let index = records.firstIndex(where: { $0.key == firstKey }) {
                 records[index].entry.cursor = cursor
             } else {
+                // An incremental answer (no page record of its own): only the stored record's cursor changes.
                 var record = firstEntry ?? ClientCache.Entry(cursor: nil, next: nil, keys: nil)
                 record.cursor = cursor
+                record.onlyCursor = true
                 records.append((firstKey, record))
             }
         }

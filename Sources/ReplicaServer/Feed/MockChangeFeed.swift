@@ -29,6 +29,8 @@ public final class MockChangeFeed: Sendable {
         /// The paths whose answers the change alters: the collection, the object's own path,
         /// and its parents' nested collections (`/cars`, `/cars/10`, `/people/1/cars`).
         public var paths: [String] = []
+        /// `key` serialized: the feed's index of the latest change per object (computed once, at record time).
+        var keyName: String = ""
     }
 
     /// What changed in a resource since a cursor: each key once, its latest change, in order.
@@ -56,13 +58,19 @@ public final class MockChangeFeed: Sendable {
 
         var retained: ArraySlice<Change> { entries[head...] }
 
+        /// Appends `change` and drops what falls out of the window.
+        mutating func append(_ change: Change, window: Int) {
+            entries.append(change)
+            latest[change.keyName] = change.sequence
+            trim(to: window)
+        }
+
         mutating func trim(to window: Int) {
             while entries.count - head > window {
                 let dropped = entries[head]
                 head += 1
                 floor = dropped.sequence
-                let name = dropped.key.serialized()
-                if latest[name] == dropped.sequence { latest[name] = nil }
+                if latest[dropped.keyName] == dropped.sequence { latest[dropped.keyName] = nil }
             }
             // Compact once the dropped prefix is as large as what is kept.
             if head > 1024 && head * 2 > entries.count {
@@ -120,12 +128,11 @@ public final class MockChangeFeed: Sendable {
     public func record(_ resource: String, key: JSONValue, deletedObject: JSONObject? = nil, paths: [String] = []) {
         let (change, subscribers) = state.withLockedValue { state -> (Change, [AsyncStream<Change>.Continuation]) in
             state.sequence += 1
-            let change = Change(sequence: state.sequence, resource: resource, key: key, deletedObject: deletedObject, paths: paths)
-            var log = state.logs[resource] ?? ResourceLog()
-            log.entries.append(change)
-            log.latest[key.serialized()] = change.sequence
-            log.trim(to: window)
-            state.logs[resource] = log
+            let change = Change(sequence: state.sequence, resource: resource, key: key, deletedObject: deletedObject, paths: paths,
+                                keyName: key.serialized())
+            // In place: a copy of the log taken out of the dictionary and stored back would copy
+            // its entries and its index of every object on each write.
+            state.logs[resource, default: ResourceLog()].append(change, window: window)
             return (change, Array(state.subscribers.values))
         }
         for subscriber in subscribers { subscriber.yield(change) }
@@ -166,7 +173,7 @@ public final class MockChangeFeed: Sendable {
                 let middle = (low + high) / 2
                 if retained[middle].sequence <= position { low = middle + 1 } else { high = middle }
             }
-            let changes = retained[low...].filter { log.latest[$0.key.serialized()] == $0.sequence }
+            let changes = retained[low...].filter { log.latest[$0.keyName] == $0.sequence }
             return .success(Changes(changes: changes, cursor: "\(epoch).\(state.sequence)"))
         }
         return try answer.get()
