@@ -1,27 +1,29 @@
 import Foundation
 
 /// The sync loops of a client that a poke can wake (``ReplicaService``'s, by synced path).
-/// `@unchecked Sendable`: its members are read and written under `lock` only.
-final class PokeBoard: @unchecked Sendable {
-    private let lock = NSLock()
-    private var loops: [UInt64: (path: String, waker: Waker)] = [:]
-    private var nextID: UInt64 = 0
+final class PokeBoard: Sendable {
+    private struct State: Sendable {
+        var loops: [UInt64: (path: String, waker: Waker)] = [:]
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Locked(State())
 
     func register(_ path: String, _ waker: Waker) -> UInt64 {
-        lock.withLock {
-            nextID += 1
-            loops[nextID] = (path, waker)
-            return nextID
+        state.withLock { state in
+            state.nextID += 1
+            state.loops[state.nextID] = (path, waker)
+            return state.nextID
         }
     }
 
     func unregister(_ id: UInt64) {
-        lock.withLock { _ = loops.removeValue(forKey: id) }
+        state.withLock { _ = $0.loops.removeValue(forKey: id) }
     }
 
     /// Wakes the loops whose path `changed` affects; returns the paths woken.
     func poke(_ changed: String) -> [String] {
-        let woken = lock.withLock { loops.values.filter { Self.affects(changed, $0.path) } }
+        let woken = state.withLock { $0.loops.values.filter { Self.affects(changed, $0.path) } }
         for loop in woken { loop.waker.poke() }
         return woken.map(\.path).sorted()
     }

@@ -2,20 +2,24 @@ import Foundation
 
 /// Wakes a sync loop before its timer: a push event or ``ReplicaClient/poke(_:)``. A poke that
 /// comes while the loop is syncing is kept, so the loop syncs once more right after.
-/// `@unchecked Sendable`: its members are read and written under `lock` only.
-final class Waker: @unchecked Sendable {
-    private let lock = NSLock()
-    private var pending = false
-    private var waiter: CheckedContinuation<Void, Never>?
+final class Waker: Sendable {
+    private struct State: Sendable {
+        /// A poke came while nobody waited: the next wait returns at once.
+        var pending = false
+        /// The wait under way, resumed by the next poke or by its cancellation.
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Locked(State())
 
     /// Wakes the loop now, or when it next waits.
     func poke() {
-        let waiter = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            guard let waiter = self.waiter else {
-                pending = true
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.pending = true
                 return nil
             }
-            self.waiter = nil
+            state.waiter = nil
             return waiter
         }
         waiter?.resume()
@@ -25,7 +29,7 @@ final class Waker: @unchecked Sendable {
     /// - Returns: Whether a poke ended the wait.
     @discardableResult
     func wait(upTo delay: Duration) async -> Bool {
-        if lock.withLock({ () -> Bool in defer { pending = false }; return pending }) { return true }
+        if state.withLock({ state -> Bool in defer { state.pending = false }; return state.pending }) { return true }
         return await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 try? await Task.sleep(for: delay)
@@ -44,22 +48,22 @@ final class Waker: @unchecked Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 // Under the lock: a cancellation either came before (the task is marked cancelled
                 // before its handler runs, so this sees it) or finds the waiter stored here.
-                let resumeNow = lock.withLock { () -> Bool in
-                    if pending {
-                        pending = false
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.pending {
+                        state.pending = false
                         return true
                     }
                     if Task.isCancelled { return true }
-                    waiter = continuation
+                    state.waiter = continuation
                     return false
                 }
                 if resumeNow { continuation.resume() }
             }
             return !Task.isCancelled
         } onCancel: {
-            let waiter = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-                defer { self.waiter = nil }
-                return self.waiter
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.waiter = nil }
+                return state.waiter
             }
             waiter?.resume()
         }
