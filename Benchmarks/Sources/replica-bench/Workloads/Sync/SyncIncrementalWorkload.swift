@@ -1,4 +1,5 @@
 import Foundation
+import InMemoryTracing
 import Replica
 import ReplicaHTTP
 
@@ -47,6 +48,11 @@ struct SyncIncrementalWorkload: Workload {
             if reply.counts["same"] != 1 { problems.append("run \(run): the two stores differ after the syncs") }
             context.log(String(format: "sync-incremental: incremental %.3f s, full conditional %.3f s (%d pages)",
                                reply.seconds["incremental"] ?? 0, reply.seconds["full"] ?? 0, reply.counts["full.pages"] ?? 0))
+            for key in ["incremental", "full"] {
+                context.log(String(format: "sync-incremental:   %@: pages %.3f s (parse %.3f s), merge %.3f s", key,
+                                   reply.seconds["\(key).replica.page"] ?? 0, reply.seconds["\(key).replica.parse"] ?? 0,
+                                   reply.seconds["\(key).replica.merge"] ?? 0))
+            }
         }
         problems.forEach { context.log("sync-incremental: PROBLEM: \($0)") }
         func rate(_ key: String) -> Cell {
@@ -97,11 +103,14 @@ struct SyncIncrementalWorkload: Workload {
         let control = try request.require("control")
         let directory = try request.require("directory")
         let transport = HTTPTransport()
+        // Each client's spans: where a sync's time goes (the page exchanges, parsing, the merge).
+        let tracers = ["live.sqlite": InMemoryTracer(), "plain.sqlite": InMemoryTracer()]
         func client(_ schema: String, _ file: String) throws -> (ReplicaClient, Store) {
             let store = try Store(path: (directory as NSString).appendingPathComponent(file),
                                   schema: try Schema(contentsOf: URL(fileURLWithPath: schema)))
             var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
             configuration.timeout = .seconds(600)
+            if let tracer = tracers[file] { configuration.tracer = tracer }
             return (ReplicaClient(engine: try SQLiteReplica(store: store), configuration: configuration), store)
         }
         let (incremental, liveStore) = try client(liveSchemaPath, "live.sqlite")
@@ -115,10 +124,17 @@ struct SyncIncrementalWorkload: Workload {
         }
         try await SyncPagesServer.ask(control, "load-second")
         var reply = WorkerReply()
-        for (key, client) in [("full", full), ("incremental", incremental)] {
+        for (key, client, tracer) in [("full", full, tracers["plain.sqlite"]), ("incremental", incremental, tracers["live.sqlite"])] {
+            tracer?.clearAll()
             let start = ContinuousClock.now
             let result = try await client.call(path)
             reply.seconds[key] = start.duration(to: .now).seconds
+            // The timed call's phases, summed over its pages: replica.page (request to staged page,
+            // its parse included), replica.parse, replica.merge (the commit).
+            for span in tracer?.finishedSpans ?? [] where ["replica.page", "replica.parse", "replica.merge"].contains(span.operationName) {
+                let nanoseconds = span.endInstant.nanosecondsSinceEpoch - span.startInstant.nanosecondsSinceEpoch
+                reply.seconds["\(key).\(span.operationName)", default: 0] += Double(nanoseconds) / 1e9
+            }
             reply.counts["\(key).updated"] = result.changes["Person"]?.updated.count ?? 0
             reply.counts["\(key).pages"] = result.pages
             if key == "incremental" && result.mode != .incremental { throw BenchmarkError("sync-incremental: the second sync was \(result.mode)") }
