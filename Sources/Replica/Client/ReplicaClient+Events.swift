@@ -17,7 +17,8 @@ extension ReplicaClient {
     ///   - path: The stream's path under the base URL (`/events`), or an absolute URL.
     ///   - lastEventID: The id to resume after, if known.
     ///   - headers: Headers for the stream's requests, over the configuration's.
-    ///   - connection: Told each time the stream connects (`true`, with the status 200) or drops (`false`).
+    ///   - connection: Told each time the stream connects (`true`, with the status 200) and when that connection
+    ///     drops (`false`); attempts that fail to connect are retried without a call.
     /// - Returns: The events; the stream never fails, it reconnects.
     public func events(_ path: String, lastEventID: String? = nil, headers: HeaderFields = HeaderFields(),
                        connection: (@Sendable (Bool) -> Void)? = nil) -> AsyncStream<ServerSentEvent> {
@@ -28,6 +29,7 @@ extension ReplicaClient {
             var retry = Duration.seconds(1)
             while !Task.isCancelled {
                 var parser = ServerSentEventParser()
+                var connected = false
                 do {
                     var request = ClientRequest(method: .get, url: try eventsURL(path), timeout: .seconds(86_400), route: nil)
                     request.headers = try await baseHeaders()
@@ -41,6 +43,7 @@ extension ReplicaClient {
                         throw ClientError(.invalidResponse, "the event stream answered \(response.status)", status: response.status,
                                           request: "GET \(request.url.absoluteString)")
                     }
+                    connected = true
                     connection?(true)
                     failures = 0
                     for try await chunk in response.body {
@@ -48,6 +51,8 @@ extension ReplicaClient {
                         lastID = parser.lastEventID ?? lastID
                         if let milliseconds = parser.retry { retry = .milliseconds(milliseconds) }
                     }
+                    // The consumer stopped (the body ends when the task is cancelled): not a drop.
+                    if Task.isCancelled { break }
                 } catch {
                     if Task.isCancelled { break }
                     failures += 1
@@ -55,7 +60,8 @@ extension ReplicaClient {
                 }
                 lastID = parser.lastEventID ?? lastID
                 if let milliseconds = parser.retry { retry = .milliseconds(milliseconds) }
-                connection?(false)
+                // A drop is told once per connection; attempts that never connected are not drops.
+                if connected { connection?(false) }
                 let backoff = failures == 0 ? retry : min(.seconds(30), retry * Int(min(32, 1 << min(failures - 1, 5))))
                 try? await Task.sleep(for: backoff)
             }

@@ -23,6 +23,35 @@ struct ServerSentEventTests {
         }
     }
 
+    @Test("a stream that drops is told once, however many attempts fail before it connects again; it resumes after Last-Event-ID")
+    func reconnection() async throws {
+        // The last connection stays open (its body never ends) until the consumer stops.
+        let (open, held) = AsyncStream.makeStream(of: [UInt8].self)
+        defer { held.finish() }
+        held.yield(Array("id: 2\ndata: /posts/2\n\n".utf8))
+        let transport = ScriptedTransport { _, index in
+            switch index {
+            // Connects, sends an event and a retry delay of 0 ms, then the body ends: a drop.
+            case 1: return json(200, "retry: 0\nid: 1\ndata: /posts\n\n")
+            // The server is down for two attempts.
+            case 2, 3: throw ClientError(.connection, "connection refused")
+            default: return ClientResponse(status: 200, body: ResponseBody(open))
+            }
+        }
+        let (client, _) = try ClientTests.client(transport)
+        let connections = Locked<[String]>([])
+        var received: [String] = []
+        for await event in client.events("/events", connection: { up in connections.withLock { $0.append(up ? "up" : "down") } }) {
+            received.append("\(event.id ?? "-") \(event.data)")
+            if received.count == 2 { break }
+        }
+        #expect(received == ["1 /posts", "2 /posts/2"])
+        #expect(connections.value == ["up", "down", "up"])
+        let requests = transport.requests
+        #expect(requests.map { $0.headers["Last-Event-ID"] } == [nil, "1", "1", "1"])
+        #expect(requests.allSatisfy { $0.headers["Accept"] == "text/event-stream" && $0.url.path == "/api/events" })
+    }
+
     @Test("an event names paths by a JSON object's paths or path, or as its data; none means every path")
     func eventPaths() {
         #expect(ServerSentEvent(data: #"{"paths": ["/cars", "/people/1/cars"], "key": 10}"#).paths == ["/cars", "/people/1/cars"])
