@@ -4,8 +4,9 @@ import Logging
 extension ReplicaClient {
     /// Follows a Server-Sent Events stream (a route's ``PushSource``): events as they arrive,
     /// reconnecting when the connection drops or fails (after the server's `retry:` delay, 1 s by
-    /// default, backing off to 30 s while it keeps failing) with `Last-Event-ID` set to the last
-    /// event's id, until the consumer stops iterating or its task is cancelled.
+    /// default; while it keeps failing, backing off from that delay, 100 ms at least, to 30 s)
+    /// with `Last-Event-ID` set to the last event's id, until the consumer stops iterating or its
+    /// task is cancelled.
     ///
     /// ```swift
     /// for await event in client.events("/events") {
@@ -62,7 +63,10 @@ extension ReplicaClient {
                 if let milliseconds = parser.retry { retry = .milliseconds(milliseconds) }
                 // A drop is told once per connection; attempts that never connected are not drops.
                 if connected { connection?(false) }
-                let backoff = failures == 0 ? retry : min(.seconds(30), retry * Int(min(32, 1 << min(failures - 1, 5))))
+                // Failed attempts back off from the server's delay, and from 100 ms at least: a
+                // `retry: 0` must not spin against a server that is down.
+                let backoff = failures == 0 ? retry
+                    : min(.seconds(30), max(retry, .milliseconds(100)) * Int(min(32, 1 << min(failures - 1, 5))))
                 try? await Task.sleep(for: backoff)
             }
             continuation.finish()

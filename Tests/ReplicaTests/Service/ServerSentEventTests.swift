@@ -33,7 +33,7 @@ struct ServerSentEventTests {
             switch index {
             // Connects, sends an event and a retry delay of 0 ms, then the body ends: a drop.
             case 1: return json(200, "retry: 0\nid: 1\ndata: /posts\n\n")
-            // The server is down for two attempts.
+            // The server is down for two attempts (retried after 100 ms and 200 ms: the floor of a failure's backoff).
             case 2, 3: throw ClientError(.connection, "connection refused")
             default: return ClientResponse(status: 200, body: ResponseBody(open))
             }
