@@ -69,16 +69,7 @@ struct ClientMetricsTests {
     func pagedNotModified() async throws {
         let issues = GitHubIssues(1...5)
         let metrics = TestMetrics()
-        let router = Router()
-        router.get("/issues") { request, _ in issues.respond(request) }
-        let server = try await StreamingServer.start(router)
-        try await withTeardown {
-            let base = "http://127.0.0.1:\(server.port)"
-            issues.setBase(base)
-            let store = try Store.inMemory(schema: try Schema(json: Data(PagedNotModifiedTests.schema.utf8), file: "github.json"))
-            var configuration = ClientConfiguration(transport: HTTPTransport(), baseURLs: [.production: try #require(URL(string: base))])
-            configuration.metricsFactory = metrics
-            let client = ReplicaClient(engine: try SQLiteReplica(store: store), configuration: configuration)
+        try await PagedNotModifiedTests.withAPI(issues, configure: { $0.metricsFactory = metrics }) { client, _ in
             let first = try await client.call("/issues", params: ["per_page": 2])
             #expect(first.pages == 3)
             let again = try await client.call("/issues", params: ["per_page": 2])
@@ -87,8 +78,6 @@ struct ClientMetricsTests {
             #expect(Self.total(metrics, ReplicaMetrics.pages, route) == 6)
             #expect(Self.total(metrics, ReplicaMetrics.notModifiedPages, route) == 3)
             #expect(Self.total(metrics, ReplicaMetrics.rows, route + [("operation", "inserted")]) == 5)
-        } teardown: {
-            await server.stop()
         }
     }
 

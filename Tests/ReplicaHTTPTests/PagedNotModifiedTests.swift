@@ -81,8 +81,10 @@ struct PagedNotModifiedTests {
          "routes": [{"path": "/issues", "target": "Issue", "stale": "delete"}]}
         """
 
-    /// Serves `issues` on 127.0.0.1 and a free port, and runs `body` with a client syncing into a fresh store.
-    static func withAPI(_ issues: GitHubIssues, _ body: (ReplicaClient, Store) async throws -> Void) async throws {
+    /// Serves `issues` on 127.0.0.1 and a free port, and runs `body` with a client syncing into a fresh store
+    /// (its configuration changed by `configure` first: a metrics factory, say).
+    static func withAPI(_ issues: GitHubIssues, configure: (inout ClientConfiguration) -> Void = { _ in },
+                        _ body: (ReplicaClient, Store) async throws -> Void) async throws {
         let router = Router()
         router.get("/issues") { request, _ in issues.respond(request) }
         let server = try await StreamingServer.start(router)
@@ -90,10 +92,9 @@ struct PagedNotModifiedTests {
             let base = "http://127.0.0.1:\(server.port)"
             issues.setBase(base)
             let store = try Store.inMemory(schema: try Schema(json: Data(Self.schema.utf8), file: "github.json"))
-            let client = ReplicaClient(engine: try SQLiteReplica(store: store),
-                                       configuration: ClientConfiguration(transport: HTTPTransport(),
-                                                                          baseURLs: [.production: try #require(URL(string: base))]))
-            try await body(client, store)
+            var configuration = ClientConfiguration(transport: HTTPTransport(), baseURLs: [.production: try #require(URL(string: base))])
+            configure(&configuration)
+            try await body(ReplicaClient(engine: try SQLiteReplica(store: store), configuration: configuration), store)
         } teardown: {
             await server.stop()
         }

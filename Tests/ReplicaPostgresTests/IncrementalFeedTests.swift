@@ -37,6 +37,16 @@ struct IncrementalFeedTests {
             return Feed(server: server, transport: transport, client: client, opened: opened, base: base)
         }
 
+        /// Runs `body` against a started feed, stopped afterwards whether `body` throws or not.
+        static func with(_ kind: StoreKind, window: Int = 100, _ body: (Feed) async throws -> Void) async throws {
+            let feed = try await start(kind, window: window)
+            try await withTeardown {
+                try await body(feed)
+            } teardown: {
+                await feed.stop()
+            }
+        }
+
         func stop() async {
             try? await transport.shutdown()
             await server.stop()
@@ -62,8 +72,7 @@ struct IncrementalFeedTests {
 
     @Test("a full sync records X-Cursor; the next sync upserts the changed objects and deletes the tombstones", arguments: StoreKind.allCases)
     func itemsAndTombstones(_ kind: StoreKind) async throws {
-        let feed = try await Feed.start(kind)
-        try await withTeardown {
+        try await Feed.with(kind) { feed in
             _ = try await feed.server.load(json: try JSONValue(parsing: #"[{"id": 1, "name": "ann"}, {"id": 2, "name": "bob"}, {"id": 3, "name": "cy"}]"#),
                                           into: "people")
             let full = try await feed.client.call("/people")
@@ -89,15 +98,12 @@ struct IncrementalFeedTests {
             // Nothing changed since: an empty answer, nothing written, the cursor moves on.
             let quiet = try await feed.client.call("/people")
             #expect(quiet.mode == .incremental && quiet.changes.isEmpty && quiet.sync.objectCount == 0)
-        } teardown: {
-            await feed.stop()
         }
     }
 
     @Test("a nested route's feed lists only its parent's children; other parents' tombstones never reach it", arguments: StoreKind.allCases)
     func scopedFeed(_ kind: StoreKind) async throws {
-        let feed = try await Feed.start(kind)
-        try await withTeardown {
+        try await Feed.with(kind) { feed in
             _ = try await feed.server.load(json: try JSONValue(parsing: """
                 {"people": [{"id": 1, "name": "ann"}, {"id": 2, "name": "bob"}],
                  "cars": [{"id": 10, "name": "a", "person_id": 1}, {"id": 20, "name": "b", "person_id": 2}]}
@@ -114,15 +120,12 @@ struct IncrementalFeedTests {
             let second = try await feed.client.call("/people/2/cars")
             #expect(second.changes["Car"]?.deleted.integers == [20])
             #expect(try await feed.opened.store.count("Car", where: nil, arguments: []) == 1)
-        } teardown: {
-            await feed.stop()
         }
     }
 
     @Test("a cursor older than the feed's window answers 410; the client syncs in full and deletes stale rows", arguments: StoreKind.allCases)
     func expiredCursor(_ kind: StoreKind) async throws {
-        let feed = try await Feed.start(kind, window: 3)
-        try await withTeardown {
+        try await Feed.with(kind, window: 3) { feed in
             _ = try await feed.server.load(json: try JSONValue(parsing: #"[{"id": 1, "name": "ann"}, {"id": 2, "name": "bob"}]"#),
                                           into: "people")
             _ = try await feed.client.call("/people")
@@ -145,15 +148,12 @@ struct IncrementalFeedTests {
             let next = try await feed.client.call("/people")
             #expect(next.mode == .incremental)
             #expect(next.changes["Person"]?.updated.integers == [2])
-        } teardown: {
-            await feed.stop()
         }
     }
 
     @Test("a failed incremental answer leaves the rows and the cursor as they were", arguments: StoreKind.allCases)
     func failedDeltaRollsBack(_ kind: StoreKind) async throws {
-        let feed = try await Feed.start(kind)
-        try await withTeardown {
+        try await Feed.with(kind) { feed in
             _ = try await feed.server.load(json: try JSONValue(parsing: #"[{"id": 1, "name": "ann"}, {"id": 2, "name": "bob"}]"#),
                                           into: "people")
             _ = try await feed.client.call("/people")
@@ -167,8 +167,6 @@ struct IncrementalFeedTests {
             #expect(retry.mode == .incremental)
             #expect(retry.changes["Person"]?.deleted.integers == [1])
             #expect(try await feed.names() == ["bo"])
-        } teardown: {
-            await feed.stop()
         }
     }
 }
