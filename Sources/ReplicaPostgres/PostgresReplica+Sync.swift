@@ -29,7 +29,7 @@ extension PostgresReplica: StoreBackend {
         }
         var result = outcome.0
         result.writeLockDuration = outcome.1.map { $0.duration(to: ContinuousClock.now) }
-        if !result.changes.isEmpty { observers.publish(result.changes, trace: WriteTrace.current) }
+        if !result.changes.isEmpty { observers.publish(result.changes, trace: job.trace) }
         return result
     }
 
@@ -38,10 +38,12 @@ extension PostgresReplica: StoreBackend {
     private static func write(_ job: WriteJob, in session: PostgresWriteSession, frontEnd: SyncFrontEnd,
                               origin: String) async throws -> (WriteOutcome, ContinuousClock.Instant?) {
         var summary: ReaderSummary?
+        var job = job
         switch job.rows {
         case .none: break
         case .stream(let stream, _): summary = try await session.stage(stream)
         case .staged(let staged): try await session.stage(staged)
+        case .live(let live): job.end(with: try await session.stage(live, source: job.source))
         }
         let (deletions, skipped) = job.deletions(after: summary, frontEnd: frontEnd)
         var changes = try await session.merge(deletions)

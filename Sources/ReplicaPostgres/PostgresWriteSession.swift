@@ -54,6 +54,12 @@ final class PostgresWriteSession {
         try await stage { append in try await stream.drain(append) }
     }
 
+    /// Streams a sync session's pages into the stage tables as they are parsed; returns what the
+    /// session's commit adds.
+    func stage(_ live: LiveTransaction, source: String) async throws -> LiveTransaction.Ending {
+        try await stage { append in try await live.drain(source: source, append) }
+    }
+
     /// Streams a sync session's staged batches into the stage tables.
     func stage(_ rows: StagedRows) async throws {
         let rows = UncheckedBox(rows)

@@ -71,6 +71,16 @@ public struct ClientConfiguration: Sendable {
     public var conditionalRequests: Bool
     /// The most pages one call follows.
     public var maxPages: Int
+    /// Whether a paged call asks for the next page as soon as a page's `Link: <…>; rel="next"`
+    /// header names it, so that it arrives while the page before it is parsed and written
+    /// (`true` by default). At most one page is asked for ahead; one that the traversal does not
+    /// reach (a page that fails) is cancelled. Turn it off for an API that counts every request
+    /// against a tight rate limit and wants them one after the other.
+    ///
+    /// ```swift
+    /// configuration.prefetchPages = false   // one request at a time
+    /// ```
+    public var prefetchPages: Bool
     /// Hooks that read and change a call's parameters before they are encoded (ApiModel's
     /// before-request hook, e.g. adding an `access_token`), in order, for every call, ad-hoc call,
     /// model operation and typed endpoint.
@@ -111,6 +121,7 @@ public struct ClientConfiguration: Sendable {
         self.pagination = [:]
         self.conditionalRequests = true
         self.maxPages = 1000
+        self.prefetchPages = true
         self.maxDecodedBodyBytes = 64 << 20
         self.parameterHooks = []
         self.timeZone = TimeZone(secondsFromGMT: 0) ?? .current

@@ -97,17 +97,25 @@ extension ReplicaClient {
         var reshaped = false
         // The keys unchanged pages held: what a call whose every page answered 304 lists.
         var vouched = PrimaryKeys()
+        // Validators are sent for a page with a recorded copy, unless the call syncs incrementally or anew.
+        let sendsValidators = isGet && !delta && since?.resync != true && configuration.conditionalRequests
+        // The next page, requested while this one is parsed and written.
+        var prefetched: PrefetchedPage?
+        defer { prefetched?.discard() }
         while true {
-            if revalidate && isGet && !delta && since?.resync != true && configuration.conditionalRequests, let entry, entry.hasValidators,
-               !isCollection || entry.hasKeys {
-                if let etag = entry.etag, current.headers["If-None-Match"] == nil { current.headers["If-None-Match"] = etag }
-                if let modified = entry.lastModified, current.headers["If-Modified-Since"] == nil {
-                    current.headers["If-Modified-Since"] = modified
-                }
+            if revalidate && sendsValidators && prefetched == nil {
+                Self.addValidators(of: entry, to: &current, isCollection: isCollection)
             }
-            let traced = telemetry.page(pages + 1, request: current)
+            let traced = prefetched?.traced ?? telemetry.page(pages + 1, request: current)
             defer { traced.end() }
-            let response = try await traced.exchange { try await send(current) }
+            let response: ClientResponse
+            if let ready = prefetched {
+                prefetched = nil
+                let answered = try await ready.task.value
+                (entry, current, response) = (answered.entry, answered.request, answered.response)
+            } else {
+                response = try await traced.exchange { try await send(current) }
+            }
             var next: URL?
             if response.status == 304 {
                 guard let entry, !isCollection || entry.hasKeys else {
@@ -146,6 +154,19 @@ extension ReplicaClient {
                 pages += 1
                 if first == nil || first?.status == 304 { first = response }
                 capture?.beginPage()
+                // A next page the headers name already: ask for it now, so that it arrives while this one is written.
+                if configuration.prefetchPages, isCollection, rule == nil || rule == .linkHeader, pages < configuration.maxPages,
+                   let nextURL = Self.nextLink(response.headers, relativeTo: current.url) {
+                    let nextKey = cacheKey(for: nextURL, dropping: since?.incremental.parameter)
+                    if !visited.contains(nextKey) {
+                        var nextRequest = current
+                        nextRequest.url = nextURL
+                        nextRequest.headers["If-None-Match"] = nil
+                        nextRequest.headers["If-Modified-Since"] = nil
+                        prefetched = prefetch(nextRequest, key: nextKey, sendsValidators: sendsValidators, isCollection: isCollection,
+                                              telemetry: telemetry.page(pages + 1, request: nextRequest))
+                    }
+                }
                 let page = try await traced.parse {
                     try await stage(response, into: session, prepared: prepared, request: current, capture: capture)
                 }
@@ -181,11 +202,16 @@ extension ReplicaClient {
                 throw ClientError(.invalidResponse, "the page links lead back to \(nextURL.absoluteString), fetched already",
                                   request: "\(current.method) \(current.url.absoluteString)")
             }
-            entry = try await store.backend.clientCacheEntry(for: key)
             revalidate = true
             current.url = nextURL
             current.headers["If-None-Match"] = nil
             current.headers["If-Modified-Since"] = nil
+            if prefetched?.key != key {
+                // Not the page asked for ahead (or none was): ask for this one.
+                prefetched?.discard()
+                prefetched = nil
+                entry = try await store.backend.clientCacheEntry(for: key)
+            }
         }
         let firstResponse = first ?? ClientResponse(status: 304)
         let mode: SyncMode = delta ? .incremental : .full
@@ -211,6 +237,44 @@ extension ReplicaClient {
         let result = try await telemetry.merge { try await session.commit(complete: complete && !delta, records: records) }
         return CallResult(status: firstResponse.status, headers: firstResponse.headers, sync: result, notModified: false,
                           pages: pages, unchangedPages: unchanged, isTruncated: !complete, route: routeName, mode: mode)
+    }
+
+    /// A page requested before the traversal reached it: its request (with its validators), the
+    /// record they came from, and the exchange under way.
+    struct PrefetchedPage {
+        var key: String
+        /// The page's span, under which its request went.
+        var traced: PageTelemetry
+        var task: Task<(entry: ClientCache.Entry?, request: ClientRequest, response: ClientResponse), any Error>
+
+        /// Cancels the exchange and ends the page's span: the traversal did not reach the page.
+        func discard() {
+            task.cancel()
+            traced.end()
+        }
+    }
+
+    /// Starts the exchange of `request`, the page recorded under `key`, under the page's span
+    /// `telemetry`: its record is read, its validators added, and the request sent.
+    func prefetch(_ request: ClientRequest, key: String, sendsValidators: Bool, isCollection: Bool,
+                  telemetry: PageTelemetry) -> PrefetchedPage {
+        PrefetchedPage(key: key, traced: telemetry, task: Task {
+            let entry = try await store.backend.clientCacheEntry(for: key)
+            var request = request
+            if sendsValidators { Self.addValidators(of: entry, to: &request, isCollection: isCollection) }
+            let sent = request
+            return (entry, request, try await telemetry.exchange { try await send(sent) })
+        })
+    }
+
+    /// Adds the validators of a page's record (when it has them, and for a collection page, the
+    /// keys its 304 would vouch for) to `request`, unless the call set its own.
+    static func addValidators(of entry: ClientCache.Entry?, to request: inout ClientRequest, isCollection: Bool) {
+        guard let entry, entry.hasValidators, !isCollection || entry.hasKeys else { return }
+        if let etag = entry.etag, request.headers["If-None-Match"] == nil { request.headers["If-None-Match"] = etag }
+        if let modified = entry.lastModified, request.headers["If-Modified-Since"] == nil {
+            request.headers["If-Modified-Since"] = modified
+        }
     }
 
     /// The session of one traversal; an incremental answer's objects are read at `items` when

@@ -60,11 +60,18 @@ extension SQLiteReplica: StoreBackend {
         if Task.isCancelled { throw SyncError(.cancelled, "cancelled; nothing was written", source: job.source) }
         let writer = try RowWriter(db: db, mapping: frontEnd.mapping, trackSeen: job.tracked)
         var summary: ReaderSummary?
+        var job = job
         switch job.rows {
         case .none: break
         case .stream(let stream, let patience): summary = try stream.consume(source: job.source, patience: patience) { try writer.write($0) }
         case .staged(let staged): try staged.replay { try writer.write($0) }
+        case .live(let live):
+            let ending = try live.consume(source: job.source) { try writer.write($0) }
+            job.end(with: ending)
         }
+        // A live session's commit came in another task: its trace is known only now.
+        var publishing = trace
+        if case .live(let live) = job.rows { publishing = live.trace }
         let (deletions, skipped) = job.deletions(after: summary, frontEnd: frontEnd)
         for deletion in deletions {
             try writer.deleteStale(entity: deletion.entity, scope: deletion.scope,
@@ -77,7 +84,7 @@ extension SQLiteReplica: StoreBackend {
         }
         try ClientCache.write(job.records, in: db)
         let changes = ChangeSet(sequence: sequence.next(), entities: writer.entityChanges())
-        if !changes.isEmpty { db.afterNextTransaction { _ in observers.publish(changes, trace: trace) } }
+        if !changes.isEmpty { db.afterNextTransaction { [publishing] _ in observers.publish(changes, trace: publishing) } }
         return WriteOutcome(changes: changes, summary: summary, skipped: skipped,
                             reportedKeys: job.reportedEntity.map { writer.seenKeys(of: $0) } ?? PrimaryKeys(),
                             writeLockDuration: started.duration(to: clock.now))

@@ -59,17 +59,36 @@ public final class SyncSession: @unchecked Sendable {
     /// Guarded by `lock`.
     private var state: State
     private let staged: StagedRows
+    /// The open transaction the pages are written into, while they are (see ``writesLive``).
+    private let live = Locked<LiveTransaction?>(nil)
+    /// Whether pages are written into an open transaction as they are parsed: until a pause
+    /// longer than ``SyncOptions/streamingPatience`` rolls it back, after which every page is staged.
+    /// Only the call under way reads and writes it, and ``logged``.
+    private var writesLive: Bool
+    /// The bytes of the pages written live, to stage them if the transaction rolls back after a pause.
+    private var logged: [LoggedPage] = []
+    /// Whether the open transaction rolled back after a pause (the pages were staged instead).
+    private var pausedWhileLive = false
 
-    init(store: any ReplicaStore, plan: SyncPlan, options: SyncOptions, source: String) {
+    /// - Parameter staging: Stage every page (no open transaction), as a body that already paused does.
+    init(store: any ReplicaStore, plan: SyncPlan, options: SyncOptions, source: String, staging: Bool = false) {
         self.store = store
         self.plan = plan
         self.options = options
         self.source = source
         self.staged = StagedRows(memoryBudget: max(0, options.stagingMemory))
         self.state = State(plan: plan, entityCount: store.mapping.maps.count, source: source)
+        var isData = false
+        if case .data = plan.shape { isData = true }
+        self.writesLive = !staging && !isData && options.streamingPatience > 0
     }
 
-    /// The number of rows staged so far (by the pages whose stage call has returned).
+    deinit {
+        live.withLock { $0 }?.abort()
+    }
+
+    /// The number of rows taken in so far (by the pages whose stage call has returned): staged,
+    /// or written into the session's open transaction.
     public var stagedRowCount: Int { withState { $0.stagedRowCount } }
 
     /// Parses one page arriving as byte chunks (an HTTP body) and stages its rows.
@@ -174,7 +193,10 @@ public final class SyncSession: @unchecked Sendable {
     private func apply(_ effect: State.Effect) {
         switch effect {
         case .keepStagedRows: break
-        case .dropStagedRows: staged.discard()
+        case .dropStagedRows:
+            staged.discard()
+            live.withLock { $0 }?.abort()
+            logged = []
         }
     }
 
@@ -196,8 +218,84 @@ public final class SyncSession: @unchecked Sendable {
                           ignoredKeyCount: page.statistics.ignoredKeyCount, byteCount: page.byteCount)
     }
 
-    /// Parses one page and appends its rows to the staged rows (owned by this call while it runs).
+    /// Parses one page and writes its rows into the session's open transaction while it can,
+    /// else stages them.
     private func stagePage(source: String, channel: ChunkChannel?, next: @escaping () throws -> [UInt8]?) async throws -> State.Page {
+        guard writesLive else { return try await stageRows(source: source, channel: channel, next: next) }
+        // The page's bytes are kept: after a pause, the pages written so far are staged from them.
+        let log = ChunkLog(memoryBudget: max(0, options.stagingMemory))
+        let keepsLog = store.backend.stagingHoldsWriteLock
+        let claimsBefore = withState { $0.claims }
+        do {
+            let page = try await writeLive(source: source) {
+                guard let chunk = try next() else { return nil }
+                if keepsLog { try log.append(chunk) }
+                return chunk
+            }
+            if keepsLog { logged.append(LoggedPage(log: log, claimsBefore: claimsBefore, source: source)) }
+            return page
+        } catch is StreamStalled {
+            // Rolled back, and the parsing thread has ended: stage the earlier pages, then this one
+            // (what it read, then the rest).
+            try await stageLogged()
+            return try await stageRows(source: source, channel: channel) {
+                if let chunk = try log.replay() { return chunk }
+                return try next()
+            }
+        }
+    }
+
+    /// Parses one page while the session's open transaction writes its rows (starting the
+    /// transaction once the first page's rows are there).
+    private func writeLive(source: String, next: @escaping () throws -> [UInt8]?) async throws -> State.Page {
+        let frontEnd = store.backend.frontEnd
+        let (tracked, claims) = withState { ($0.tracked, $0.claims) }
+        let store = self.store
+        let plan = self.plan
+        let patience = store.backend.stagingHoldsWriteLock ? options.streamingPatience : nil
+        let live = self.live
+        // Not given the channel: after a pause it goes on feeding the staged page.
+        let written = try await frontEnd.parsing(plan, source: source, totalBytes: nil, options: options,
+                                                 priorClaims: claims, next: next) { stream in
+            let transaction: LiveTransaction
+            if let open = live.withLock({ $0 }) {
+                transaction = open
+            } else {
+                await stream.awaitFirstMessage()
+                transaction = LiveTransaction.start(store: store, source: self.source, patience: patience,
+                                                    busyTimeout: plan.busyTimeout, tracked: tracked)
+                live.withLock { $0 = transaction }
+            }
+            return try await transaction.write(stream)
+        }
+        let summary = written.summary
+        // Record the page's claims for the next page, as a staged page does.
+        return State.Page(keys: written.keys, skippedKeys: summary.statistics.skippedKeys(planner: frontEnd.planner),
+                          completeCollections: summary.completeCollections, statistics: summary.statistics,
+                          byteCount: summary.byteCount, skeleton: summary.skeleton, rowCount: written.rowCount)
+    }
+
+    /// The open transaction rolled back after a pause: stages the pages it had written, from
+    /// their bytes, and stages every page from now on.
+    private func stageLogged() async throws {
+        writesLive = false
+        pausedWhileLive = true
+        live.withLock { $0 = nil }
+        let pages = logged
+        logged = []
+        let frontEnd = store.backend.frontEnd
+        let staged = UncheckedBox(self.staged)
+        for page in pages {
+            let log = page.log
+            _ = try await frontEnd.parsing(plan, source: page.source, totalBytes: nil, options: options,
+                                           priorClaims: page.claimsBefore, next: { try log.replay() }) { stream in
+                try await stream.drain { batch in try staged.value.append(batch) }
+            }
+        }
+    }
+
+    /// Parses one page and appends its rows to the staged rows (owned by this call while it runs).
+    private func stageRows(source: String, channel: ChunkChannel?, next: @escaping () throws -> [UInt8]?) async throws -> State.Page {
         let plan = self.plan
         // Only this call's consumer touches the staged rows until it returns.
         let staged = UncheckedBox(self.staged)
@@ -240,26 +338,47 @@ public final class SyncSession: @unchecked Sendable {
                                 byteCount: facts.byteCount, data: facts.data, route: plan.route, metadata: facts.metadata,
                                 seenKeys: facts.seenKeys, scope: plan.scope)
         result.ignoredKeys = statistics.ignored.keys(entityNames: store.mapping.maps.map(\.entity.name))
-        let deleting = facts.deleting
-        // Nothing staged and nothing to delete: the store stays as it is.
-        if staged.isEmpty && deleting.isEmpty && records.isEmpty && facts.tombstones.isEmpty { return result }
-        // Every key this session saw counts as seen; its staged top-level keys are among them.
-        var job = WriteJob(source: source)
-        job.rows = .staged(staged)
-        job.stale = .fixed(deleting.map { entity in
+        // Every key this session saw counts as seen; its top-level keys are among them.
+        var ending = LiveTransaction.Ending()
+        ending.stale = facts.deleting.map { entity in
             StaleDeletion(entity: entity, scope: entity == plan.targetEntity ? plan.scope : nil, keeping: facts.seen[entity],
                           includesWritten: true, allWritten: facts.seenAllStaged)
-        })
-        job.records = records
-        if let target = plan.targetEntity, !facts.tombstones.isEmpty {
-            job.tombstones = [Tombstones(entity: target, scope: plan.scope, keys: facts.tombstones)]
         }
+        ending.records = records
+        if let target = plan.targetEntity, !facts.tombstones.isEmpty {
+            ending.tombstones = [Tombstones(entity: target, scope: plan.scope, keys: facts.tombstones)]
+        }
+        if writesLive, let transaction = live.withLock({ $0 }) {
+            do {
+                let outcome = try await transaction.commit(ending)
+                result.changes = outcome.changes
+                result.writeLockDuration = outcome.writeLockDuration
+                return result
+            } catch is StreamStalled {
+                // The pause came after the last page: stage the pages, then merge them.
+                try await stageLogged()
+            }
+        }
+        result.stagedAfterPause = pausedWhileLive
+        // Nothing staged and nothing to delete: the store stays as it is.
+        if staged.isEmpty && ending.stale.isEmpty && records.isEmpty && ending.tombstones.isEmpty { return result }
+        var job = WriteJob(source: source)
+        job.rows = .staged(staged)
+        job.end(with: ending)
         job.busyTimeout = plan.busyTimeout
         let outcome = try await store.transact(job)
         result.changes = outcome.changes
         result.writeLockDuration = outcome.writeLockDuration
         return result
     }
+}
+
+/// A page written into a session's open transaction: its bytes, to parse it again should the
+/// transaction roll back after a pause, with the claims its parsing started from.
+struct LoggedPage {
+    var log: ChunkLog
+    var claimsBefore: [ClaimKey: ChildClaimRecord]
+    var source: String
 }
 
 /// The keys one page's consumer collects; only that consumer's thread touches it while the page is staged.

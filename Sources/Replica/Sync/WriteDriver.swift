@@ -84,7 +84,7 @@ extension ReplicaStore {
                 try channel.receive()
             }
         }
-        let session = SyncSession(store: self, plan: plan, options: options, source: source)
+        let session = SyncSession(store: self, plan: plan, options: options, source: source, staging: true)
         var replay: ChunkLog?
         if case .data = plan.shape {
             // Nothing to write: parsed whole, as a session page.

@@ -17,6 +17,9 @@ package struct WriteJob: @unchecked Sendable {
         case stream(ParsedStream, patience: Double?)
         /// A sync session's staged pages.
         case staged(StagedRows)
+        /// A sync session's pages as they are parsed, then the commit's ``LiveTransaction/Ending``,
+        /// which replaces the job's stale deletions, tombstones and records.
+        case live(LiveTransaction)
     }
 
     /// Which stale rows go.
@@ -144,5 +147,21 @@ package struct WriteOutcome: Sendable {
         self.skipped = skipped
         self.reportedKeys = reportedKeys
         self.writeLockDuration = writeLockDuration
+    }
+}
+
+extension WriteJob {
+    /// The trace the store publishes the change set under: a live session's commit's, else the
+    /// calling task's (read it in the task that runs the job).
+    package var trace: WriteTrace? {
+        if case .live(let live) = rows { return live.trace }
+        return WriteTrace.current
+    }
+
+    /// Takes what a live session's commit decided: its stale deletions, tombstones and records.
+    package mutating func end(with ending: LiveTransaction.Ending) {
+        stale = .fixed(ending.stale)
+        tombstones = ending.tombstones
+        records = ending.records
     }
 }
