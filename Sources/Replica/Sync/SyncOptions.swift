@@ -65,8 +65,9 @@ public struct SyncOptions: Sendable {
     /// unlinked scratch file in the temporary directory (4 MiB by default).
     public var stagingMemory: Int
     /// How long, in seconds, a body that streams in (``SQLiteReplica/sync(_:_:chunks:options:)``,
-    /// ``SQLiteReplica/importChunks(_:into:source:options:)``) may hold the store's writer while
-    /// it waits for more rows (0.1 s by default).
+    /// ``SQLiteReplica/importChunks(_:into:source:options:)``), or a ``SyncSession``'s pages (a paged
+    /// HTTP call), may hold the store's writer while it waits for more rows or the next page (0.1 s
+    /// by default).
     ///
     /// Such a sync writes rows as they arrive, in one transaction, as fast as a file import,
     /// for as long as the body keeps coming. When the body pauses for longer than this, the sync

@@ -23,16 +23,25 @@ public struct StagedPage: Sendable {
 
 /// One logical sync of a path: every page of a collection commits together, or nothing does.
 ///
-/// Pages are parsed as they stream in and staged outside the database (in memory, spilling
-/// to an unlinked scratch file past ``SyncOptions/stagingMemory``), so a slow or stalled response never holds the
-/// store's write lock: other syncs commit and readers read meanwhile. ``commit(complete:)``
-/// then takes the writer once, for one short transaction: it upserts the staged rows,
-/// deletes stale rows (only after a complete traversal) and publishes one change set.
-/// Dropping or ``discard()``-ing a session leaves the store exactly as it was.
+/// Pages are parsed as they stream in and written, as a file import writes, into one
+/// transaction that stays open from the first page's rows to ``commit(complete:)``, for as long
+/// as the pages keep coming: readers see none of it until the commit. When the next page or
+/// its next rows keep the writer waiting longer than ``SyncOptions/streamingPatience`` (0.1 s by
+/// default), that transaction rolls back, so a slow or stalled response never holds the store's
+/// write lock: other syncs commit and readers read meanwhile. The session then stages every
+/// page outside the database (in memory, spilling to an unlinked scratch file past
+/// ``SyncOptions/stagingMemory``; the pages already written are parsed again from their bytes,
+/// which it keeps), and ``commit(complete:)`` takes the writer once, for one short transaction
+/// that upserts the staged rows. A `streamingPatience` of 0 stages from the start. Either way
+/// the commit deletes stale rows (only after a complete traversal), writes the client's
+/// records and publishes one change set, and ``SyncResult/stagedAfterPause`` says which way it
+/// went. Dropping or ``discard()``-ing a session leaves the store exactly as it was, and lets
+/// go of the writer at once.
 ///
 /// Sessions work the same on every store (``ReplicaStore/session(_:_:options:)``): on SQLite
-/// the commit is one GRDB write transaction, on PostgreSQL one transaction of `COPY` into
-/// temporary tables and one merge per entity.
+/// the pages and the commit are one GRDB write transaction, on PostgreSQL one transaction of
+/// `COPY` into temporary tables as the pages come (which locks nothing, so it waits as long as
+/// they take) and one merge per entity at the commit.
 ///
 /// ```swift
 /// let session = try store.session(.get, "/people", options: SyncOptions())

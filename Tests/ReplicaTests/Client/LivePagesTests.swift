@@ -1,0 +1,206 @@
+import Foundation
+import GRDB
+import ReplicaTestSupport
+import Testing
+@testable import Replica
+
+/// A transport whose answers are async (they may wait without holding a thread), recording
+/// which pages were asked for, in order.
+final class AsyncPagesTransport: Transport, @unchecked Sendable {
+    private let lock = NSLock()
+    private var asked: [Int] = []
+    let respond: @Sendable (Int) async throws -> ClientResponse
+
+    init(_ respond: @escaping @Sendable (Int) async throws -> ClientResponse) { self.respond = respond }
+
+    func send(_ request: ClientRequest) async throws -> ClientResponse {
+        let page = Int(URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?
+            .first { $0.name == "page" }?.value ?? "1") ?? 1
+        lock.withLock { asked.append(page) }
+        return try await respond(page)
+    }
+
+    var pages: [Int] { lock.withLock { asked } }
+
+    /// Page `page` of three, two posts each, linking to the next.
+    static func body(_ page: Int) -> (text: String, headers: HeaderFields) {
+        let ids = [(page - 1) * 2 + 1, (page - 1) * 2 + 2]
+        let text = #"{"posts": ["# + ids.map { #"{"id": \#($0), "title": "t\#($0)"}"# }.joined(separator: ", ") + "]}"
+        var headers: HeaderFields = [:]
+        if page < 3 { headers["Link"] = #"</api/users/1/posts?page=\#(page + 1)>; rel="next""# }
+        return (text, headers)
+    }
+}
+
+/// Waits until `condition` holds or `seconds` pass; returns whether it held.
+private func wait(upTo seconds: Double, for condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+}
+
+@Suite("Paged calls written as they arrive")
+struct LivePagesTests {
+    /// A client syncing into a blog file in `directory`.
+    static func client(_ transport: AsyncPagesTransport, in directory: TemporaryDirectory,
+                       configure: (inout ClientConfiguration) -> Void = { _ in }) throws -> (ReplicaClient, SQLiteReplica, String) {
+        let path = directory.path("blog.sqlite")
+        let replica = try SQLiteReplica(store: Store(path: path, schema: Schema(contentsOf: TestSupport.schemaFile("blog.json"))))
+        guard let base = URL(string: "http://127.0.0.1:9/api/") else { throw ClientError(.invalidRequest, "url") }
+        var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
+        configure(&configuration)
+        return (ReplicaClient(engine: replica, configuration: configuration), replica, path)
+    }
+
+    /// Posts committed in the file, as another process reads them.
+    static func committedPosts(_ path: String) throws -> Int {
+        try Store(path: path, options: StoreOptions(busyTimeout: 0, readOnly: true)).count("Post")
+    }
+
+    /// Whether another process could take the file's write lock at once (without waiting).
+    static func writerIsFree(_ path: String) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread {
+                let taken = Result {
+                    let queue = try DatabaseQueue(path: path)
+                    try queue.writeWithoutTransaction { db in
+                        try db.execute(sql: "BEGIN IMMEDIATE")
+                        try db.execute(sql: "ROLLBACK")
+                    }
+                }
+                if case .success = taken { continuation.resume(returning: true) } else { continuation.resume(returning: false) }
+            }.start()
+        }
+    }
+
+    /// Runs a call whose first page sends half its body, then waits (up to `gate` seconds) for
+    /// page 2 to be asked for before it sends the rest; page 2 checks what readers see meanwhile.
+    /// Returns the result, whether page 2 was asked for during page 1's body, the posts a
+    /// reader saw while page 2 was being written and whether the writer was free then.
+    static func gatedCall(prefetch: Bool, gate: Double) async throws -> (CallResult, Bool, Int?, Bool?, [Int]) {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("blog.sqlite")
+        let seenDuringPage1 = Locked(false)
+        let seenByReader = Locked<Int?>(nil)
+        let writerFree = Locked<Bool?>(nil)
+        let pagesAsked = Locked<[Int]>([])
+        let transport = AsyncPagesTransport { page in
+            pagesAsked.withLock { $0.append(page) }
+            let (text, headers) = AsyncPagesTransport.body(page)
+            let bytes = Array(text.utf8)
+            let (chunks, continuation) = AsyncStream<[UInt8]>.makeStream()
+            switch page {
+            case 1:
+                continuation.yield(Array(bytes[..<(bytes.count / 2)]))
+                Task {
+                    let asked = await wait(upTo: gate) { pagesAsked.withLock { $0.contains(2) } }
+                    seenDuringPage1.withLock { $0 = asked }
+                    continuation.yield(Array(bytes[(bytes.count / 2)...]))
+                    continuation.finish()
+                }
+            case 2:
+                // Page 1's rows are written by now, in a transaction not yet committed.
+                continuation.yield(Array(bytes[..<(bytes.count / 2)]))
+                Task {
+                    seenByReader.withLock { $0 = try? Self.committedPosts(path) }
+                    let free = await Self.writerIsFree(path)
+                    writerFree.withLock { $0 = free }
+                    continuation.yield(Array(bytes[(bytes.count / 2)...]))
+                    continuation.finish()
+                }
+            default:
+                continuation.yield(bytes)
+                continuation.finish()
+            }
+            return ClientResponse(status: 200, headers: headers, body: ResponseBody(chunks))
+        }
+        let (client, _, _) = try Self.client(transport, in: directory) { $0.prefetchPages = prefetch }
+        // A patient writer: a loaded machine must not turn this into the staged path.
+        let result = try await client.call("/users/1/posts", options: SyncOptions(streamingPatience: 30))
+        #expect(try Self.committedPosts(path) == 6)
+        return (result, seenDuringPage1.withLock { $0 }, seenByReader.withLock { $0 }, writerFree.withLock { $0 }, transport.pages)
+    }
+
+    @Test("the next page is asked for while the current one is written; every page goes into one transaction, seen whole")
+    func prefetchedAndLive() async throws {
+        let (result, askedDuringPage1, readerSaw, writerFree, pages) = try await Self.gatedCall(prefetch: true, gate: 20)
+        #expect(askedDuringPage1)
+        #expect(pages == [1, 2, 3])
+        #expect(result.pages == 3)
+        #expect(result.changes["Post"]?.inserted.integers == Array(1...6))
+        // Page 1's rows were in the open transaction, which held the writer, not committed, while page 2 streamed in.
+        #expect(writerFree == false)
+        #expect(readerSaw == 0)
+        #expect(!result.sync.stagedAfterPause)
+        #expect(result.sync.writeLockDuration != nil)
+    }
+
+    @Test("prefetchPages = false asks for each page once the one before it has been read")
+    func noPrefetch() async throws {
+        let (result, askedDuringPage1, _, _, pages) = try await Self.gatedCall(prefetch: false, gate: 0.5)
+        #expect(!askedDuringPage1)
+        #expect(pages == [1, 2, 3])
+        #expect(result.changes["Post"]?.inserted.integers == Array(1...6))
+    }
+
+    @Test("a page that keeps the writer waiting longer than streamingPatience: the transaction rolls back, the writer is free, the call lands whole")
+    func pauseBetweenPages() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("blog.sqlite")
+        let writerWasFree = Locked<Bool?>(nil)
+        let transport = AsyncPagesTransport { page in
+            let (text, headers) = AsyncPagesTransport.body(page)
+            if page == 2 {
+                // Well past the patience of 0.1 s: the open transaction has rolled back by now.
+                try await Task.sleep(for: .milliseconds(600))
+                let free = await Self.writerIsFree(path)
+                writerWasFree.withLock { $0 = free }
+            }
+            return json(200, text, headers)
+        }
+        let (client, replica, _) = try Self.client(transport, in: directory)
+        let changes = ChangeLog()
+        let token = replica.addObserver(queue: DispatchQueue(label: "observer")) { changes.append($0) }
+        defer { replica.removeObserver(token) }
+        let result = try await client.call("/users/1/posts", options: SyncOptions(streamingPatience: 0.1, busyTimeout: 0))
+        #expect(writerWasFree.withLock { $0 } == true)
+        #expect(result.sync.stagedAfterPause)
+        #expect(result.changes["Post"]?.inserted.integers == Array(1...6))
+        #expect(try Self.committedPosts(path) == 6)
+        let held = try #require(result.sync.writeLockDuration)
+        #expect(held < .milliseconds(500), "the merge held the writer for \(held)")
+        try await waitUntil("one change set") { changes.count == 1 }
+        #expect(changes.count == 1)
+    }
+
+    @Test("a session discarded or dropped with its transaction open lets go of the writer at once, writing nothing",
+          .timeLimit(.minutes(1)))
+    func discardedAndDropped() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("blog.sqlite")
+        let replica = try SQLiteReplica(store: Store(path: path, schema: Schema(contentsOf: TestSupport.schemaFile("blog.json"))))
+        let page = Data(AsyncPagesTransport.body(1).text.utf8)
+        // Without a time limit: only the discard (or the drop) can end the transaction.
+        let options = SyncOptions(streamingPatience: .infinity)
+        for drop in [false, true] {
+            var session: SyncSession? = try replica.session(.get, "/users/1/posts", options: options)
+            _ = try await session?.stage(body: page)
+            #expect(session?.stagedRowCount == 2)
+            if drop { session = nil } else { session?.discard() }
+            // Another write gets the lock within a second (it would wait forever otherwise).
+            let clock = ContinuousClock()
+            let started = clock.now
+            _ = try await replica.sync(.get, "/users/9", body: Data(#"{"user_id": 9, "name": "Zoe"}"#.utf8),
+                                       options: SyncOptions(busyTimeout: 5))
+            #expect(started.duration(to: clock.now) < .seconds(1))
+            #expect(try Self.committedPosts(path) == 0)
+            withExtendedLifetime(session) {}
+        }
+    }
+}
