@@ -16,6 +16,14 @@ public enum MockCRUD {
     /// - Returns: 200 with the serialized collection.
     /// - Throws: `MockHTTPError` 400 for bad query parameters, 404 for a missing parent.
     public static func index(_ request: MockRequest) async throws -> MockResponse {
+        try await index(request, rendering: false)
+    }
+
+    /// The index; with `rendering`, the page is written straight from the store's rows to bytes
+    /// (``MockResponse/rendered``, `body` nil) instead of through `JSONValue` and the serializer. The
+    /// server asks for that only when the bytes are the same (``PassThroughSerializer``) and no one
+    /// sees the body (``CRUDController``, no body fault).
+    static func index(_ request: MockRequest, rendering: Bool) async throws -> MockResponse {
         var collection = try MockCollectionQuery(request)
         // `/refs/octocat/Hello-World`: the leading parts of a composite key filter first.
         let prefix = request.resource.primaryKey.parts.compactMap { part in
@@ -32,21 +40,36 @@ public enum MockCRUD {
         }
         // Taken before the store is read: a write the page misses comes again after this cursor.
         let cursor = request.changes?.cursor(for: request.resource.name)
-        let page: MockPage
-        if let parent = request.parent {
-            try await requireParent(parent, request)
-            page = try await request.store.children(request.resource, of: parent.parent, id: parent.id, query: collection.query)
+        if let parent = request.parent { try await requireParent(parent, request) }
+        let total: Int
+        var body: JSONValue?
+        var rendered: MockRenderedBody?
+        if rendering {
+            let renderer = MockPageRenderer(resource: request.resource, envelope: request.envelope)
+            let page = try await renderer.page(from: request.store, query: collection.query,
+                                               parent: request.parent.map { (parent: $0.parent, id: $0.id) })
+            total = page.total
+            rendered = page.body
         } else {
-            page = try await request.store.objects(request.resource, query: collection.query)
+            let page: MockPage
+            if let parent = request.parent {
+                page = try await request.store.children(request.resource, of: parent.parent, id: parent.id, query: collection.query)
+            } else {
+                page = try await request.store.objects(request.resource, query: collection.query)
+            }
+            total = page.total
+            var serialized = request.serializer.serialize(collection: page.objects.map(request.resource.wire), of: request.resource)
+            if let envelope = request.envelope {
+                for key in envelope.split(separator: ".").reversed() { serialized = .object([String(key): serialized]) }
+            }
+            body = serialized
         }
-        var headers: [(name: String, value: String)] = [(name: "X-Total-Count", value: String(page.total))]
+        var headers: [(name: String, value: String)] = [(name: "X-Total-Count", value: String(total))]
         if let cursor { headers.append((name: "X-Cursor", value: cursor)) }
-        if let link = collection.linkHeader(total: page.total, request: request) { headers.append((name: "Link", value: link)) }
-        var body = request.serializer.serialize(collection: page.objects.map(request.resource.wire), of: request.resource)
-        if let envelope = request.envelope {
-            for key in envelope.split(separator: ".").reversed() { body = .object([String(key): body]) }
-        }
-        return MockResponse(status: 200, headers: headers, body: body)
+        if let link = collection.linkHeader(total: total, request: request) { headers.append((name: "Link", value: link)) }
+        var response = MockResponse(status: 200, headers: headers, body: body)
+        response.rendered = rendered
+        return response
     }
 
     /// Shows one object.

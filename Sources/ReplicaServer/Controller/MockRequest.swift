@@ -125,10 +125,16 @@ public struct MockResponse: Sendable {
     public var headers: [(name: String, value: String)]
     /// The JSON body; nil for none (204).
     public var body: JSONValue? {
-        didSet { encodedBody = nil }
+        didSet {
+            encodedBody = nil
+            rendered = nil
+        }
     }
     /// `body` serialized, once the server needed its bytes (for the ETag), so that it is not serialized twice.
     var encodedBody: [UInt8]?
+    /// The body rendered straight from the store's rows (``MockCRUD``'s index on the fast path), when `body` is nil;
+    /// only the server's own responses, never seen by a controller, carry one.
+    var rendered: MockRenderedBody?
 
     /// The body's bytes, serialized once.
     mutating func bodyBytes() -> [UInt8]? {

@@ -104,11 +104,17 @@ extension MockServer {
                 baseURL: "http://\(host)", memberRoute: routed.memberRoute, envelope: routed.envelope,
                 changes: changes)
             let controller = snapshot.controllers[routed.resource.name] ?? options.defaultController
-            guard let response = try await controller.respond(mockRequest) else {
-                throw MockHTTPError.notFound("no route for \(method) \(mockRequest.path)")
+            let bodyFault = fault.flatMap { $0.altersBody ? $0 : nil }
+            let response: MockResponse
+            if Self.rendersIndex(action: routed.action, controller: controller, serializer: mockRequest.serializer, bodyFault: bodyFault) {
+                response = try await MockCRUD.index(mockRequest, rendering: true)
+            } else {
+                guard let answered = try await controller.respond(mockRequest) else {
+                    throw MockHTTPError.notFound("no route for \(method) \(mockRequest.path)")
+                }
+                response = answered
             }
-            return .answer(response, resource: routed.resource.name, bodyFault: fault.flatMap { $0.altersBody ? $0 : nil },
-                           modified: modified)
+            return .answer(response, resource: routed.resource.name, bodyFault: bodyFault, modified: modified)
         } catch let error as MockHTTPError {
             return .answer(options.validationErrors.answer(error, resource: resourceName), resource: nil)
         } catch let error as MockServerError {
@@ -116,6 +122,15 @@ extension MockServer {
         } catch {
             return .answer(Self.error(MockHTTPError(status: 500, code: "internalError", message: String(describing: error))), resource: nil)
         }
+    }
+
+    /// Whether an answer's page goes from the store's rows straight to bytes (``MockPageRenderer``): only an
+    /// index by the default controller (``CRUDController``, which hands the body to no one) through the default
+    /// serializer (``PassThroughSerializer``, whose bytes the renderer writes) without a body fault (which
+    /// reshapes `body`). Any other controller or serializer sees and may change the `JSONValue` body as before.
+    static func rendersIndex(action: MockAction?, controller: any MockController, serializer: any MockSerializer,
+                             bodyFault: MockFault.Kind?) -> Bool {
+        action == .index && bodyFault == nil && controller is CRUDController && serializer is PassThroughSerializer
     }
 
     /// The key of the object an API route names other than by key: `GET /user/alice` looks `alice` up
@@ -194,8 +209,15 @@ extension MockServer {
     /// `If-Modified-Since` gets 304 only when no write can have followed the copy within its second.
     private func conditional(_ response: MockResponse, request: Request, modified: MockModification) -> MockResponse {
         var response = response
-        guard response.status == 200, let bytes = response.bodyBytes() else { return response }
-        let tag = "\"" + Self.fingerprint(bytes) + "\""
+        let fingerprint: String
+        if response.status == 200, let rendered = response.rendered {
+            fingerprint = rendered.fingerprint
+        } else if response.status == 200, let bytes = response.bodyBytes() {
+            fingerprint = Self.fingerprint(bytes)
+        } else {
+            return response
+        }
+        let tag = "\"" + fingerprint + "\""
         response.headers.append((name: "ETag", value: tag))
         response.headers.append((name: "Last-Modified", value: MockDates.httpDate(modified.second)))
         var notModified = false
@@ -211,19 +233,16 @@ extension MockServer {
         if notModified {
             response.status = 304
             response.body = nil
+            response.rendered = nil
         }
         return response
     }
 
     /// FNV-1a 64-bit of the body, in hex.
     static func fingerprint(_ bytes: [UInt8]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        var hash = MockFingerprint()
+        hash.add(bytes)
+        return hash.hex
     }
 
     static func error(_ error: MockHTTPError) -> MockResponse {
@@ -237,6 +256,15 @@ extension MockServer {
         }
         let status = HTTPResponse.Status(code: response.status)
         var response = response
+        if response.status != 204, response.status != 304, let rendered = response.rendered {
+            if fields[.contentType] == nil { fields[.contentType] = "application/json; charset=utf-8" }
+            if headOnly {
+                fields[.contentLength] = String(rendered.count + 1)
+                return Response(status: status, headers: fields)
+            }
+            // Chunk by chunk, as rendered: no one buffer of the whole page.
+            return Response(status: status, headers: fields, body: ResponseBody(contentsOf: rendered.chunks))
+        }
         guard response.status != 204, response.status != 304, var bytes = response.bodyBytes() else {
             return Response(status: status, headers: fields)
         }

@@ -49,15 +49,20 @@ public final class MemoryMockStore: MockStore {
     }
 
     public func objects(_ resource: MockResource, query: MockQuery) async throws -> MockPage {
+        let (rows, total) = storedRows(resource, query: query)
+        return MockPage(objects: rows.map(resource.complete), total: total)
+    }
+
+    /// The rows of a page as stored (not yet ``MockResource/complete(_:)``d) and the total matching the filters.
+    func storedRows(_ resource: MockResource, query: MockQuery) -> (rows: [JSONObject], total: Int) {
         if query.filters.isEmpty && query.sort.isEmpty {
             // In primary-key order with neither filter nor sort: a page costs its own size, not the table's.
-            let (objects, total): ([JSONObject], Int) = tables.withLockedValue { tables in
+            return tables.withLockedValue { tables in
                 guard let table = tables[resource.name] else { return ([], 0) }
                 let start = min(query.offset, table.order.count)
                 let end = query.limit.map { min(start + $0, table.order.count) } ?? table.order.count
                 return (table.order[start..<end].compactMap { table.rows[$0] }, table.order.count)
             }
-            return MockPage(objects: objects.map(resource.complete), total: total)
         }
         var matching: [JSONObject] = tables.withLockedValue { tables in
             guard let table = tables[resource.name] else { return [] }
@@ -79,7 +84,7 @@ public final class MemoryMockStore: MockStore {
         }
         let start = min(query.offset, matching.count)
         let end = query.limit.map { min(start + $0, matching.count) } ?? matching.count
-        return MockPage(objects: matching[start..<end].map(resource.complete), total: matching.count)
+        return (Array(matching[start..<end]), matching.count)
     }
 
     public func create(_ resource: MockResource, values: JSONObject) async throws -> JSONObject {

@@ -34,6 +34,38 @@ struct SQLiteMockSQL: Sendable {
         return (" WHERE " + terms.joined(separator: " AND "), arguments)
     }
 
+    /// The statements of one page: its rows in order, and the count of the rows matching its filters.
+    struct Page {
+        var select: String
+        var selectArguments: StatementArguments
+        var count: String
+        var countArguments: StatementArguments
+        /// Neither limit nor offset: the page is every matching row, its count the total.
+        var isWhole: Bool
+
+        /// The rows matching the filters, counted unless the page holds them all (`rows` of them).
+        func total(_ db: Database, rows: Int) throws -> Int {
+            if isWhole { return rows }
+            return try Int.fetchOne(db.cachedStatement(sql: count), arguments: countArguments) ?? 0
+        }
+    }
+
+    /// `SELECT … WHERE … ORDER BY … LIMIT ? OFFSET ?` for a query: sorted as it asks, ties and the rest by key.
+    func page(_ query: MockQuery) -> Page {
+        let (whereClause, arguments) = whereClause(query.filters)
+        var order = query.sort.map { "\(Self.quote($0.property)) \($0.descending ? "DESC" : "ASC")" }
+        order += naming.keyColumns.map { "\($0) ASC" }  // ties, and no sort at all, by primary key
+        var select = "SELECT \(naming.columns) FROM \(naming.table)\(whereClause) ORDER BY \(order.joined(separator: ", "))"
+        var pageArguments = arguments
+        let isWhole = query.limit == nil && query.offset == 0
+        if !isWhole {
+            select += " LIMIT ? OFFSET ?"
+            pageArguments += [Int64(query.limit ?? -1), Int64(query.offset)]
+        }
+        return Page(select: select, selectArguments: pageArguments, count: "SELECT COUNT(*) FROM \(naming.table)\(whereClause)",
+                    countArguments: arguments, isWhole: isWhole)
+    }
+
     /// `INSERT … RETURNING` (or an upsert on the key) for harvested values.
     func insert(_ values: JSONObject, upsert: Bool) -> (String, StatementArguments) {
         var names: [String] = []

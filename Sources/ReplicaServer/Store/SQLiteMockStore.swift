@@ -92,26 +92,10 @@ public final class SQLiteMockStore: MockStore {
 
     public func objects(_ resource: MockResource, query: MockQuery) async throws -> MockPage {
         let sql = SQLiteMockSQL(resource)
-        let (whereClause, arguments) = sql.whereClause(query.filters)
-        var order = query.sort.map { "\(SQLiteMockSQL.quote($0.property)) \($0.descending ? "DESC" : "ASC")" }
-        order += sql.keyColumns.map { "\($0) ASC" }  // ties, and no sort at all, by primary key
-        var select = "SELECT \(sql.columns) FROM \(sql.table)\(whereClause) ORDER BY \(order.joined(separator: ", "))"
-        var pageArguments = arguments
-        if query.limit != nil || query.offset > 0 {
-            select += " LIMIT ? OFFSET ?"
-            pageArguments += [Int64(query.limit ?? -1), Int64(query.offset)]
-        }
-        let countSQL = "SELECT COUNT(*) FROM \(sql.table)\(whereClause)"
-        let (selectSQL, selectArguments) = (select, pageArguments)
+        let page = sql.page(query)
         return try await read(resource) { db in
-            let objects = try sql.objects(db.cachedStatement(sql: selectSQL), arguments: selectArguments)
-            let total: Int
-            if query.limit == nil && query.offset == 0 {
-                total = objects.count
-            } else {
-                total = try Int.fetchOne(db.cachedStatement(sql: countSQL), arguments: arguments) ?? 0
-            }
-            return MockPage(objects: objects, total: total)
+            let objects = try sql.objects(db.cachedStatement(sql: page.select), arguments: page.selectArguments)
+            return MockPage(objects: objects, total: try page.total(db, rows: objects.count))
         }
     }
 
@@ -168,7 +152,7 @@ public final class SQLiteMockStore: MockStore {
 
     // MARK: Access
 
-    private func read<T: Sendable>(_ resource: MockResource, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func read<T: Sendable>(_ resource: MockResource, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             return try await pool.read(body)
         } catch let error as DatabaseError {

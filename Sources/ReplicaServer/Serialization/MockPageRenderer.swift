@@ -1,0 +1,143 @@
+import NIOCore
+
+/// A store that hands a page's rows to a ``MockPageRenderer`` as it holds them, without building
+/// the completed `JSONObject`s of ``MockStore/objects(_:query:)`` first.
+///
+/// The closed set of conforming types: ``MemoryMockStore`` and ``SQLiteMockStore`` (the server's
+/// `FeedRecordingStore` is looked through). Other stores are rendered from `objects` (the same bytes).
+protocol MockPageSource: Sendable {
+    /// The page of `query` rendered as ``MockPageRenderer/render(_:)`` would render `objects(resource, query:)`,
+    /// and the total matching the filters.
+    func renderPage(_ resource: MockResource, query: MockQuery, with renderer: MockPageRenderer) async throws -> MockRenderedPage
+}
+
+/// A page rendered to bytes and the number of objects matching its filters (`X-Total-Count`).
+struct MockRenderedPage: Sendable {
+    var body: MockRenderedBody
+    var total: Int
+}
+
+/// Renders a page of a resource to the bytes the default serializer (``PassThroughSerializer``) and
+/// `JSONValue.serializedBytes()` give for it: `[` objects in their wire shape `]`, inside the route's
+/// envelope if it has one. Taken only when nothing can see the `JSONValue` body (the default controller
+/// and serializer, no body fault), so that it changes no answer, only how fast it is made.
+///
+/// ```swift
+/// let renderer = MockPageRenderer(resource: people, envelope: nil)
+/// var writer = renderer.begin()
+/// renderer.writeStored(["id": 1, "name": "ann"], into: &writer)
+/// let body = renderer.end(&writer)   // [{"id":1,"name":"ann",…}]
+/// ```
+struct MockPageRenderer: Sendable {
+    let resource: MockResource
+    /// The envelope's keys, outermost first (`data.items` → `data`, `items`).
+    let envelope: [String]
+    /// Whether rows go on the wire as stored: no dotted property nests, no kept unmapped keys merge in.
+    let isFlat: Bool
+    /// `{"id":` then `,"name":` …: each property's key as it precedes its value.
+    private let keyPrefixes: [[UInt8]]
+
+    init(resource: MockResource, envelope: String?) {
+        self.resource = resource
+        self.envelope = envelope.map { $0.split(separator: ".").map(String.init) } ?? []
+        isFlat = !resource.keyPaths.nests && resource.unmappedProperty == nil
+        keyPrefixes = resource.properties.enumerated().map { index, property in
+            var writer = MockPageWriter()
+            writer.byte(index == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            writer.string(property.name)
+            writer.byte(UInt8(ascii: ":"))
+            return writer.finish().bytes
+        }
+    }
+
+    /// A writer with the envelope and `[` written.
+    func begin() -> MockPageWriter {
+        var writer = MockPageWriter()
+        for key in envelope {
+            writer.byte(UInt8(ascii: "{"))
+            writer.string(key)
+            writer.byte(UInt8(ascii: ":"))
+        }
+        writer.byte(UInt8(ascii: "["))
+        return writer
+    }
+
+    /// Closes the array and the envelope; the body.
+    func end(_ writer: inout MockPageWriter) -> MockRenderedBody {
+        writer.byte(UInt8(ascii: "]"))
+        for _ in envelope { writer.byte(UInt8(ascii: "}")) }
+        return writer.finish()
+    }
+
+    /// A row as a store keeps it (keyed by property name, perhaps lacking some): written as
+    /// `resource.wire(resource.complete(values))` serializes.
+    func writeStored(_ values: JSONObject, first: Bool, into writer: inout MockPageWriter) {
+        if !first { writer.byte(UInt8(ascii: ",")) }
+        if isFlat {
+            let properties = resource.properties
+            guard !properties.isEmpty else { return writer.raw(Self.emptyObject) }
+            for index in properties.indices {
+                writer.raw(keyPrefixes[index])
+                writer.write(values[properties[index].name] ?? .null)
+            }
+            writer.byte(UInt8(ascii: "}"))
+        } else {
+            writer.write(.object(resource.wire(resource.complete(values))))
+        }
+        writer.flushIfFull()
+    }
+
+    /// A row given as one value per property, in property order (a database row): written as the
+    /// object of those values in its wire shape.
+    func writeCells(_ cell: (Int) -> JSONValue, first: Bool, into writer: inout MockPageWriter) {
+        if !first { writer.byte(UInt8(ascii: ",")) }
+        let properties = resource.properties
+        if isFlat {
+            guard !properties.isEmpty else { return writer.raw(Self.emptyObject) }
+            for index in properties.indices {
+                writer.raw(keyPrefixes[index])
+                writer.write(cell(index))
+            }
+            writer.byte(UInt8(ascii: "}"))
+        } else {
+            var object = JSONObject()
+            for index in properties.indices { object[properties[index].name] = cell(index) }
+            writer.write(.object(resource.wire(object)))
+        }
+        writer.flushIfFull()
+    }
+
+    private static let emptyObject = Array("{}".utf8)
+
+    /// Renders objects already complete (as `MockStore.objects` returns them).
+    func render(_ objects: [JSONObject]) -> MockRenderedBody {
+        var writer = begin()
+        for (index, object) in objects.enumerated() {
+            if index > 0 { writer.byte(UInt8(ascii: ",")) }
+            writer.write(.object(resource.wire(object)))
+            writer.flushIfFull()
+        }
+        return end(&writer)
+    }
+
+    /// The page of `query` from `store` (children of `parent` when given, as `MockStore.children` filters
+    /// them), straight from the rows when the store is a ``MockPageSource``.
+    func page(from store: any MockStore, query: MockQuery,
+              parent: (parent: MockParent, id: JSONValue)?) async throws -> MockRenderedPage {
+        // Requests see the server's store through the change feed's recorder, which adds nothing to reads.
+        let store = (store as? FeedRecordingStore)?.base ?? store
+        if let source = store as? any MockPageSource {
+            var query = query
+            // `MockStore.children`' own filter, which neither the memory store nor the SQLite one replaces.
+            if let parent { query.filters.insert(MockQuery.Filter(property: parent.parent.key, value: parent.id), at: 0) }
+            return try await source.renderPage(resource, query: query, with: self)
+        }
+        let page: MockPage
+        if let parent {
+            page = try await store.children(resource, of: parent.parent, id: parent.id, query: query)
+        } else {
+            page = try await store.objects(resource, query: query)
+        }
+        return MockRenderedPage(body: render(page.objects), total: page.total)
+    }
+}

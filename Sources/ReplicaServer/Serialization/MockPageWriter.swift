@@ -1,0 +1,216 @@
+import NIOCore
+
+/// FNV-1a 64-bit, fed in pieces: the ETag of a body is the same whether it is hashed whole or chunk by chunk.
+///
+/// ```swift
+/// var hash = MockFingerprint()
+/// hash.add([UInt8]("[1,".utf8)); hash.add([UInt8]("2]".utf8))
+/// hash.hex == MockServer.fingerprint(Array("[1,2]".utf8))   // true
+/// ```
+struct MockFingerprint {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func add(_ bytes: UnsafeRawBufferPointer) {
+        var hash = value
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        value = hash
+    }
+
+    mutating func add(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { add($0) }
+    }
+
+    /// The hash as 16 lowercase hex digits.
+    var hex: String {
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
+
+/// A JSON body rendered straight to bytes: chunks ready to send, the ETag's hash taken as each chunk
+/// was finished (no second pass over the body).
+///
+/// ```swift
+/// let body = writer.finish()
+/// body.count        // bytes of JSON, without the trailing newline the chunks end with
+/// body.fingerprint  // "a1b2…", as MockServer.fingerprint of those bytes
+/// ```
+struct MockRenderedBody: Sendable {
+    /// The body as sent: the JSON text, then one newline (as every JSON answer of the server ends).
+    var chunks: [ByteBuffer]
+    /// The bytes of JSON text, without that newline.
+    var count: Int
+    /// FNV-1a 64-bit of the JSON text, in hex (``MockServer/fingerprint(_:)``).
+    var fingerprint: String
+
+    /// The JSON text, without the newline (tests, faults).
+    var bytes: [UInt8] {
+        var all: [UInt8] = []
+        all.reserveCapacity(count + 1)
+        for chunk in chunks { all.append(contentsOf: chunk.readableBytesView) }
+        if all.last == 10 { all.removeLast() }
+        return all
+    }
+}
+
+/// Writes JSON into chunks of bytes, byte for byte as `JSONValue.serializedBytes()` writes it (compact, members in
+/// document order, doubles in Swift's shortest round-trip form, non-finite doubles and bad big-integer literals as
+/// `null`, strings escaping `"`, `\` and control characters only), hashing each chunk once it is full.
+///
+/// ```swift
+/// var writer = MockPageWriter()
+/// writer.write(.array([1, "a\n"]))
+/// let body = writer.finish()   // [1,"a\n"] and a newline
+/// ```
+struct MockPageWriter {
+    /// A chunk is handed over once it holds this many bytes (at the next ``flushIfFull()``).
+    static let chunkSize = 256 * 1024
+
+    private var buffer: ByteBuffer
+    private var chunks: [ByteBuffer] = []
+    private var hash = MockFingerprint()
+    private var written = 0
+    private let allocator = ByteBufferAllocator()
+
+    init() {
+        buffer = allocator.buffer(capacity: Self.chunkSize + 4096)
+    }
+
+    /// Ends the current chunk when it is full; call between values (rows).
+    @inline(__always)
+    mutating func flushIfFull() {
+        if buffer.readableBytes >= Self.chunkSize { flush() }
+    }
+
+    private mutating func flush() {
+        buffer.withUnsafeReadableBytes { hash.add($0) }
+        written += buffer.readableBytes
+        chunks.append(buffer)
+        buffer = allocator.buffer(capacity: Self.chunkSize + 4096)
+    }
+
+    /// The rendered body, its newline appended after the hash.
+    mutating func finish() -> MockRenderedBody {
+        buffer.withUnsafeReadableBytes { hash.add($0) }
+        written += buffer.readableBytes
+        buffer.writeInteger(UInt8(10))
+        chunks.append(buffer)
+        return MockRenderedBody(chunks: chunks, count: written, fingerprint: hash.hex)
+    }
+
+    // MARK: Bytes
+
+    @inline(__always)
+    mutating func byte(_ byte: UInt8) {
+        buffer.writeInteger(byte)
+    }
+
+    /// Bytes written as they are (pre-rendered keys, punctuation).
+    @inline(__always)
+    mutating func raw(_ bytes: [UInt8]) {
+        buffer.writeBytes(bytes)
+    }
+
+    // MARK: Values
+
+    /// Any JSON value, as `JSONTextWriter` writes it without `pretty` and `sortedKeys`.
+    mutating func write(_ value: JSONValue) {
+        switch value {
+        case .null: raw(Self.null)
+        case .bool(let bool): raw(bool ? Self.true : Self.false)
+        case .int(let int): integer(int)
+        case .double(let double): self.double(double)
+        case .bigInteger(let literal):
+            if JSONValue.isIntegerLiteral(literal) { buffer.writeString(literal) } else { raw(Self.null) }
+        case .string(let string): self.string(string)
+        case .array(let array):
+            byte(UInt8(ascii: "["))
+            var first = true
+            for element in array {
+                if !first { byte(UInt8(ascii: ",")) }
+                first = false
+                write(element)
+            }
+            byte(UInt8(ascii: "]"))
+        case .object(let object):
+            byte(UInt8(ascii: "{"))
+            var first = true
+            for key in object.keys {
+                if !first { byte(UInt8(ascii: ",")) }
+                first = false
+                string(key)
+                byte(UInt8(ascii: ":"))
+                write(object[key] ?? .null)
+            }
+            byte(UInt8(ascii: "}"))
+        }
+    }
+
+    static let null = Array("null".utf8)
+    static let `true` = Array("true".utf8)
+    static let `false` = Array("false".utf8)
+
+    /// Decimal digits, as `String(int)`.
+    mutating func integer(_ value: Int64) {
+        if value >= 0 && value < 10 {
+            byte(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
+            return
+        }
+        // The magnitude as unsigned, so that Int64.min has one too.
+        var magnitude = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var index = 20
+            repeat {
+                index -= 1
+                digits[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 { byte(UInt8(ascii: "-")) }
+            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(digits)[index...]))
+        }
+    }
+
+    /// `double.description`, or `null` when it is not finite.
+    mutating func double(_ value: Double) {
+        guard value.isFinite else { return raw(Self.null) }
+        buffer.writeString(value.description)
+    }
+
+    /// A quoted string: `"`, `\` and control characters escaped, every other byte as it is.
+    mutating func string(_ string: String) {
+        byte(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { bytes in
+            var start = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                if index > start { buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<index])) }
+                escape(byte)
+                start = index + 1
+            }
+            if start < bytes.count { buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start...])) }
+        }
+        byte(UInt8(ascii: "\""))
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private mutating func escape(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): raw([UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+        case UInt8(ascii: "\\"): raw([UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+        case 0x0A: raw([UInt8(ascii: "\\"), UInt8(ascii: "n")])
+        case 0x0D: raw([UInt8(ascii: "\\"), UInt8(ascii: "r")])
+        case 0x09: raw([UInt8(ascii: "\\"), UInt8(ascii: "t")])
+        case 0x08: raw([UInt8(ascii: "\\"), UInt8(ascii: "b")])
+        case 0x0C: raw([UInt8(ascii: "\\"), UInt8(ascii: "f")])
+        default:
+            raw([UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                 Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0xF)]])
+        }
+    }
+}

@@ -1,0 +1,10 @@
+extension MemoryMockStore: MockPageSource {
+    /// The page's rows are taken under the lock (references, not copies) and rendered after it, so
+    /// writers never wait for a page to be written out.
+    func renderPage(_ resource: MockResource, query: MockQuery, with renderer: MockPageRenderer) async throws -> MockRenderedPage {
+        let (rows, total) = storedRows(resource, query: query)
+        var writer = renderer.begin()
+        for index in rows.indices { renderer.writeStored(rows[index], first: index == 0, into: &writer) }
+        return MockRenderedPage(body: renderer.end(&writer), total: total)
+    }
+}
