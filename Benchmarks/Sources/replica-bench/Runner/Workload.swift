@@ -73,6 +73,9 @@ struct BenchmarkContext: Sendable {
     let python: String?
     /// Overrides the workload's default repetition count when set (`--runs`).
     let runs: Int?
+    /// The benchmark's own Python virtual environment for the tools users would pick instead
+    /// (`--venv`, default `Benchmarks/.venv`), created when missing.
+    var virtualEnvironment: String = CompetitorTools.defaultVirtualEnvironment
 
     /// Writes a progress line to standard error (standard output holds the report).
     func log(_ message: String) {

@@ -106,9 +106,16 @@ enum CFloorImporter {
     ///
     /// - Throws: ``BenchmarkError`` when the database cannot be read.
     static func checksum(database: String, shape: ImportShape) throws -> String {
+        try query(database: database, sql: shape.checksumSQL)
+    }
+
+    /// The one text value `sql` returns from the database at `path` (at most 1,023 bytes).
+    ///
+    /// - Throws: ``BenchmarkError`` when the database cannot be read.
+    static func query(database: String, sql: String) throws -> String {
         var text = [CChar](repeating: 0, count: 1024)
-        let status = cfloor_query_text(database, shape.checksumSQL, &text, text.count)
-        guard status == 0 else { throw BenchmarkError("checksum of \(database): SQLite error \(status)") }
+        let status = cfloor_query_text(database, sql, &text, text.count)
+        guard status == 0 else { throw BenchmarkError("query of \(database): SQLite error \(status)") }
         return cText(text)
     }
 

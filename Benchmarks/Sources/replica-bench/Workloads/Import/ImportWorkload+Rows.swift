@@ -22,6 +22,8 @@ extension ImportWorkload {
         let description = String(format: "%@: %@ objects, %.0f MB of JSON per file; ", shape.title,
                                  Report.formatCount(m.count), Double(m.bytes) / 1e6)
             + (m.runs > 1 ? "median of \(m.runs) runs" : "one run")
+            + (m.sqliteUtilsRuns != m.runs ? " (sqlite-utils: \(m.sqliteUtilsRuns == 1 ? "one run" : "median of \(m.sqliteUtilsRuns) runs"), "
+               + "about 20 s a pass at a million rows; `--runs` sets it too)" : "")
             + "; Replica imports through the schema's `GET \(shape.route)` route, which deletes stale rows (nothing is "
             + "stale in any pass); `Replica by entity` is the same `importFile` with `.entity(\"\(shape.entity)\")` (no "
             + "stale deletion); each implementation runs all three passes in one child process, whose peak RSS is shown "
@@ -34,14 +36,16 @@ extension ImportWorkload {
             replicaRates[pass.key] = replica.value
             var row = ResultRow(workload: "\(shape.title), \(pass.label)", unit: "rows/s", replica: replica)
             let floor = floorSummary(shape, m, pass: pass.key)
-            for implementation in [Implementation.cFloor, .python, .foundationGRDB, .replicaEntity] where implementation.runs(shape) {
+            for implementation in [Implementation.cFloor, .python, .sqliteUtils, .sqliteShell, .duckDB, .foundationGRDB, .replicaEntity]
+            where implementation.runs(shape) {
                 let value = implementation == .cFloor && m.failures[.cFloor] == nil ? floor.cell : cell(implementation, pass.key)
                 row.baselines.append(BaselineCell(name: implementation.displayName, cell: value,
                                                   minimumRatio: implementation.minimumRatio))
             }
             row.peakMemory = [peak(.replica, limited: true)].compactMap { $0 }
             if pass.key == "pass1" {
-                row.peakMemory += [Implementation.cFloor, .python, .foundationGRDB].compactMap { peak($0, limited: false) }
+                row.peakMemory += [Implementation.cFloor, .python, .sqliteUtils, .sqliteShell, .duckDB, .foundationGRDB]
+                    .compactMap { peak($0, limited: false) }
                 row.peakMemory += [peak(.replicaEntity, limited: true)].compactMap { $0 }
             }
             if pass.key == "pass3" {
@@ -52,7 +56,7 @@ extension ImportWorkload {
                     Target(description: "≥ pass 1 rate", met: first.flatMap { first in unchanged.map { $0 >= first } }),
                 ]
             }
-            row.notes = [description, floor.note] + problems
+            row.notes = [description, floor.note, otherToolsNote(shape, m)] + problems
             rows.append(row)
         }
 
@@ -94,6 +98,47 @@ extension ImportWorkload {
             + problems
         rows.append(parser)
         return rows
+    }
+
+    /// What the tools users would pick instead did and stored, where it differs from Replica's table.
+    private static func otherToolsNote(_ shape: ImportShape, _ m: Measurements) -> String {
+        let layout: String
+        let changed = shape == .items ? "age" : "numberOfKids"
+        switch shape {
+        case .items:
+            layout = "sqlite-utils makes its own table from the JSON keys: `created_at` TEXT (the ISO 8601 string) instead "
+                + "of `createdAt` REAL Unix seconds, `id INTEGER PRIMARY KEY` without NOT NULL; the sqlite3 shell stores "
+                + "Replica's table and values exactly (dates through `unixepoch()`); DuckDB's `read_json_auto` types: "
+                + "`id`/`age` BIGINT, `score` DOUBLE, `active` BOOLEAN, `created_at` TIMESTAMP WITH TIME ZONE"
+        case .people:
+            layout = "`avatar` stays base64 TEXT in all three (sqlite-utils decodes base64 only from "
+                + "`{\"$base64\": true, …}` objects, SQLite 3.40 has no `unhex()` or base64 function, DuckDB reads it as "
+                + "VARCHAR) where Replica stores the decoded BLOB; sqlite-utils' `id INTEGER PRIMARY KEY` lacks NOT NULL; "
+                + "DuckDB's types: `id`/`numberOfKids` BIGINT, `kilometersWalked` DOUBLE, `name` VARCHAR"
+        }
+        func changes(_ implementation: Implementation) -> String {
+            let counts = passes.map { pass in
+                (m.changeCounts[implementation]?[pass.key]).map(Report.formatCount) ?? "?"
+            }
+            return counts.joined(separator: " / ")
+        }
+        return "\(shape.title), the tools users would pick instead, each in its own child process (peak RSS from wait4 "
+            + "covers the tools it starts), every pass timed as its user runs it: **sqlite-utils** "
+            + "`sqlite-utils insert DB \(shape.table) FILE --pk id` (pass 1) and `sqlite-utils upsert …` (passes 2 and 3), "
+            + "each a process of its own timed from start to exit, into a database made untimed by `sqlite-utils "
+            + "create-database --enable-wal`; it commits every \(999 / shape.columns.count) rows (999 SQL variables ÷ "
+            + "\(shape.columns.count) columns; `--batch-size` cannot raise it), reports no change count and rewrites every "
+            + "row on pass 3; **sqlite3 json_each**: `sqlite3 DB \"INSERT INTO \(shape.table) (…) SELECT value->>'id', … "
+            + "FROM json_each(readfile('FILE'))\"`, a plain insert on pass 1 and the where-differs upsert (`ON CONFLICT "
+            + "(id) DO UPDATE SET … WHERE … IS NOT excluded.…`) on passes 2 and 3, one shell process per pass timed from "
+            + "start to exit, in a WAL database with `synchronous = NORMAL` holding Replica's table (made untimed); "
+            + "changes reported \(changes(.sqliteShell)); **DuckDB** (the `duckdb` Python package, a DuckDB file opened "
+            + "untimed, both cores): `CREATE TABLE \(shape.table) AS SELECT * FROM read_json_auto(FILE)` then `ALTER "
+            + "TABLE … ADD PRIMARY KEY (id)` on pass 1 (both timed), `INSERT INTO … SELECT * FROM read_json_auto(FILE) "
+            + "ON CONFLICT (id) DO UPDATE SET … WHERE … IS DISTINCT FROM excluded.…` on passes 2 and 3; changes reported "
+            + "\(changes(.duckDB)). Their tables are not Replica's: \(layout). Each is checked on its row count and the "
+            + "sums of `id` and `\(changed)` against Replica's table."
+            + (m.otherToolsChecked.isEmpty ? "" : " Agreed: \(m.otherToolsChecked.joined(separator: ", ")).")
     }
 
     /// The C floor's cell for one pass (the fastest strategy's median, its name beside it) and a

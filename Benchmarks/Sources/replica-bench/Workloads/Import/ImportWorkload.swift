@@ -18,7 +18,8 @@ import Foundation
 struct ImportWorkload: Workload {
     let name = "import"
     let summary = "JSON file → committed SQLite rows, rows/s, 8-field items and people: Replica (route with stale deletion, "
-        + "by entity, stdin, sync(chunks:), parser alone) vs C floor, Python, Foundation+GRDB"
+        + "by entity, stdin, sync(chunks:), parser alone) vs C floor, Python, sqlite-utils, sqlite3 json_each, DuckDB, "
+        + "Foundation+GRDB"
 
     /// Replica's peak memory target on the full file.
     static let memoryLimit = 100_000_000
@@ -35,6 +36,12 @@ struct ImportWorkload: Workload {
         case replicaParse = "replica-parse"
         case cFloor = "c-floor"
         case python
+        /// `sqlite-utils insert` / `upsert` (the benchmark's virtual environment).
+        case sqliteUtils = "sqlite-utils"
+        /// SQLite's `json_each` through the `sqlite3` shell.
+        case sqliteShell = "sqlite3-shell"
+        /// DuckDB's `read_json_auto` (the `duckdb` package of the benchmark's virtual environment).
+        case duckDB = "duckdb"
         case foundationGRDB = "foundation-grdb"
 
         var displayName: String {
@@ -46,6 +53,9 @@ struct ImportWorkload: Workload {
             case .replicaParse: "Replica parser"
             case .cFloor: "C floor"
             case .python: "Python"
+            case .sqliteUtils: "sqlite-utils"
+            case .sqliteShell: "sqlite3 json_each"
+            case .duckDB: "DuckDB"
             case .foundationGRDB: "Foundation+GRDB"
             }
         }
@@ -58,8 +68,14 @@ struct ImportWorkload: Workload {
             case .replicaStdin: .stdin
             case .replicaChunks: .chunks
             case .replicaParse: .parse
-            case .cFloor, .python, .foundationGRDB: nil
+            default: nil
             }
+        }
+
+        /// The tools users would pick instead (issue 31): their tables are not Replica's, so they
+        /// are compared on ``ImportShape/countsSQL``, not the whole checksum.
+        var isOtherTool: Bool {
+            [.sqliteUtils, .sqliteShell, .duckDB].contains(self)
         }
 
         /// Foundation+GRDB decodes the 8-field `Item` only.
@@ -71,7 +87,8 @@ struct ImportWorkload: Workload {
         var minimumRatio: Double? {
             switch self {
             case .cFloor: 0.8
-            case .python: 5
+            // Ahead of every tool a user would pick instead, on every pass (issue 31).
+            case .python, .sqliteUtils, .sqliteShell, .duckDB: 1
             // The route with stale deletion against the same import by entity, nothing stale.
             case .replicaEntity: 0.95
             default: nil
@@ -91,6 +108,8 @@ struct ImportWorkload: Workload {
         var count = 0
         var bytes = 0
         var runs = 0
+        /// sqlite-utils' runs (about 20 s a pass at a million rows): 1 unless `--runs` says otherwise.
+        var sqliteUtilsRuns = 0
         /// Seconds per implementation and reply key (`pass1`, C floor `pass1.s.insert`), one per run.
         var seconds: [Implementation: [String: [Double]]] = [:]
         /// Parser rates (bytes/s), one per parse.
@@ -101,24 +120,31 @@ struct ImportWorkload: Workload {
         var checksums: [Implementation: String] = [:]
         /// The C floor's change counts per strategy (`pass1.n.upsert`), last run.
         var floorCounts: [String: Int] = [:]
+        /// Change counts the other tools reported, by pass key (the last run's).
+        var changeCounts: [Implementation: [String: Int]] = [:]
+        /// The other tools whose row count and sums agreed with the reference's.
+        var otherToolsChecked: [String] = []
         /// The `sync(chunks:)` passes that paused and were staged instead (`SyncResult.stagedAfterPause`).
         var stagedAfterPause = 0
     }
 
     func run(in context: BenchmarkContext) async throws -> [ResultRow] {
         var rows: [ResultRow] = []
+        let tools = CompetitorTools.prepare(context)
         for shape in ImportShape.allCases {
-            let measurements = try await measure(shape, context: context)
+            let measurements = try await measure(shape, tools: tools, context: context)
             rows += Self.rows(shape, measurements, quick: context.quick)
         }
         return rows
     }
 
     /// Writes the shape's files and runs every implementation `runs` times.
-    private func measure(_ shape: ImportShape, context: BenchmarkContext) async throws -> Measurements {
+    private func measure(_ shape: ImportShape, tools: CompetitorTools, context: BenchmarkContext) async throws -> Measurements {
         var m = Measurements()
         m.count = context.quick ? 100_000 : 1_000_000
         m.runs = context.runs ?? 3
+        m.sqliteUtilsRuns = context.runs ?? 1
+        m.failures = tools.missing
         let files = [0, 1].map { shape.file(revision: $0, in: context.scratchDirectory) }
         let clock = ContinuousClock()
         let start = clock.now
@@ -132,6 +158,7 @@ struct ImportWorkload: Workload {
 
         for run in 1...m.runs {
             for implementation in Implementation.allCases where implementation.runs(shape) && m.failures[implementation] == nil {
+                if implementation == .sqliteUtils && run > m.sqliteUtilsRuns { continue }
                 if implementation == .python && context.python == nil {
                     m.failures[implementation] = "no python3"
                     continue
@@ -139,7 +166,7 @@ struct ImportWorkload: Workload {
                 context.log("import \(shape.rawValue): run \(run)/\(m.runs), \(implementation.displayName)…")
                 do {
                     let (reply, peak) = try runImplementation(implementation, shape: shape, files: files, count: m.count,
-                                                              context: context)
+                                                              tools: tools, context: context)
                     record(reply, peak: peak, of: implementation, shape: shape, into: &m)
                     let times = Self.passes.compactMap { reply.seconds[$0.key] }.map { String(format: "%.2f s", $0) }
                     context.log("import \(shape.rawValue): \(implementation.displayName): \(times.joined(separator: ", ")), "
@@ -151,9 +178,17 @@ struct ImportWorkload: Workload {
             }
         }
 
-        if let reference = m.checksums[.cFloor] ?? m.checksums.values.first {
-            for (implementation, checksum) in m.checksums.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where checksum != reference {
-                m.problems.append("\(implementation.displayName) stored different data: \(checksum) vs \(reference)")
+        if let reference = m.checksums[.cFloor] ?? m.checksums[.replica]
+            ?? m.checksums.first(where: { !$0.key.isOtherTool })?.value {
+            let referenceTokens = Set(reference.split(separator: " "))
+            for (implementation, checksum) in m.checksums.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                // The other tools' tables differ in layout: their row count and integer sums must be Replica's.
+                let agrees = implementation.isOtherTool
+                    ? Set(checksum.split(separator: " ")).isSubset(of: referenceTokens) : checksum == reference
+                if implementation.isOtherTool && agrees { m.otherToolsChecked.append("\(implementation.displayName) (\(checksum))") }
+                if !agrees {
+                    m.problems.append("\(implementation.displayName) stored different data: \(checksum) vs \(reference)")
+                }
             }
         }
         m.problems.forEach { context.log("import \(shape.rawValue): PROBLEM: \($0)") }
@@ -177,6 +212,11 @@ struct ImportWorkload: Workload {
                 continue
             }
             if implementation == .replicaChunks { m.stagedAfterPause += reply.counts["\(pass.key).stagedAfterPause"] ?? 0 }
+            // sqlite-utils reports no change count; the other tools' counts are checked when they report one.
+            if implementation.isOtherTool {
+                guard let changes = reply.counts["\(pass.key).changes"] else { continue }
+                m.changeCounts[implementation, default: [:]][pass.key] = changes
+            }
             let changes = reply.counts["\(pass.key).changes"] ?? -1
             let expected = pass.changesAll ? m.count : 0
             if changes != expected { m.problems.append("\(name) \(pass.key): \(changes) changes, expected \(expected)") }
@@ -215,8 +255,14 @@ struct ImportWorkload: Workload {
             })
         case .foundationGRDB:
             reply = try FoundationGRDBImporter.run(database: database, passes: passes.map { ($0.key, $0.file) })
-        case .python:
-            throw BenchmarkError("the Python baseline runs as its own script")
+        case .python, .duckDB:
+            throw BenchmarkError("\(implementation.displayName) runs as its own script")
+        case .sqliteShell:
+            return try CompetitorImporter.runSQLiteShell(try request.require("tool"), shape: shape, database: database,
+                                                         passes: passes.map { ($0.key, $0.file) })
+        case .sqliteUtils:
+            return try CompetitorImporter.runSQLiteUtils(try request.require("tool"), shape: shape, database: database,
+                                                         passes: passes.map { ($0.key, $0.file) })
         case .replica, .replicaEntity, .replicaStdin, .replicaChunks, .replicaParse:
             reply = try await ReplicaImporter.run(shape: shape, mode: implementation.replicaMode ?? .route, database: database,
                                                   passes: passes.map { ($0.key, $0.file) })
@@ -243,22 +289,32 @@ struct ImportWorkload: Workload {
 
     /// Runs one implementation in a child process.
     private func runImplementation(_ implementation: Implementation, shape: ImportShape, files: [String], count: Int,
-                                   context: BenchmarkContext) throws -> (reply: WorkerReply, peakMemory: Int) {
+                                   tools: CompetitorTools, context: BenchmarkContext) throws -> (reply: WorkerReply, peakMemory: Int) {
         let directory = (context.scratchDirectory as NSString).appendingPathComponent("db-\(implementation.rawValue)")
         if implementation == .python, let python = context.python {
             return try context.runChild([python, Self.pythonScript, shape.rawValue, files[0], files[1], directory,
                                          shape.checksumSQL])
         }
-        let request = WorkerRequest(implementation: implementation.rawValue, parameters: [
-            "shape": shape.rawValue, "first": files[0], "second": files[1], "count": String(count), "directory": directory,
-        ])
+        if implementation == .duckDB {
+            guard let python = tools.venvPython else { throw BenchmarkError("DuckDB is not installed") }
+            return try context.runChild([python, CompetitorTools.duckDBScript, shape.rawValue, files[0], files[1], directory,
+                                         shape.countsSQL])
+        }
+        var parameters = ["shape": shape.rawValue, "first": files[0], "second": files[1], "count": String(count),
+                          "directory": directory]
+        parameters["tool"] = implementation == .sqliteShell ? tools.sqliteShell
+            : implementation == .sqliteUtils ? tools.sqliteUtils : nil
+        let request = WorkerRequest(implementation: implementation.rawValue, parameters: parameters)
         return try context.runWorker(workload: name, request: request)
     }
 
-    /// `Benchmarks/Scripts/import_baseline.py`, found from this source file's path.
-    static let pythonScript: String = {
+    /// `Benchmarks/Scripts/import_baseline.py`.
+    static let pythonScript = scriptPath("import_baseline.py")
+
+    /// A file of `Benchmarks/Scripts`, found from this source file's path.
+    static func scriptPath(_ name: String) -> String {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<5 { url.deleteLastPathComponent() }   // this file, Import, Workloads, replica-bench, Sources
-        return url.appendingPathComponent("Scripts/import_baseline.py").path
-    }()
+        return url.appendingPathComponent("Scripts").appendingPathComponent(name).path
+    }
 }
