@@ -13,6 +13,9 @@ extension PostgresReplica: StoreBackend {
     /// Stage tables are the connection's own: a body that streams in slowly holds no lock.
     package var stagingHoldsWriteLock: Bool { false }
 
+    /// Every transaction has a connection of its own.
+    package var readsBesideWrites: Bool { true }
+
     package func perform(_ job: WriteJob) async throws -> WriteOutcome {
         let frontEnd = self.frontEnd
         let origin = self.origin

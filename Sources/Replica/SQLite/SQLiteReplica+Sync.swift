@@ -10,6 +10,9 @@ extension SQLiteReplica: StoreBackend {
     /// Rows parsed as a body streams in are written inside the single writer's transaction.
     package var stagingHoldsWriteLock: Bool { true }
 
+    /// A file's pool reads beside its writer; an in-memory queue does not.
+    package var readsBesideWrites: Bool { store.database is DatabasePool }
+
     package func perform(_ job: WriteJob) async throws -> WriteOutcome {
         let maps = mapping.maps
         let observers = self.observers

@@ -127,6 +127,12 @@ package protocol StoreBackend: Sendable {
     /// nothing). When it does, a body that pauses is staged and merged afterwards instead.
     var stagingHoldsWriteLock: Bool { get }
 
+    /// Whether the store reads while its write transaction is open (SQLite in WAL mode,
+    /// PostgreSQL): only then does a ``SyncSession`` keep one open across its pages, since the
+    /// traversal reads the client's records between them. An in-memory SQLite store reads and
+    /// writes on one queue: its sessions stage.
+    var readsBesideWrites: Bool { get }
+
     /// Carries out `job` in one transaction (writes its rows, deletes what it says, writes its
     /// records), then publishes the change set to observers (and announces it, where other
     /// processes listen). Nothing is written when it throws.

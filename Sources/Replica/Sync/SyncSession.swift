@@ -32,7 +32,9 @@ public struct StagedPage: Sendable {
 /// page outside the database (in memory, spilling to an unlinked scratch file past
 /// ``SyncOptions/stagingMemory``; the pages already written are parsed again from their bytes,
 /// which it keeps), and ``commit(complete:)`` takes the writer once, for one short transaction
-/// that upserts the staged rows. A `streamingPatience` of 0 stages from the start. Either way
+/// that upserts the staged rows. A `streamingPatience` of 0 stages from the start, and so does
+/// an in-memory SQLite store (its reads wait for its writer, and a traversal reads between
+/// pages). Either way
 /// the commit deletes stale rows (only after a complete traversal), writes the client's
 /// records and publishes one change set, and ``SyncResult/stagedAfterPause`` says which way it
 /// went. Dropping or ``discard()``-ing a session leaves the store exactly as it was, and lets
@@ -89,7 +91,7 @@ public final class SyncSession: @unchecked Sendable {
         self.state = State(plan: plan, entityCount: store.mapping.maps.count, source: source)
         var isData = false
         if case .data = plan.shape { isData = true }
-        self.writesLive = !staging && !isData && options.streamingPatience > 0
+        self.writesLive = !staging && !isData && options.streamingPatience > 0 && store.backend.readsBesideWrites
     }
 
     deinit {

@@ -42,6 +42,34 @@ private func wait(upTo seconds: Double, for condition: () -> Bool) async -> Bool
     return true
 }
 
+/// Chunks handed out as a consumer asks for them, running `pulled` (with the chunk's index)
+/// before each one goes.
+struct PulledChunks: AsyncSequence, Sendable {
+    typealias Element = [UInt8]
+    let chunks: [[UInt8]]
+    let pulled: @Sendable (Int) async -> Void
+
+    init(_ chunks: [[UInt8]], pulled: @escaping @Sendable (Int) async -> Void) {
+        self.chunks = chunks
+        self.pulled = pulled
+    }
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let chunks: [[UInt8]]
+        let pulled: @Sendable (Int) async -> Void
+        var index = 0
+
+        mutating func next() async -> [UInt8]? {
+            guard index < chunks.count else { return nil }
+            await pulled(index)
+            defer { index += 1 }
+            return chunks[index]
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: chunks, pulled: pulled) }
+}
+
 @Suite("Paged calls written as they arrive")
 struct LivePagesTests {
     /// A client syncing into a blog file in `directory`.
@@ -103,15 +131,16 @@ struct LivePagesTests {
                     continuation.finish()
                 }
             case 2:
-                // Page 1's rows are written by now, in a transaction not yet committed.
-                continuation.yield(Array(bytes[..<(bytes.count / 2)]))
-                Task {
+                // Page 2 is parsed once page 1 is written: when the parser asks for its second
+                // half, page 1's rows are in the open transaction, not committed.
+                continuation.finish()
+                let halves = [Array(bytes[..<(bytes.count / 2)]), Array(bytes[(bytes.count / 2)...])]
+                return ClientResponse(status: 200, headers: headers, body: ResponseBody(PulledChunks(halves) { index in
+                    guard index == 1 else { return }
                     seenByReader.withLock { $0 = try? Self.committedPosts(path) }
                     let free = await Self.writerIsFree(path)
                     writerFree.withLock { $0 = free }
-                    continuation.yield(Array(bytes[(bytes.count / 2)...]))
-                    continuation.finish()
-                }
+                }))
             default:
                 continuation.yield(bytes)
                 continuation.finish()
