@@ -7,13 +7,15 @@ import Foundation
 /// swift run -c release --package-path Benchmarks replica-bench            # full sizes
 /// swift run -c release --package-path Benchmarks replica-bench --quick    # well under two minutes
 /// swift run -c release --package-path Benchmarks replica-bench --only import --json
+/// replica-bench --json > run.json && replica-bench readme run.json   # regenerate the READMEs' tables
+/// replica-bench compare old.json new.json                            # two runs side by side
 /// ```
 @main
 struct ReplicaBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replica-bench",
-        abstract: "Benchmarks Replica against a C floor, Python and Foundation+GRDB.",
-        subcommands: [Run.self, Worker.self],
+        abstract: "Benchmarks Replica against a C floor, Python, the tools users would pick instead and Foundation+GRDB.",
+        subcommands: [Run.self, Readme.self, Compare.self, Worker.self],
         defaultSubcommand: Run.self
     )
 }
@@ -44,6 +46,19 @@ extension ReplicaBench {
         @Option(help: "Where to put the scratch folder (default: the system's temporary folder).")
         var scratch: String?
 
+        @Option(help: ArgumentHelp("The Python virtual environment for sqlite-utils and DuckDB, created when missing.",
+                                   valueName: "dir"))
+        var venv: String = CompetitorTools.defaultVirtualEnvironment
+
+        /// How this run was started, as `replica-bench ARGUMENTS` without `--json` (the report's format
+        /// is not part of what was measured).
+        static func commandLine() -> String {
+            let arguments = CommandLine.arguments.dropFirst().filter { $0 != "--json" }.map { argument in
+                argument.isEmpty || argument.contains(where: { " \"'$`\\".contains($0) }) ? "'\(argument)'" : argument
+            }
+            return (["replica-bench"] + arguments).joined(separator: " ")
+        }
+
         func validate() throws {
             if let only, !allWorkloads.contains(where: { $0.name == only }) {
                 throw ValidationError("unknown workload '\(only)'; known: \(allWorkloads.map(\.name).joined(separator: ", "))")
@@ -63,15 +78,17 @@ extension ReplicaBench {
                 scratchDirectory: scratchDirectory,
                 executablePath: ChildProcess.currentExecutable(),
                 python: pythonPath,
-                runs: runs
+                runs: runs,
+                virtualEnvironment: venv
             )
+            let clock = ContinuousClock()
+            let runStart = clock.now
             let machine = MachineInfo.current(quick: quick)
             context.log("\(machine.processors) cores, \(machine.cpuModel); scratch \(scratchDirectory)")
 
             var rows: [ResultRow] = []
             for workload in allWorkloads where only == nil || only == workload.name {
                 context.log("\(workload.name): \(workload.summary)")
-                let clock = ContinuousClock()
                 let start = clock.now
                 do {
                     rows += try await workload.run(in: context)
@@ -82,8 +99,69 @@ extension ReplicaBench {
                 context.log(String(format: "%@ took %.1f s", workload.name, start.duration(to: clock.now).seconds))
             }
 
-            let report = Report(machine: machine, rows: rows)
+            let report = Report(machine: machine, rows: rows, command: Self.commandLine(),
+                                seconds: runStart.duration(to: clock.now).seconds)
             print(json ? try report.json() : report.markdown(), terminator: "")
+        }
+    }
+
+    /// Writes a `--json` report into the READMEs, between their `<!-- bench:begin -->` and
+    /// `<!-- bench:end -->` lines.
+    struct Readme: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Regenerate the READMEs' benchmark tables from a --json report.",
+            discussion: """
+                Replaces the lines between '\(ReadmeWriter.beginMarker)' and '\(ReadmeWriter.endMarker)' in \
+                Benchmarks/README.md (the whole table with its footnotes, command, machine, date and commit) and \
+                README.md (a summary) and leaves the rest of both files as they were.
+                """
+        )
+
+        @Argument(help: "The report, as written by 'replica-bench --json'.")
+        var report: String
+
+        @Option(help: ArgumentHelp("The repository holding README.md and Benchmarks/README.md (default: the current "
+                                   + "folder when it holds them, else the repository this binary was built from).",
+                                   valueName: "dir"))
+        var root: String?
+
+        func run() throws {
+            let report = try Report.load(path: self.report)
+            let current = FileManager.default.currentDirectoryPath
+            let root = root ?? (FileManager.default.fileExists(atPath: current + "/Benchmarks/README.md")
+                ? current : MachineInfo.repositoryRoot.path)
+            for file in try ReadmeWriter.write(report, root: root) {
+                print("wrote \(file)")
+            }
+        }
+    }
+
+    /// Prints two `--json` reports side by side.
+    struct Compare: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print two --json reports side by side as a Markdown table (each row's value in both, the ratio).",
+            discussion: "Rows present in one report only are listed with '—' for the other."
+        )
+
+        @Argument(help: "The old report.")
+        var old: String
+
+        @Argument(help: "The new report.")
+        var new: String
+
+        @Flag(help: "Leave out the baselines' values (compare Replica's only).")
+        var replicaOnly = false
+
+        @Option(help: "The old column's title (default: its commit).")
+        var oldLabel: String?
+
+        @Option(help: "The new column's title (default: its commit).")
+        var newLabel: String?
+
+        func run() throws {
+            let comparison = ReportComparison(old: try Report.load(path: old), new: try Report.load(path: new),
+                                              replicaOnly: replicaOnly, oldLabel: oldLabel, newLabel: newLabel)
+            print(comparison.markdown(), terminator: "")
         }
     }
 

@@ -30,18 +30,26 @@ extension MachineInfo {
         )
     }
 
-    /// The root package's git commit, from this source file's path.
-    private static func replicaRevision() -> String {
+    /// The repository this binary was built from (from this source file's path).
+    static let repositoryRoot: URL = {
         var root = URL(fileURLWithPath: #filePath)
         for _ in 0..<5 { root.deleteLastPathComponent() }   // this file, Runner, replica-bench, Sources, Benchmarks
+        return root
+    }()
+
+    /// The root package's git commit at run time (`git rev-parse`), with `+ uncommitted changes` when
+    /// the measured sources (the root package's or the benchmark's) differ from it.
+    private static func replicaRevision() -> String {
         func git(_ arguments: [String]) -> String? {
-            guard let result = try? ChildProcess.run(["git", "-C", root.path] + arguments, quiet: true), result.exitStatus == 0 else {
+            guard let result = try? ChildProcess.run(["git", "-C", repositoryRoot.path] + arguments, quiet: true),
+                  result.exitStatus == 0 else {
                 return nil
             }
             return String(decoding: result.standardOutput, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }
         guard let commit = git(["rev-parse", "--short", "HEAD"]) else { return "(commit unknown)" }
-        let dirty = git(["status", "--porcelain", "--", "Sources/Replica", "Package.swift"]).map { !$0.isEmpty } ?? false
+        let measured = ["Sources", "Package.swift", "Benchmarks/Sources", "Benchmarks/Scripts", "Benchmarks/Package.swift"]
+        let dirty = git(["status", "--porcelain", "--"] + measured).map { !$0.isEmpty } ?? false
         return dirty ? "\(commit) + uncommitted changes" : commit
     }
 

@@ -83,6 +83,11 @@ struct Report: Codable, Sendable {
     var machine: MachineInfo
     /// The rows, in workload order.
     var rows: [ResultRow]
+    /// The command that made the report, e.g. `replica-bench --only import --runs 1` (`nil` in reports
+    /// of binaries older than issue 31).
+    var command: String?
+    /// How long the whole run took, in seconds.
+    var seconds: Double?
 
     /// The baseline columns: every baseline name, in first-seen order.
     var baselineColumns: [String] {
@@ -99,6 +104,9 @@ struct Report: Codable, Sendable {
     func markdown() -> String {
         let columns = baselineColumns
         var lines: [String] = []
+        if let command {
+            lines.append("Command: `\(command)`" + (seconds.map { String(format: " (took %.1f min)", $0 / 60) } ?? "") + ".  ")
+        }
         lines.append("Machine: \(machine.processors) cores, \(machine.cpuModel), \(machine.memory) RAM; "
                      + "\(machine.system); SQLite \(machine.sqliteVersion).  ")
         lines.append("Date: \(machine.date); mode: \(machine.mode); Replica \(machine.replicaRevision).")
