@@ -213,7 +213,7 @@ public final class LiveResultSet: Sendable {
     ///
     /// - Returns: A sequence to iterate once; it ends when the set is closed or the task cancelled.
     public func updates() -> LiveResultUpdates {
-        LiveResultUpdates(subscription: LiveResultSubscription(core: core))
+        LiveResultUpdates(core: core)
     }
 
     /// Sets (or with `nil` removes) the delegate, called on `queue`, starting from the current snapshot.

@@ -20,6 +20,10 @@ public struct LiveResultUpdate: Sendable {
 /// and the next element carries one diff covering all of them. The sequence ends when the result
 /// set is closed or released, or when the iterating task is cancelled.
 ///
+/// The sequence value holds ``initial``; its iterator does not. A long-lived consumer of a large
+/// result keeps the iterator alone, so that the first snapshot (a million rows' keys) is released
+/// once the result moves on.
+///
 /// ```swift
 /// let updates = resultSet.updates()
 /// var shown = updates.initial
@@ -32,9 +36,14 @@ public struct LiveResultUpdates: AsyncSequence, Sendable {
     let subscription: LiveResultSubscription
 
     /// The snapshot the sequence starts from: the first element's ``LiveResultUpdate/previous``.
-    public var initial: ResultSnapshot { subscription.initial }
+    public let initial: ResultSnapshot
 
-    /// The iterator; make one per sequence (they share its registration).
+    init(core: LiveResultCore) {
+        (subscription, initial) = LiveResultSubscription.register(with: core)
+    }
+
+    /// The iterator; make one per sequence (they share its registration). It does not hold
+    /// ``initial``, and it can be handed to another task.
     ///
     /// ```swift
     /// var iterator = resultSet.updates().makeAsyncIterator()
@@ -47,7 +56,7 @@ public struct LiveResultUpdates: AsyncSequence, Sendable {
     }
 
     /// Awaits the next update.
-    public struct Iterator: AsyncIteratorProtocol {
+    public struct Iterator: AsyncIteratorProtocol, Sendable {
         let subscription: LiveResultSubscription
 
         /// The next update, or `nil` when the sequence ended.
@@ -57,15 +66,21 @@ public struct LiveResultUpdates: AsyncSequence, Sendable {
     }
 }
 
-/// One iterator's registration with a result set's core; unregisters when released.
+/// One iterator's registration with a result set's core; unregisters when released. It keeps no
+/// snapshot: the core keeps what the consumer saw last.
 final class LiveResultSubscription: Sendable {
     let core: LiveResultCore
     let id: UInt64
-    let initial: ResultSnapshot
 
-    init(core: LiveResultCore) {
+    private init(core: LiveResultCore, id: UInt64) {
         self.core = core
-        (id, initial) = core.queue.sync { core.addStream() }
+        self.id = id
+    }
+
+    /// Registers a consumer starting at the core's current snapshot.
+    static func register(with core: LiveResultCore) -> (LiveResultSubscription, initial: ResultSnapshot) {
+        let (id, initial) = core.queue.sync { core.addStream() }
+        return (LiveResultSubscription(core: core, id: id), initial)
     }
 
     func next() async -> LiveResultUpdate? {
