@@ -43,16 +43,19 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Before the first snapshot: memory freed by one snapshot is reused by the next (WatchMemory).
+        WatchMemory.configure()
         let watched = try await watch()
         defer { watched.stop() }
-        let updates = watched.results.updates()
         let deadline = duration.map { ContinuousClock.now + .checkedSeconds($0) }
+        // The views take the updates over (consuming): the first snapshot is not kept here for
+        // the whole session, only as long as the view shows it.
         if Terminal.width(of: STDOUT_FILENO) != nil {
             var view = WatchTerminalView(title: title(), columns: watched.columns)
             view.highlightTime = .checkedSeconds(highlight)
-            try await view.run(updates: updates, deadline: deadline)
+            try await view.run(updates: watched.results.updates(), deadline: deadline)
         } else {
-            try await WatchJSONLines().run(updates: updates, deadline: deadline)
+            try await WatchJSONLines().run(updates: watched.results.updates(), deadline: deadline)
         }
         await watched.close()
     }
@@ -128,12 +131,16 @@ enum Deadline {
 
 /// Prints one JSON line for the initial result and one per diff, for scripts and tests.
 struct WatchJSONLines {
-    func run(updates: LiveResultUpdates, deadline: ContinuousClock.Instant?) async throws {
+    func run(updates: consuming LiveResultUpdates, deadline: ContinuousClock.Instant?) async throws {
         emit(["event": "snapshot", "count": .int(Int64(updates.initial.count)),
               "keys": .array(updates.initial.rows.keys.map(\.jsonValue))])
+        // The iterator alone from here: the initial snapshot is released once the result moves on.
+        let iterator = updates.makeAsyncIterator()
+        _ = consume updates
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await update in updates {
+                var iterator = iterator
+                while let update = await iterator.next() {
                     let diff = update.diff
                     var line = JSONObject()
                     if diff.isReset {
@@ -180,11 +187,15 @@ struct WatchTerminalView {
     /// How long a changed row stays highlighted (a deleted one struck through).
     var highlightTime: Duration = .milliseconds(1500)
 
-    func run(updates: LiveResultUpdates, deadline: ContinuousClock.Instant?) async throws {
+    func run(updates: consuming LiveResultUpdates, deadline: ContinuousClock.Instant?) async throws {
         let session = TerminalSession()
         defer { session.restore() }
         let (events, event) = AsyncStream<TerminalSession.Key?>.makeStream()
         let state = ViewState(snapshot: updates.initial, highlightTime: highlightTime)
+        // The iterator alone from here: the view state is the only holder of the initial snapshot,
+        // which is released at the first update (a million rows' keys are not kept twice).
+        let iterator = updates.makeAsyncIterator()
+        _ = consume updates
         let highlightTime = self.highlightTime
         let (title, columns, visible, footer) = (title, columns, visibleColumns, footer)
         let redraw: @Sendable () -> Void = {
@@ -199,9 +210,14 @@ struct WatchTerminalView {
         redraw()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await update in updates {
+                var iterator = iterator
+                while let update = await iterator.next() {
+                    let releases = update.previous.count >= WatchMemory.trimRows
                     state.apply(update)
                     redraw()
+                    // The previous snapshot is gone with the update: its pages go back to the system.
+                    _ = consume update
+                    if releases { WatchMemory.trim() }
                     // Fade the highlights once they have been seen.
                     Task {
                         try? await Task.sleep(for: highlightTime)
