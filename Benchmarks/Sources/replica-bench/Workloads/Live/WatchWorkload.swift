@@ -18,14 +18,24 @@ import Replica
 /// The `replica` executable comes from this package's build folder (next to `replica-bench`);
 /// when it is not there, the workload builds it (`swift build -c release --product replica`).
 ///
-/// Targets: shown ≤ 1.0 s after `importFile` returns (median); the watcher's RSS ≤ 150 MB; `End`
-/// shows the last row.
+/// A second row measures the watcher as a terminal user starts it (issue 31): on a store that
+/// already holds the 1,000,000 objects, `replica watch --db … Item --section city --sort name
+/// --poll 50` in a larger window (200 × 60; sections and a second sort value are the costliest
+/// entries), PageDown three times, End, Home, then two more imports by another process that
+/// update every row (the generated file's revision 1, then revision 0 again), each shown
+/// (the status line counts the updates), then End; the watcher's `VmHWM`.
+///
+/// Targets: shown ≤ 1.0 s after `importFile` returns (median); the watcher's RSS ≤ 150 MB in both
+/// rows; `End` shows the last row.
 struct WatchWorkload: Workload {
     let name = "watch"
     let summary = "replica watch (tmux) on an empty table, then a 1,000,000-object import by another process: seconds until every row is shown, End, watcher RSS"
 
     static let maximumDelay = 1.0
     static let maximumPeak = 150_000_000
+    /// The terminal user's watcher: window, options.
+    static let userColumns = 200, userRows = 60
+    static let userOptions = "Item --section city --sort name --poll 50"
 
     func run(in context: BenchmarkContext) async throws -> [ResultRow] {
         guard let tmux = Tmux.executable else {
@@ -65,12 +75,56 @@ struct WatchWorkload: Workload {
             Target(description: "End shows the last row", met: endShown),
         ]
         row.peakMemory = [MemoryReading(name: "watcher", bytes: peak, limit: count >= 1_000_000 ? Self.maximumPeak : nil)]
+        let user = try userRow(context: context, replica: replica, tmux: tmux, file: file, count: count, runs: runs)
         row.notes = ["watch: `replica watch --db DB Item --sort name --poll 50` in a detached tmux session (120 × 40) on an empty "
             + "store; another process (the benchmark's child) then imports \(Report.formatCount(count)) generated objects "
             + "(\(String(format: "%.0f", Double(bytes) / 1e6)) MB) with `importFile` by entity. Time from `importFile` returning until "
             + "the pane (read every 10 ms) shows the row count; then End, and the pane must show the position line ending "
             + "\"of \(Report.formatCount(count))\" with the last row's name; the watcher's peak RSS is its VmHWM. Median of \(runs) runs."]
-        return [row]
+        return [row, user]
+    }
+
+    /// The second row: the watcher as a terminal user starts it, on a full store, scrolled, then
+    /// following two imports that update every row.
+    func userRow(context: BenchmarkContext, replica: String, tmux: String, file: String, count: Int, runs: Int) throws -> ResultRow {
+        let changed = (context.scratchDirectory as NSString).appendingPathComponent("items-watch-1.json")
+        try ImportData(count: count, revision: 1).writeJSON(to: changed)
+        defer { try? FileManager.default.removeItem(atPath: changed) }
+        var peak = 0
+        var endShown = true
+        var delays: [Double] = []
+        for run in 1...runs {
+            context.log("watch (terminal user): run \(run)/\(runs)…")
+            let directory = (context.scratchDirectory as NSString).appendingPathComponent("db-watch")
+            let request = WorkerRequest(implementation: "user", parameters: [
+                "file": file, "changed": changed, "count": String(count), "directory": directory, "replica": replica, "tmux": tmux,
+            ])
+            let (reply, _) = try context.runWorker(workload: name, request: request)
+            guard let watcher = reply.counts["watcherPeak"], let delay = reply.seconds["shown"] else {
+                throw BenchmarkError("watch: the terminal-user worker measured nothing")
+            }
+            delays.append(delay)
+            peak = max(peak, watcher)
+            endShown = endShown && reply.counts["endShown"] == 1
+            context.log(String(format: "watch (terminal user): updates shown %.2f s after importFile returned (slowest of 2); End %@; watcher peak %@",
+                               delay, reply.counts["endShown"] == 1 ? "shows the last row" : "FAILED", Report.formatBytes(watcher)))
+        }
+        let total = Report.formatCount(count)
+        let delay = median(delays)
+        var row = ResultRow(workload: "replica watch as a user starts it (\(Self.userColumns) × \(Self.userRows), --section city "
+                            + "--sort name), \(total) rows, scrolled, 2 imports updating every row: importFile returned → shown", unit: "s",
+                            replica: Cell(delay, note: "End shows the last row: \(endShown ? "yes" : "no")"))
+        row.targets = [
+            Target(description: String(format: "median ≤ %.1f s", Self.maximumDelay), met: delay.map { $0 <= Self.maximumDelay }),
+            Target(description: "End shows the last row", met: endShown),
+        ]
+        row.peakMemory = [MemoryReading(name: "watcher", bytes: peak, limit: count >= 1_000_000 ? Self.maximumPeak : nil)]
+        row.notes = ["watch (terminal user): the store holds the \(total) objects before the watcher starts; `replica watch --db DB "
+            + "\(Self.userOptions)` in a detached tmux session (\(Self.userColumns) × \(Self.userRows)); PageDown ×3, End, Home; "
+            + "then the benchmark's child imports the generated file's revision 1 (every row updated) and revision 0 again with "
+            + "`importFile`, each time waiting until the status line counts the update; then End must show the last row. The time "
+            + "is the slower of the two imports' importFile-returned → shown; the watcher's peak RSS is its VmHWM. Median of \(runs) runs."]
+        return row
     }
 
     /// `replica` next to this executable, built first when it is missing.
@@ -94,6 +148,7 @@ struct WatchWorkload: Workload {
     }
 
     func runWorker(_ request: WorkerRequest) async throws -> WorkerReply {
+        if request.implementation == "user" { return try await runUserWorker(request) }
         let file = try request.require("file")
         let directory = try request.require("directory")
         let replica = try request.require("replica")
@@ -132,6 +187,70 @@ struct WatchWorkload: Workload {
         var reply = WorkerReply()
         reply.seconds["import"] = start.duration(to: returned).seconds
         reply.seconds["shown"] = returned.duration(to: shown).seconds
+        reply.counts["endShown"] = end == nil ? 0 : 1
+        let pid = tmux.run(["display-message", "-p", "-t", tmux.session, "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        reply.counts["watcherPeak"] = Self.peakResident(pid: pid) ?? 0
+        tmux.run(["send-keys", "-t", tmux.session, "q"])
+        return reply
+    }
+
+    /// The terminal user's watcher: a full store, a larger window, sections, scrolling, then two
+    /// imports that update every row.
+    func runUserWorker(_ request: WorkerRequest) async throws -> WorkerReply {
+        let file = try request.require("file")
+        let changed = try request.require("changed")
+        let directory = try request.require("directory")
+        let replica = try request.require("replica")
+        guard let count = Int(try request.require("count")) else { throw BenchmarkError("bad count") }
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let db = (directory as NSString).appendingPathComponent("watch.sqlite")
+        let store = try Store(path: db, schema: try ReplicaImporter.schema())
+        let engine = try SQLiteReplica(store: store)
+        _ = try await engine.importFile(file, into: .entity("Item"), options: SyncOptions())
+        let total = Report.formatCount(count)
+
+        let tmux = Tmux(executable: try request.require("tmux"), directory: directory)
+        defer { tmux.run(["kill-server"]) }
+        tmux.run(["new-session", "-d", "-s", tmux.session, "-x", String(Self.userColumns), "-y", String(Self.userRows),
+                  "\(replica) watch --db \(db) \(Self.userOptions)"])
+        guard tmux.waitForPane(timeout: 60, { $0.contains("\(total) rows ·") }) != nil else {
+            throw BenchmarkError("watch: the view did not start: \(tmux.pane())")
+        }
+        for key in ["PageDown", "PageDown", "PageDown"] {
+            tmux.run(["send-keys", "-t", tmux.session, key])
+            usleep(200_000)
+        }
+        tmux.run(["send-keys", "-t", tmux.session, "End"])
+        guard tmux.waitForPane(timeout: 30, { $0.contains("\(total) of \(total)") }) != nil else {
+            throw BenchmarkError("watch: End did not reach the last row: \(tmux.pane())")
+        }
+        tmux.run(["send-keys", "-t", tmux.session, "Home"])
+        guard tmux.waitForPane(timeout: 30, { $0.contains("rows 1–") }) != nil else {
+            throw BenchmarkError("watch: Home did not reach the first row: \(tmux.pane())")
+        }
+
+        let clock = ContinuousClock()
+        var slowest = 0.0
+        for (index, path) in [changed, file].enumerated() {
+            _ = try await engine.importFile(path, into: .entity("Item"), options: SyncOptions())
+            let returned = clock.now
+            guard tmux.waitForPane(timeout: 120, interval: 0.01, { $0.contains("\(total) rows · \(index + 1) updates") }) != nil else {
+                throw BenchmarkError("watch: the view never showed update \(index + 1): \(tmux.pane())")
+            }
+            slowest = max(slowest, returned.duration(to: clock.now).seconds)
+        }
+        var lastName = ""
+        if case .string(let name)? = try store.rows("Item", sort: [.descending("city"), .descending("name"), .descending("id")],
+                                                   limit: 1).first?["name"] {
+            lastName = name
+        }
+        tmux.run(["send-keys", "-t", tmux.session, "End"])
+        let end = tmux.waitForPane(timeout: 30) { $0.contains("\(total) of \(total)") && $0.contains(lastName) }
+
+        var reply = WorkerReply()
+        reply.seconds["shown"] = slowest
         reply.counts["endShown"] = end == nil ? 0 : 1
         let pid = tmux.run(["display-message", "-p", "-t", tmux.session, "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
         reply.counts["watcherPeak"] = Self.peakResident(pid: pid) ?? 0
