@@ -111,7 +111,11 @@ extension ReplicaClient {
             let response: ClientResponse
             if let ready = prefetched {
                 prefetched = nil
-                let answered = try await ready.task.value
+                let answered = try await withTaskCancellationHandler {
+                    try await ready.task.value
+                } onCancel: {
+                    ready.task.cancel()
+                }
                 (entry, current, response) = (answered.entry, answered.request, answered.response)
             } else {
                 response = try await traced.exchange { try await send(current) }

@@ -280,7 +280,6 @@ public final class SyncSession: @unchecked Sendable {
             return try await transaction.write(stream)
         }
         let summary = written.summary
-        // Record the page's claims for the next page, as a staged page does.
         return State.Page(keys: written.keys, skippedKeys: summary.statistics.skippedKeys(planner: frontEnd.planner),
                           completeCollections: summary.completeCollections, statistics: summary.statistics,
                           byteCount: summary.byteCount, skeleton: summary.skeleton, rowCount: written.rowCount)
