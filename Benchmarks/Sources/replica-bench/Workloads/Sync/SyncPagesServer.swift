@@ -21,6 +21,12 @@ enum SyncPagesServer {
         let server = try await MockServer.start(resources: MockResource.resources(for: schema),
                                                 options: MockServerOptions(host: "127.0.0.1", port: 0))
         _ = try await server.load(file: try request.require("first"), into: "people")
+        if let page = request.parameters["stall-page"] {
+            // A server that stalls mid-page: page `page`'s body stops for a second after its first bytes.
+            server.setConditions(MockConditions(faults: [
+                MockFault(.stallBody(afterBytes: 4096, duration: .seconds(1)), method: "GET", path: "/people", query: ["_page": page]),
+            ]))
+        }
         try Data(String(server.port).utf8).write(to: URL(fileURLWithPath: path(control, "port")), options: .atomic)
         let deadline = ContinuousClock.now + .seconds(1800)
         var loadedSecond = false
@@ -93,6 +99,29 @@ struct PeopleData: Sendable {
 
     private static let names = ["Ana", "João", "Zoë", "Liam", "Sofía", "Søren", "Priya", "Kwame", "Chloé", "Mei"]
 
+    /// The person at `index` (from 0) as one JSON object.
+    func object(_ index: Int) -> String {
+        var random = SplitMix64(seed: 0x9E0_0000 &+ UInt64(index))
+        let a = random.next()
+        let changed = revision == 1 && index % 100 == 0
+        let name = Self.names[Int(a % UInt64(Self.names.count))] + " \(index + 1)" + (changed ? " (moved)" : "")
+        let kids = Int((a >> 8) % 5) + (changed ? 1 : 0)
+        let kilometers = Double((a >> 16) % 100_000) / 8
+        return #"{"id": \#(index + 1), "name": "\#(name)", "numberOfKids": \#(kids), "kilometersWalked": \#(kilometers)}"#
+    }
+
+    /// The people from index `start` up to `end` (excluded) as one JSON array, one object a
+    /// line: a page as the static upstream serves it.
+    func pageJSON(from start: Int, to end: Int) -> [UInt8] {
+        var text = "[\n"
+        for index in start..<end {
+            text += object(index)
+            text += index + 1 < end ? ",\n" : "\n"
+        }
+        text += "]\n"
+        return Array(text.utf8)
+    }
+
     /// Writes the people as one JSON array, one object a line.
     ///
     /// - Returns: The file size in bytes.
@@ -105,13 +134,7 @@ struct PeopleData: Sendable {
         var total = 0
         var buffer = "[\n"
         for index in 0..<count {
-            var random = SplitMix64(seed: 0x9E0_0000 &+ UInt64(index))
-            let a = random.next()
-            let changed = revision == 1 && index % 100 == 0
-            let name = Self.names[Int(a % UInt64(Self.names.count))] + " \(index + 1)" + (changed ? " (moved)" : "")
-            let kids = Int((a >> 8) % 5) + (changed ? 1 : 0)
-            let kilometers = Double((a >> 16) % 100_000) / 8
-            buffer += #"{"id": \#(index + 1), "name": "\#(name)", "numberOfKids": \#(kids), "kilometersWalked": \#(kilometers)}"#
+            buffer += object(index)
             buffer += index + 1 < count ? ",\n" : "\n]\n"
             if buffer.utf8.count > 1 << 20 || index + 1 == count {
                 total += buffer.utf8.count
