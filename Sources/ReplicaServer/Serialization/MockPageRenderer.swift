@@ -109,6 +109,31 @@ struct MockPageRenderer: Sendable {
 
     private static let emptyObject = Array("{}".utf8)
 
+    /// Pages of at least this many rows are rendered in two halves at once (the server has cores to spare
+    /// while a client waits for a large page's headers).
+    static let parallelRows = 20_000
+
+    /// Renders rows as a store keeps them (``writeStored(_:first:into:)``), a large page in two halves at once.
+    func renderStored(_ rows: [JSONObject]) async -> MockRenderedBody {
+        guard rows.count >= Self.parallelRows else {
+            var writer = begin()
+            for index in rows.indices { writeStored(rows[index], first: index == 0, into: &writer) }
+            return end(&writer)
+        }
+        let middle = rows.count / 2
+        async let second: MockPageWriter.Part = {
+            var writer = MockPageWriter(hashing: false)
+            for index in middle..<rows.count { writeStored(rows[index], first: false, into: &writer) }
+            writer.byte(UInt8(ascii: "]"))
+            for _ in envelope { writer.byte(UInt8(ascii: "}")) }
+            return writer.finishPart()
+        }()
+        var writer = begin()
+        for index in 0..<middle { writeStored(rows[index], first: index == 0, into: &writer) }
+        let first = writer.finishPart()
+        return MockPageWriter.join([first, await second])
+    }
+
     /// Renders objects already complete (as `MockStore.objects` returns them).
     func render(_ objects: [JSONObject]) -> MockRenderedBody {
         var writer = begin()

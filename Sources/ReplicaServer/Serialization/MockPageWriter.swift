@@ -72,11 +72,46 @@ struct MockPageWriter {
     private var buffer: ByteBuffer
     private var chunks: [ByteBuffer] = []
     private var hash = MockFingerprint()
+    /// Whether chunks are hashed as they fill: not for a part after the first (``Part``), whose hash
+    /// continues the parts before it.
+    private let hashing: Bool
     private var written = 0
     private let allocator = ByteBufferAllocator()
 
-    init() {
+    init(hashing: Bool = true) {
+        self.hashing = hashing
         buffer = allocator.buffer(capacity: Self.chunkSize + 4096)
+    }
+
+    /// One part of a body rendered in several at once: its chunks, and their hash if it is the first part.
+    struct Part: Sendable {
+        var chunks: [ByteBuffer]
+        var count: Int
+        var hash: MockFingerprint?
+    }
+
+    /// The part written, without a newline.
+    mutating func finishPart() -> Part {
+        flush()
+        return Part(chunks: chunks, count: written, hash: hashing ? hash : nil)
+    }
+
+    /// The body of parts in order (the first hashed as it was written, the rest hashed here), with its newline.
+    static func join(_ parts: [Part]) -> MockRenderedBody {
+        var hash = parts.first?.hash ?? MockFingerprint()
+        var chunks: [ByteBuffer] = []
+        var count = 0
+        for (index, part) in parts.enumerated() {
+            if index > 0 || part.hash == nil {
+                for chunk in part.chunks { chunk.withUnsafeReadableBytes { hash.add($0) } }
+            }
+            chunks += part.chunks
+            count += part.count
+        }
+        var newline = ByteBuffer()
+        newline.writeInteger(UInt8(10))
+        chunks.append(newline)
+        return MockRenderedBody(chunks: chunks, count: count, fingerprint: hash.hex)
     }
 
     /// Ends the current chunk when it is full; call between values (rows).
@@ -86,7 +121,8 @@ struct MockPageWriter {
     }
 
     private mutating func flush() {
-        buffer.withUnsafeReadableBytes { hash.add($0) }
+        guard buffer.readableBytes > 0 else { return }
+        if hashing { buffer.withUnsafeReadableBytes { hash.add($0) } }
         written += buffer.readableBytes
         chunks.append(buffer)
         buffer = allocator.buffer(capacity: Self.chunkSize + 4096)
@@ -94,6 +130,7 @@ struct MockPageWriter {
 
     /// The rendered body, its newline appended after the hash.
     mutating func finish() -> MockRenderedBody {
+        precondition(hashing, "a part is finished with finishPart()")
         buffer.withUnsafeReadableBytes { hash.add($0) }
         written += buffer.readableBytes
         buffer.writeInteger(UInt8(10))

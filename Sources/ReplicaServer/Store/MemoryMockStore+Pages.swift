@@ -3,8 +3,6 @@ extension MemoryMockStore: MockPageSource {
     /// writers never wait for a page to be written out.
     func renderPage(_ resource: MockResource, query: MockQuery, with renderer: MockPageRenderer) async throws -> MockRenderedPage {
         let (rows, total) = storedRows(resource, query: query)
-        var writer = renderer.begin()
-        for index in rows.indices { renderer.writeStored(rows[index], first: index == 0, into: &writer) }
-        return MockRenderedPage(body: renderer.end(&writer), total: total)
+        return MockRenderedPage(body: await renderer.renderStored(rows), total: total)
     }
 }

@@ -11,6 +11,9 @@ public final class MemoryMockStore: MockStore {
         var rows: [JSONValue: JSONObject] = [:]
         /// The keys in primary-key order (`MockValueOrder`), so pages and sort ties come out by key.
         var order: [JSONValue] = []
+        /// The rows in that same order (`orderedRows[i]` is `rows[order[i]]`), so that a page is a slice,
+        /// not a dictionary lookup per row.
+        var orderedRows: [JSONObject] = []
         var nextID: Int64 = 1
 
         /// Where `id` is or would go in `order` (binary search).
@@ -61,15 +64,13 @@ public final class MemoryMockStore: MockStore {
                 guard let table = tables[resource.name] else { return ([], 0) }
                 let start = min(query.offset, table.order.count)
                 let end = query.limit.map { min(start + $0, table.order.count) } ?? table.order.count
-                return (table.order[start..<end].compactMap { table.rows[$0] }, table.order.count)
+                return (Array(table.orderedRows[start..<end]), table.orderedRows.count)
             }
         }
         var matching: [JSONObject] = tables.withLockedValue { tables in
             guard let table = tables[resource.name] else { return [] }
-            return table.order.compactMap { id in
-                guard let object = table.rows[id],
-                      query.filters.allSatisfy({ MockValueOrder.equal(object[$0.property] ?? .null, $0.value) }) else { return nil }
-                return object
+            return table.orderedRows.filter { object in
+                query.filters.allSatisfy { MockValueOrder.equal(object[$0.property] ?? .null, $0.value) }
             }
         }
         if !query.sort.isEmpty {
@@ -110,7 +111,9 @@ public final class MemoryMockStore: MockStore {
                 values[key.name] = id
             }
             table.rows[id] = values
-            table.order.insert(id, at: table.position(of: id))
+            let position = table.position(of: id)
+            table.order.insert(id, at: position)
+            table.orderedRows.insert(values, at: position)
             return .success(values)
         }
         return resource.complete(try result.get())
@@ -119,9 +122,18 @@ public final class MemoryMockStore: MockStore {
     public func modify(_ resource: MockResource, id: JSONValue, values: JSONObject) async throws -> JSONObject? {
         let primaryKey = resource.primaryKey
         let updated: JSONObject? = tables.withLockedValue { tables in
-            guard var object = tables[resource.name]?.rows[id] else { return nil }
+            // Taken out while it changes, so that the change does not copy the whole table.
+            guard var table = tables.removeValue(forKey: resource.name) else { return nil }
+            defer { tables[resource.name] = table }
+            guard var object = table.rows[id] else { return nil }
             for (key, value) in values where !primaryKey.contains(key) { object[key] = value }
-            tables[resource.name]?.rows[id] = object
+            table.rows[id] = object
+            let index = table.position(of: id)
+            if index < table.order.count, table.order[index] == id {
+                table.orderedRows[index] = object
+            } else if let index = table.order.firstIndex(of: id) {
+                table.orderedRows[index] = object
+            }
             return object
         }
         return updated.map(resource.complete)
@@ -135,8 +147,10 @@ public final class MemoryMockStore: MockStore {
             let index = table.position(of: id)
             if index < table.order.count, table.order[index] == id {
                 table.order.remove(at: index)
-            } else {
-                table.order.removeAll { $0 == id }
+                table.orderedRows.remove(at: index)
+            } else if let index = table.order.firstIndex(of: id) {
+                table.order.remove(at: index)
+                table.orderedRows.remove(at: index)
             }
             return true
         }
