@@ -20,6 +20,9 @@ final class ChunkLog {
         self.memoryBudget = memoryBudget
     }
 
+    /// The bytes kept in memory (the rest is in the scratch file).
+    var memoryBytes: Int { inMemoryBytes }
+
     /// Keeps a chunk (in the order chunks are read).
     ///
     /// - Throws: ``SyncError`` when the scratch file cannot be written.

@@ -234,7 +234,8 @@ public final class SyncSession: @unchecked Sendable {
     private func stagePage(source: String, channel: ChunkChannel?, next: @escaping () throws -> [UInt8]?) async throws -> State.Page {
         guard writesLive else { return try await stageRows(source: source, channel: channel, next: next) }
         // The page's bytes are kept: after a pause, the pages written so far are staged from them.
-        let log = ChunkLog(memoryBudget: max(0, options.stagingMemory))
+        // The session's pages share one memory budget; past it, they go to scratch files.
+        let log = ChunkLog(memoryBudget: max(0, options.stagingMemory - logged.reduce(0) { $0 + $1.log.memoryBytes }))
         let keepsLog = store.backend.stagingHoldsWriteLock
         let claimsBefore = withState { $0.claims }
         do {

@@ -95,9 +95,10 @@ struct SyncPagesWorkload: Workload {
                         }
                     }
                     let staged = syncReply.counts["\(pass.key).staged"] ?? 0
-                    if (staged == 1) != (upstream.key == "stall") {
-                        problems.append("\(upstream.key) \(pass.key): " + (staged == 1 ? "staged after a pause" : "written without staging"))
-                    }
+                    // The stalling page must be staged; the static upstream never pauses. (The mock server
+                    // may: a page it is slow to build is a pause, and the session stages as it should.)
+                    if upstream.key == "stall" && staged == 0 { problems.append("stall \(pass.key): written without staging") }
+                    if upstream.key == "static" && staged == 1 { problems.append("static \(pass.key): staged after a pause") }
                     stagedPasses[upstream.key, default: 0] += staged
                 }
                 if upstream.secondPass, fileReply.checksum != syncReply.checksum {
@@ -139,9 +140,10 @@ struct SyncPagesWorkload: Workload {
                 upstream.secondPass ? median(seconds[upstream.key]?["pass2.lock"] ?? []).map { String(format: "pass 2: %.0f ms", $0 * 1000) } : nil,
                 "staged after a pause in \(stagedPasses[upstream.key] ?? 0) of \(runs * (upstream.secondPass ? 2 : 1)) passes",
             ].compactMap { $0 }.joined(separator: "; ")))
-            if upstream.key == "stall" {
-                // The stall is a second: the merge alone must be well under it.
-                held.targets = [Target(description: "≤ 1000 ms (the merge only)", met: lock1.map { $0 < 1.0 })]
+            if upstream.key == "stall", let merge = median(seconds["file"]?["staged.pass1.lock"] ?? []) {
+                // The merge only: about what the staged file's merge of the same rows holds it for.
+                held.targets = [Target(description: String(format: "≤ 1.25× the staged file's merge (%.0f ms)", merge * 1000),
+                                       met: lock1.map { $0 <= merge * 1.25 })]
             }
             rows.append(held)
         }
