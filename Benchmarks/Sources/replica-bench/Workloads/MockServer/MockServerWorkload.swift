@@ -17,11 +17,14 @@ import NIOConcurrencyHelpers
 /// - **no lost writes**: the collection's `X-Total-Count` and the row count in the SQLite file both equal
 ///   seeded + created − deleted, and every client finds exactly its live objects at their last versions.
 ///
-/// The table gets two rows: requests/s (with the server's peak memory and the checks) and p99 latency
-/// in milliseconds (p50 beside it).
+/// The table gets three rows: requests/s (with the server's peak memory and the checks), p99 latency
+/// in milliseconds (p50 beside it), and page JSON throughput in rows/s (``MockServerPages``: the
+/// people shape in the memory store, pages of 100,000 over loopback, median of 3 runs; target
+/// ≥ 1,000,000 rows/s).
 struct MockServerWorkload: Workload {
     let name = "mock-server"
-    let summary = "embedded mock server, SQLite store, concurrent mixed CRUD over loopback: requests/s, p99, no errors, no lost writes"
+    let summary = "embedded mock server, SQLite store, concurrent mixed CRUD over loopback: requests/s, p99, no errors, no lost writes; "
+        + "page JSON of the people shape: rows/s"
 
     /// The sizes of one run.
     struct Plan: Sendable {
@@ -88,6 +91,17 @@ struct MockServerWorkload: Workload {
         for (index, measurement) in measurements.enumerated() {
             notes.append(Self.describe(measurement, run: runs > 1 ? index + 1 : nil))
         }
+        let pages = try await MockServerPages.measure(context: context, runs: context.runs ?? 3)
+        pages.problems.forEach { context.log("mock-server: PROBLEM: page JSON: \($0)") }
+        let pageRate = pages.rowsPerSecond
+        let pageNotes = [
+            String(format: "mock-server, page JSON: %@ people (`Schemas/people.json`) in the memory store of a server in a child "
+                   + "process; one client fetches `GET /people?_page=N&_limit=%@` for every page in turn over loopback "
+                   + "(%.1f MB of JSON a run), each body read to its end and discarded, after one untimed page; "
+                   + "median of %d runs (%@ rows/s).",
+                   Report.formatCount(pages.rows), Report.formatCount(MockServerPages.pageSize), Double(pages.bytesPerRun) / 1e6,
+                   pages.rates.count, pages.rates.map { Report.formatNumber($0) }.joined(separator: ", ")),
+        ] + pages.problems.map { "mock-server, page JSON: PROBLEM: \($0)" }
         return [
             ResultRow(
                 workload: name,
@@ -105,10 +119,21 @@ struct MockServerWorkload: Workload {
                 unit: "ms",
                 replica: Cell(p99, note: p50.map { String(format: "p50 %.2f ms", $0) })
             ),
+            ResultRow(
+                workload: "\(name), page JSON (people, pages of \(Report.formatCount(MockServerPages.pageSize)))",
+                unit: "rows/s",
+                replica: Cell(pageRate),
+                targets: [
+                    Target(description: "≥ 1 M rows/s", met: pageRate.map { $0 >= MockServerPages.target && pages.problems.isEmpty }),
+                ],
+                notes: pageNotes
+            ),
         ]
     }
 
     func runWorker(_ request: WorkerRequest) async throws -> WorkerReply {
+        // The people server of the page-JSON measurement: `sync-pages`' server child, the first file loaded.
+        if request.implementation == "people-server" { return try await SyncPagesServer.run(request) }
         guard request.implementation == "server" else {
             throw BenchmarkError("unknown mock-server implementation '\(request.implementation)'")
         }
