@@ -49,13 +49,17 @@ struct CompetitorTools: Sendable {
         }
         let environment = context.virtualEnvironment
         do {
-            guard let python = context.python else { throw BenchmarkError("no python3 (--python none)") }
-            try ensureVirtualEnvironment(at: environment, python: python, context: context)
+            guard let python = context.python else { throw BenchmarkError("skipped: no python3 (--python none)") }
+            do {
+                try ensureVirtualEnvironment(at: environment, python: python, context: context)
+            } catch {
+                throw BenchmarkError("not installed: \(error)")
+            }
             tools.venvPython = environment + "/bin/python"
             tools.sqliteUtils = environment + "/bin/sqlite-utils"
         } catch {
-            let note = "not installed: \(error)"
-            context.log("import: sqlite-utils and DuckDB skipped: \(note)")
+            let note = "\(error)"
+            context.log("import: sqlite-utils and DuckDB: \(note)")
             tools.missing[.sqliteUtils] = note
             tools.missing[.duckDB] = note
         }
