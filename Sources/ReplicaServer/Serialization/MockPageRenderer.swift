@@ -42,7 +42,7 @@ struct MockPageRenderer: Sendable {
         self.envelope = envelope.map { $0.split(separator: ".").map(String.init) } ?? []
         isFlat = !resource.keyPaths.nests && resource.unmappedProperty == nil
         keyPrefixes = resource.properties.enumerated().map { index, property in
-            var writer = MockPageWriter()
+            var writer = MockPageWriter(capacity: 64)
             writer.byte(index == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
             writer.string(property.name)
             writer.byte(UInt8(ascii: ":"))

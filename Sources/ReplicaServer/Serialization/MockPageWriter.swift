@@ -78,9 +78,12 @@ struct MockPageWriter {
     private var written = 0
     private let allocator = ByteBufferAllocator()
 
-    init(hashing: Bool = true) {
+    /// - Parameters:
+    ///   - hashing: whether chunks are hashed as they fill (false for a part after the first).
+    ///   - capacity: the first chunk's starting capacity; it grows as written (a small page stays small).
+    init(hashing: Bool = true, capacity: Int = 16 * 1024) {
         self.hashing = hashing
-        buffer = allocator.buffer(capacity: Self.chunkSize + 4096)
+        buffer = allocator.buffer(capacity: min(capacity, Self.chunkSize + 4096))
     }
 
     /// One part of a body rendered in several at once: its chunks, and their hash if it is the first part.
