@@ -10,7 +10,8 @@ import Foundation
 /// store's transaction takes them on its own thread (``consume(source:_:)``). With `patience`
 /// (SQLite, whose writer the transaction holds), a wait of more than that many seconds for the
 /// next page or its next rows throws ``StreamStalled`` inside the transaction, which rolls it
-/// back and lets go of the writer; the session then stages its pages instead.
+/// back and lets go of the writer, and so does a wait of more than that for another process's
+/// write lock (`SyncError` `.busy`); the session then stages its pages instead.
 ///
 /// ```swift
 /// let live = LiveTransaction.start(store: store, source: "GET /people", patience: 0.1, ...)
@@ -66,7 +67,9 @@ package final class LiveTransaction: Sendable {
         let live = LiveTransaction(patience: patience, keyIndexes: store.mapping.maps.map(\.primaryKeyIndex), tracked: tracked)
         var job = WriteJob(source: source)
         job.rows = .live(live)
-        job.busyTimeout = busyTimeout
+        // Waiting for another writer's lock is a pause too: past `patience`, the session stages,
+        // and its commit waits for the lock as long as the store says.
+        job.busyTimeout = live.patience.map { min($0, busyTimeout ?? $0) } ?? busyTimeout
         let task = Task {
             do {
                 let outcome = try await store.transact(job)

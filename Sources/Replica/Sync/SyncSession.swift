@@ -28,7 +28,8 @@ public struct StagedPage: Sendable {
 /// as the pages keep coming: readers see none of it until the commit. When the next page or
 /// its next rows keep the writer waiting longer than ``SyncOptions/streamingPatience`` (0.1 s by
 /// default), that transaction rolls back, so a slow or stalled response never holds the store's
-/// write lock: other syncs commit and readers read meanwhile. The session then stages every
+/// write lock: other syncs commit and readers read meanwhile (and when another process holds
+/// the write lock for longer than that, the transaction does not wait for it). The session then stages every
 /// page outside the database (in memory, spilling to an unlinked scratch file past
 /// ``SyncOptions/stagingMemory``; the pages already written are parsed again from their bytes,
 /// which it keeps), and ``commit(complete:)`` takes the writer once, for one short transaction
@@ -246,10 +247,10 @@ public final class SyncSession: @unchecked Sendable {
             }
             if keepsLog { logged.append(LoggedPage(log: log, claimsBefore: claimsBefore, source: source)) }
             return page
-        } catch is StreamStalled {
-            // Rolled back, and the parsing thread has ended: stage the earlier pages, then this one
-            // (what it read, then the rest).
-            try await stageLogged()
+        } catch let error where Self.letsGoOfWriter(error) {
+            // Rolled back (or never begun: another process holds the write lock), and the parsing
+            // thread has ended: stage the earlier pages, then this one (what it read, then the rest).
+            try await stageLogged(afterPause: error is StreamStalled)
             return try await stageRows(source: source, channel: channel) {
                 if let chunk = try log.replay() { return chunk }
                 return try next()
@@ -286,11 +287,17 @@ public final class SyncSession: @unchecked Sendable {
                           byteCount: summary.byteCount, skeleton: summary.skeleton, rowCount: written.rowCount)
     }
 
-    /// The open transaction rolled back after a pause: stages the pages it had written, from
-    /// their bytes, and stages every page from now on.
-    private func stageLogged() async throws {
+    /// Whether the open transaction ended so that the session stages instead: it rolled back after
+    /// a pause, or another process's write lock kept it from beginning.
+    private static func letsGoOfWriter(_ error: any Error) -> Bool {
+        error is StreamStalled || (error as? SyncError)?.code == .busy
+    }
+
+    /// The open transaction rolled back (after a pause, or on another process's write lock):
+    /// stages the pages it had written, from their bytes, and stages every page from now on.
+    private func stageLogged(afterPause: Bool) async throws {
         writesLive = false
-        pausedWhileLive = true
+        if afterPause { pausedWhileLive = true }
         live.withLock { $0 = nil }
         let pages = logged
         logged = []
@@ -365,9 +372,9 @@ public final class SyncSession: @unchecked Sendable {
                 result.changes = outcome.changes
                 result.writeLockDuration = outcome.writeLockDuration
                 return result
-            } catch is StreamStalled {
+            } catch let error where Self.letsGoOfWriter(error) {
                 // The pause came after the last page: stage the pages, then merge them.
-                try await stageLogged()
+                try await stageLogged(afterPause: error is StreamStalled)
             }
         }
         result.stagedAfterPause = pausedWhileLive

@@ -207,6 +207,28 @@ struct LivePagesTests {
         #expect(changes.count == 1)
     }
 
+    @Test("another process's write lock at the first page: the session stages instead of waiting, and commits once the lock is free")
+    func lockedAtFirstPage() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("blog.sqlite")
+        let replica = try SQLiteReplica(store: Store(path: path, schema: Schema(contentsOf: TestSupport.schemaFile("blog.json"))))
+        let holder = try WriteLockHolder(path: path, sql: "INSERT INTO users (userID, name) VALUES (2, 'Bob')", commit: true)
+        let session = try replica.session(.get, "/users/1/posts")
+        let clock = ContinuousClock()
+        let started = clock.now
+        _ = try await session.stage(body: Data(AsyncPagesTransport.body(1).text.utf8))
+        _ = try await session.stage(body: Data(AsyncPagesTransport.body(2).text.utf8))
+        // Staged: it waited for the lock no longer than its patience per page, and wrote nothing.
+        #expect(started.duration(to: clock.now) < .seconds(2))
+        #expect(try Self.committedPosts(path) == 0)
+        holder.finish()
+        let result = try await session.commit()
+        #expect(result.changes["Post"]?.inserted.integers == Array(1...4))
+        #expect(!result.stagedAfterPause)
+        #expect(try Self.committedPosts(path) == 4)
+    }
+
     @Test("a session discarded or dropped with its transaction open lets go of the writer at once, writing nothing",
           .timeLimit(.minutes(1)))
     func discardedAndDropped() async throws {
