@@ -15,7 +15,7 @@ struct ReplicaBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replica-bench",
         abstract: "Benchmarks Replica against a C floor, Python, the tools users would pick instead and Foundation+GRDB.",
-        subcommands: [Run.self, Readme.self, Compare.self, Worker.self],
+        subcommands: [Run.self, Readme.self, Compare.self, Merge.self, Worker.self],
         defaultSubcommand: Run.self
     )
 }
@@ -162,6 +162,28 @@ extension ReplicaBench {
             let comparison = ReportComparison(old: try Report.load(path: old), new: try Report.load(path: new),
                                               replicaOnly: replicaOnly, oldLabel: oldLabel, newLabel: newLabel)
             print(comparison.markdown(), terminator: "")
+        }
+    }
+
+    /// Joins `--json` reports of one binary's runs of different workloads into one.
+    struct Merge: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Join --json reports of runs of different workloads (same commit and machine) into one --json report.",
+            discussion: """
+                The rows come in the order the reports are given; the commands are joined with '; ' and the \
+                durations added. Used by Scripts/old_vs_new.sh, which runs each workload with both binaries in turn.
+                """
+        )
+
+        @Argument(help: "The reports, as written by 'replica-bench --json'.")
+        var reports: [String]
+
+        func validate() throws {
+            if reports.isEmpty { throw ValidationError("give at least one report") }
+        }
+
+        func run() throws {
+            print(try Report.merged(try reports.map(Report.load(path:))).json(), terminator: "")
         }
     }
 

@@ -68,6 +68,33 @@ extension Report {
         }
     }
 
+    /// Reports of one binary's runs of different workloads as one report: the rows in the order
+    /// given, the first report's machine (its date the earliest), the commands joined with `; `
+    /// and the durations added.
+    ///
+    /// ```swift
+    /// let whole = try Report.merged([try Report.load(path: "import.json"), try Report.load(path: "watch.json")])
+    /// whole.rows.count   // both reports' rows
+    /// ```
+    /// - Throws: ``BenchmarkError`` when there is no report, or when the reports come from different
+    ///   commits, machines or modes (quick and full).
+    static func merged(_ reports: [Report]) throws -> Report {
+        guard var merged = reports.first else { throw BenchmarkError("merge: no report given") }
+        for report in reports.dropFirst() {
+            let (a, b) = (merged.machine, report.machine)
+            guard a.replicaRevision == b.replicaRevision, a.mode == b.mode, a.cpuModel == b.cpuModel,
+                  a.processors == b.processors else {
+                throw BenchmarkError("merge: reports of different runs (Replica \(a.replicaRevision), \(a.mode), \(a.processors) × "
+                                     + "\(a.cpuModel) vs Replica \(b.replicaRevision), \(b.mode), \(b.processors) × \(b.cpuModel))")
+            }
+            merged.rows += report.rows
+            merged.machine.date = min(a.date, b.date)
+            merged.command = [merged.command, report.command].compactMap { $0 }.joined(separator: "; ")
+            merged.seconds = (merged.seconds ?? 0) + (report.seconds ?? 0)
+        }
+        return merged
+    }
+
     /// The root README's summary: the run's command, commit and machine; the import passes of both
     /// shapes against every baseline; and every other row that has a target, with its checks.
     func summaryMarkdown() -> String {
