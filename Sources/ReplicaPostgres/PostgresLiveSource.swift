@@ -77,7 +77,7 @@ final class PostgresLiveSource: LiveRowSource, Sendable {
                     let keyTypes = keyIndexes.map { types[$0] }
                     let sortTypes = request.sortAttributes.map { types[$0] }
                     // Streamed as the rows arrive: a million rows cost their entries, not their messages.
-                    let entries = Locked<[SnapshotEntry]>([])
+                    let entries = Locked(SnapshotEntries())
                     _ = try connection.query(PostgresSQL.query(sql, arguments), logger: logger) { row in
                         var cells = row.makeIterator()
                         var parts: [AttributeValue] = []

@@ -35,7 +35,7 @@ package struct LiveLoadRequest: Sendable {
 /// The result of a live query: its rows, or for a large one its entries.
 package enum LiveLoad {
     case rows([EntityRow])
-    case entries([SnapshotEntry])
+    case entries(SnapshotEntries)
 }
 
 /// `keys` in chunks of at most 500, each with its `?, ?, …` placeholders: the keys bound per

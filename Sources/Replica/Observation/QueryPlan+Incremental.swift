@@ -92,7 +92,7 @@ extension QueryPlan {
                     placed[member] = Placed(section: parts.count, row: r, oldSection: nil, slot: 0)
                 }
                 sectionInserts.append(.init(index: parts.count + old.sectionOffset, key: section.key))
-                parts.append(ResultSnapshot.Part(key: section.key, entries: section.members.map { entries[$0] }))
+                parts.append(ResultSnapshot.Part(key: section.key, entries: SnapshotEntries(section.members.map { entries[$0] })))
                 nextCreated += 1
             }
             guard s < old.parts.count else { break }
@@ -109,7 +109,7 @@ extension QueryPlan {
                 placed[added[index].member] = Placed(section: newSection, row: r, oldSection: s, slot: added[index].slot)
             }
             if spliced.isEmpty && isSectioned { continue }   // the section is deleted
-            let key = isSectioned ? layout.sectionValue(spliced[0]) : .null
+            let key = isSectioned ? layout.sectionValue(spliced, at: 0) : .null
             guard key.isIdentical(to: part.key) else { return nil }
             oldToNew[s] = newSection
             parts.append(ResultSnapshot.Part(key: key, entries: spliced))
@@ -201,9 +201,9 @@ extension QueryPlan {
     /// `entries` without the entries at `removing` (ascending indices), with `inserting` placed at
     /// their slots (indices among the entries kept, ascending); `placed` is told each insert's
     /// position in `inserting` and its new index.
-    static func splice(_ entries: [SnapshotEntry], removing: [Int], inserting: [(entry: SnapshotEntry, slot: Int)],
-                       placed: (Int, Int) -> Void) -> [SnapshotEntry] {
-        var result: [SnapshotEntry] = []
+    static func splice(_ entries: SnapshotEntries, removing: [Int], inserting: [(entry: SnapshotEntry, slot: Int)],
+                       placed: (Int, Int) -> Void) -> SnapshotEntries {
+        var result = SnapshotEntries()
         result.reserveCapacity(entries.count - removing.count + inserting.count)
         var source = 0   // next index in `entries`
         var kept = 0     // entries kept so far
@@ -230,19 +230,6 @@ extension QueryPlan {
         }
         copyKept(upTo: Int.max)
         return result
-    }
-}
-
-extension Array where Element == SnapshotEntry {
-    /// The index of the first entry that does not sort before `entry` (entries sorted by `layout`).
-    func lowerBound(of entry: SnapshotEntry, in layout: SnapshotLayout) -> Int {
-        var low = 0
-        var high = count
-        while low < high {
-            let mid = (low + high) / 2
-            if layout.compare(self[mid], entry) < 0 { low = mid + 1 } else { high = mid }
-        }
-        return low
     }
 }
 

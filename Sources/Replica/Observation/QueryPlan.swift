@@ -41,7 +41,7 @@ struct QueryPlan: Sendable {
     /// A snapshot of rows in this plan's order: holding them when there are at most
     /// ``LiveQuery/residentRowLimit``, else keeping their entries and reading rows on access.
     func snapshot(_ rows: [EntityRow]) -> ResultSnapshot {
-        let entries = rows.map(layout.entry(of:))
+        let entries = SnapshotEntries(rows.map(layout.entry(of:)))
         return ResultSnapshot(entries: entries, layout: layout, sectionOffset: query.sectionOffset, isSorted: canMerge,
                               values: values(for: rows))
     }

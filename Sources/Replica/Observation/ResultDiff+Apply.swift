@@ -31,13 +31,13 @@ extension ResultDiff {
             let section = path.section - offset
             guard snapshot.parts.indices.contains(section) else { throw fail("no section \(path.section) for row \(path)") }
             guard path.row >= 0, path.row < snapshot.parts[section].entries.count else { throw fail("row \(path) is out of range") }
-            guard snapshot.parts[section].entries[path.row].key.isIdentical(to: key) else { throw fail("row \(path) is not \(key)") }
+            guard snapshot.parts[section].entries.key(at: path.row).isIdentical(to: key) else { throw fail("row \(path) is not \(key)") }
             guard removed[section, default: []].insert(path.row).inserted else { throw fail("row \(path) is removed twice") }
             if case .removeRow(_, _, nil) = step { table?.removeValue(forKey: ExactKey(key)) }
         }
         var parts = snapshot.parts
         for (section, rows) in removed {
-            parts[section].entries = parts[section].entries.enumerated().filter { !rows.contains($0.offset) }.map(\.element)
+            parts[section].entries = SnapshotEntries(parts[section].entries.enumerated().filter { !rows.contains($0.offset) }.map(\.element))
         }
 
         // 2. Sections deleted (descending) and inserted (ascending), as the steps come.
@@ -70,7 +70,7 @@ extension ResultDiff {
         }
         for (section, inserts) in insertions {
             let kept = parts[section].entries
-            var merged: [SnapshotEntry] = []
+            var merged = SnapshotEntries()
             merged.reserveCapacity(kept.count + inserts.count)
             var next = 0
             for insert in inserts {
@@ -87,15 +87,30 @@ extension ResultDiff {
         }
 
         // 4. Values replaced.
+        var updates: [Int: [Int: SnapshotEntry]] = [:]
         for step in steps {
             guard case .updateRow(let row, let path, _) = step else { continue }
             let section = path.section - offset
             guard parts.indices.contains(section), path.row >= 0, path.row < parts[section].entries.count else {
                 throw fail("row \(path) is out of range")
             }
-            guard parts[section].entries[path.row].key.isIdentical(to: row.primaryKey) else { throw fail("row \(path) is not \(row.primaryKey)") }
-            parts[section].entries[path.row] = entry(row)
+            guard parts[section].entries.key(at: path.row).isIdentical(to: row.primaryKey) else { throw fail("row \(path) is not \(row.primaryKey)") }
+            updates[section, default: [:]][path.row] = entry(row)
             table?[ExactKey(row.primaryKey)] = row
+        }
+        // Each section with updated rows is rebuilt once.
+        for (section, replaced) in updates {
+            let old = parts[section].entries
+            var rebuilt = SnapshotEntries()
+            rebuilt.reserveCapacity(old.count)
+            var next = 0
+            for (row, entry) in replaced.sorted(by: { $0.key < $1.key }) {
+                rebuilt.append(contentsOf: old[next ..< row])
+                rebuilt.append(entry)
+                next = row + 1
+            }
+            rebuilt.append(contentsOf: old[next...])
+            parts[section].entries = rebuilt
         }
         return ResultSnapshot(parts: parts, sectionOffset: offset, isSectioned: snapshot.isSectioned, layout: layout,
                               isSorted: false, values: table.map { .resident($0) } ?? snapshot.values,

@@ -70,11 +70,12 @@ extension ResultDiff {
         var candidateRanks: [Int] = []
         var candidateEntries: [Int] = []
         for (s, section) in new.parts.enumerated() {
-            for (r, item) in section.entries.enumerated() {
+            for r in section.entries.indices {
+                let itemKey = section.entries.key(at: r)
                 let to = ResultIndexPath(section: s + newOffset, row: r)
                 let here = ResultSnapshot.Position(section: s, row: r, flat: new.sectionStarts[s] + r)
-                guard let position = oldPositions[ExactKey(item.key)] else {
-                    entries.append(Entry(key: item.key, to: to, position: here, old: nil, isCandidate: false))
+                guard let position = oldPositions[ExactKey(itemKey)] else {
+                    entries.append(Entry(key: itemKey, to: to, position: here, old: nil, isCandidate: false))
                     continue
                 }
                 let candidate = oldToNewSection[position.section] == s
@@ -82,7 +83,7 @@ extension ResultDiff {
                     candidateRanks.append(position.flat)
                     candidateEntries.append(entries.count)
                 }
-                entries.append(Entry(key: item.key, to: to, position: here, old: position, isCandidate: candidate))
+                entries.append(Entry(key: itemKey, to: to, position: here, old: position, isCandidate: candidate))
             }
         }
         var isStable = [Bool](repeating: false, count: entries.count)
@@ -110,8 +111,8 @@ extension ResultDiff {
             }
         }
         for (s, section) in old.parts.enumerated().reversed() {
-            for (r, item) in section.entries.enumerated().reversed() where newPositions[ExactKey(item.key)] == nil {
-                rowDeletes.append(RowChange(key: item.key, from: ResultIndexPath(section: s + oldOffset, row: r),
+            for r in section.entries.indices.reversed() where newPositions[ExactKey(section.entries.key(at: r))] == nil {
+                rowDeletes.append(RowChange(key: section.entries.key(at: r), from: ResultIndexPath(section: s + oldOffset, row: r),
                                             to: nil, row: old.row(section: s, row: r)))
             }
         }

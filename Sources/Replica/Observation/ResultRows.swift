@@ -9,7 +9,7 @@
 /// ```
 public struct ResultRows: RandomAccessCollection, Sendable {
     /// Consecutive runs of entries (one per section), none empty.
-    let segments: [[SnapshotEntry]]
+    let segments: [SnapshotEntries]
     /// Where each segment starts.
     let runs: RunStarts
     let values: SnapshotRows
@@ -17,7 +17,7 @@ public struct ResultRows: RandomAccessCollection, Sendable {
     /// The snapshot's memo, where failed reads are recorded.
     let memo: SnapshotMemo
 
-    init(segments: [[SnapshotEntry]], values: SnapshotRows, layout: SnapshotLayout?, memo: SnapshotMemo) {
+    init(segments: [SnapshotEntries], values: SnapshotRows, layout: SnapshotLayout?, memo: SnapshotMemo) {
         let kept = segments.filter { !$0.isEmpty }
         self.segments = kept
         self.runs = RunStarts(lengths: kept.map(\.count))
@@ -41,8 +41,13 @@ public struct ResultRows: RandomAccessCollection, Sendable {
     /// ```swift
     /// let shown = Set(snapshot.rows.keys.map(\.description))
     /// ```
-    public var keys: [AttributeValue] { segments.flatMap { $0.map(\.key) } }
+    public var keys: [AttributeValue] { segments.flatMap { segment in segment.indices.map(segment.key(at:)) } }
 
     /// Every entry, in order.
-    var allEntries: [SnapshotEntry] { segments.count == 1 ? segments[0] : segments.flatMap { $0 } }
+    var allEntries: SnapshotEntries {
+        if segments.count == 1 { return segments[0] }
+        var all = SnapshotEntries()
+        for segment in segments { all.append(contentsOf: segment) }
+        return all
+    }
 }

@@ -6,8 +6,8 @@ extension ResultSnapshot {
             positions.reserveCapacity(count)
             for (s, part) in parts.enumerated() {
                 let start = sectionStarts[s]
-                for (r, entry) in part.entries.enumerated() {
-                    positions[ExactKey(entry.key)] = Position(section: s, row: r, flat: start + r)
+                for r in part.entries.indices {
+                    positions[ExactKey(part.entries.key(at: r))] = Position(section: s, row: r, flat: start + r)
                 }
             }
             return positions
@@ -26,13 +26,17 @@ extension ResultSnapshot {
         let onlyIntegers = integers.count == keys.count
         for (s, part) in parts.enumerated() {
             let start = sectionStarts[s]
-            for (r, entry) in part.entries.enumerated() {
+            let entries = part.entries
+            for r in entries.indices {
+                let key: AttributeValue
                 if onlyIntegers {
-                    guard case .integer(let value) = entry.key, integers.contains(value) else { continue }
-                } else if !keys.contains(ExactKey(entry.key)) {
-                    continue
+                    guard let value = entries.integerKey(at: r), integers.contains(value) else { continue }
+                    key = .integer(value)
+                } else {
+                    key = entries.key(at: r)
+                    if !keys.contains(ExactKey(key)) { continue }
                 }
-                found[ExactKey(entry.key)] = Position(section: s, row: r, flat: start + r)
+                found[ExactKey(key)] = Position(section: s, row: r, flat: start + r)
                 if found.count == keys.count { return found }
             }
         }

@@ -19,7 +19,7 @@ extension ResultSnapshot {
             self.key = key
             var table: [ExactKey: EntityRow] = [:]
             for row in rows { table[ExactKey(row.primaryKey)] = row }
-            self.rows = ResultRows(segments: [rows.map { SnapshotEntry(key: $0.primaryKey) }], values: .resident(table), layout: nil,
+            self.rows = ResultRows(segments: [SnapshotEntries(rows.map { SnapshotEntry(key: $0.primaryKey) })], values: .resident(table), layout: nil,
                                    memo: SnapshotMemo())
         }
 

@@ -36,7 +36,7 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
     /// One section's entries.
     struct Part: Sendable {
         var key: AttributeValue
-        var entries: [SnapshotEntry]
+        var entries: SnapshotEntries
     }
 
     let parts: [Part]
@@ -90,15 +90,16 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
 
     /// Builds a snapshot from entries in order, grouping runs of equal section values (as SQLite's
     /// GROUP BY finds them equal).
-    init(entries: [SnapshotEntry], layout: SnapshotLayout, sectionOffset: Int, isSorted: Bool, values: SnapshotRows) {
+    init(entries: SnapshotEntries, layout: SnapshotLayout, sectionOffset: Int, isSorted: Bool, values: SnapshotRows) {
         var parts: [Part] = []
         if layout.sectionSlot != nil {
             var start = 0
             while start < entries.count {
-                let key = layout.sectionValue(entries[start])
+                let key = layout.sectionValue(entries, at: start)
                 var end = start + 1
-                while end < entries.count, SQLiteOrdering.compare(key, layout.sectionValue(entries[end])) == 0 { end += 1 }
-                parts.append(Part(key: key, entries: Array(entries[start ..< end])))
+                while end < entries.count, SQLiteOrdering.compare(key, layout.sectionValue(entries, at: end)) == 0 { end += 1 }
+                // The sections share the load's buffer.
+                parts.append(Part(key: key, entries: start == 0 && end == entries.count ? entries : SnapshotEntries(entries[start ..< end])))
                 start = end
             }
         } else {
@@ -114,8 +115,9 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
         var parts: [Part] = []
         for section in sections {
             parts.append(Part(key: section.key, entries: section.rows.allEntries))
-            for (index, entry) in section.rows.allEntries.enumerated() {
-                table[ExactKey(entry.key)] = section.rows[index]
+            let entries = section.rows.allEntries
+            for index in entries.indices {
+                table[ExactKey(entries.key(at: index))] = section.rows[index]
             }
         }
         self.init(parts: parts, sectionOffset: sectionOffset, isSectioned: isSectioned, layout: nil, isSorted: false,
@@ -158,8 +160,8 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
         }
         if case .resident(let left) = lhs.values, case .resident(let right) = rhs.values {
             for part in lhs.parts {
-                for entry in part.entries {
-                    let key = ExactKey(entry.key)
+                for index in part.entries.indices {
+                    let key = ExactKey(part.entries.key(at: index))
                     guard let x = left[key], let y = right[key], x.isIdentical(to: y) else { return false }
                 }
             }
@@ -170,6 +172,6 @@ public struct ResultSnapshot: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         (totalCount != count || windowStart != 0 ? "rows \(windowStart)..<\(windowStart + count) of \(totalCount): " : "")
             + "\(count) rows in \(parts.count) sections: "
-            + parts.map { "\($0.key) \($0.entries.map(\.key.description))" }.joined(separator: "; ")
+            + parts.map { part in "\(part.key) \(part.entries.indices.map { part.entries.key(at: $0).description })" }.joined(separator: "; ")
     }
 }

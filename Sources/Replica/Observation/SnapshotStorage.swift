@@ -3,7 +3,8 @@ import GRDB
 
 /// What a snapshot keeps of one row: its primary key and the values of its query's sort
 /// attributes (the section key is the first of them), enough to place, find and order it.
-/// The first sort value lives inline (56 bytes in all); a longer sort keeps the rest in an array.
+/// Snapshots keep their entries packed (``SnapshotEntries``) and decode one when it is read; the
+/// first sort value lives inline, a longer sort keeps the rest in an array.
 package struct SnapshotEntry: Sendable {
     package var key: AttributeValue
     var first: AttributeValue = .null
@@ -95,6 +96,13 @@ struct SnapshotLayout: Sendable {
         return 0
     }
 
+    /// The section value of entry `index` of `entries` (``AttributeValue/null`` without sections),
+    /// decoding nothing else.
+    func sectionValue(_ entries: SnapshotEntries, at index: Int) -> AttributeValue {
+        guard let sectionSlot else { return .null }
+        return sectionSlot.map { entries.value(at: index, slot: $0) ?? .null } ?? entries.key(at: index)
+    }
+
     /// The section value of an entry (``AttributeValue/null`` without sections).
     func sectionValue(_ entry: SnapshotEntry) -> AttributeValue {
         guard let sectionSlot else { return .null }
@@ -139,10 +147,10 @@ enum SnapshotRows: Sendable {
     /// store no longer has reads as its skeleton).
     ///
     /// - Throws: ``StoreError`` naming the entity when reading the store fails.
-    func row(at index: Int, in entries: [SnapshotEntry], layout: SnapshotLayout?) throws(StoreError) -> EntityRow {
+    func row(at index: Int, in entries: SnapshotEntries, layout: SnapshotLayout?) throws(StoreError) -> EntityRow {
         switch self {
         case .resident(let table):
-            return table[ExactKey(entries[index].key)] ?? SnapshotLayout.keyOnly(entries[index], layout: layout)
+            return table[ExactKey(entries.key(at: index))] ?? SnapshotLayout.keyOnly(entries[index], layout: layout)
         case .lazy(let cache):
             guard let layout else { return SnapshotLayout.keyOnly(entries[index], layout: nil) }
             return try cache.row(at: index, in: entries, layout: layout)
@@ -151,7 +159,7 @@ enum SnapshotRows: Sendable {
 
     /// ``row(at:in:layout:)``, recording a failed read in `memo` (the snapshot's
     /// ``ResultSnapshot/loadError``) before throwing it.
-    func loadRow(at index: Int, in entries: [SnapshotEntry], layout: SnapshotLayout?, memo: SnapshotMemo) throws(StoreError) -> EntityRow {
+    func loadRow(at index: Int, in entries: SnapshotEntries, layout: SnapshotLayout?, memo: SnapshotMemo) throws(StoreError) -> EntityRow {
         do {
             return try row(at: index, in: entries, layout: layout)
         } catch {
@@ -163,7 +171,7 @@ enum SnapshotRows: Sendable {
     /// ``row(at:in:layout:)`` for accessors that cannot throw: when the read fails, the error is
     /// recorded in `memo` (the snapshot's ``ResultSnapshot/loadError``) and the row reads as its
     /// placeholder (key and sort values).
-    func rowOrPlaceholder(at index: Int, in entries: [SnapshotEntry], layout: SnapshotLayout?, memo: SnapshotMemo) -> EntityRow {
+    func rowOrPlaceholder(at index: Int, in entries: SnapshotEntries, layout: SnapshotLayout?, memo: SnapshotMemo) -> EntityRow {
         do {
             return try loadRow(at: index, in: entries, layout: layout, memo: memo)
         } catch {
@@ -215,7 +223,7 @@ final class RowCache: @unchecked Sendable {
     /// (those not cached) in one query. A row the store no longer has reads as its skeleton.
     ///
     /// - Throws: ``StoreError`` naming the entity when the read fails (nothing is cached then).
-    func row(at index: Int, in entries: [SnapshotEntry], layout: SnapshotLayout) throws(StoreError) -> EntityRow {
+    func row(at index: Int, in entries: SnapshotEntries, layout: SnapshotLayout) throws(StoreError) -> EntityRow {
         let entry = entries[index]
         if let row = cached(entry.key) { return row }
         let end = min(entries.count, index + batchSize)

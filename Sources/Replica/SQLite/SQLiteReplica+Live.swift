@@ -87,7 +87,7 @@ extension Store: LiveRowSource {
             let keyTypes = keyIndexes.map { attributes[$0].type }
             let types = request.sortAttributes.map { attributes[$0].type }
             let width = Int32(keyIndexes.count)
-            var entries: [SnapshotEntry] = []
+            var entries = SnapshotEntries()
             entries.reserveCapacity(total)
             while true {
                 let code = sqlite3_step(handle)
