@@ -43,8 +43,8 @@ struct MockServerPageRenderingTests {
     ]
 
     static let doubles: [Double] = [
-        0, -0.0, 1, -1, 0.1, 2.5, 1e20, 1e21, 1e-7, 123_456_789.125, 1e300, -1e-300, 5e-324,
-        .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .leastNormalMagnitude, .nan, .infinity, -.infinity, 9_007_199_254_740_993,
+        0, -0.0, 1, -1, 0.1, 2.5, 1e20, 1e21, 1e-7, 123_456_789.125, 1e300, -1e-300, .leastNonzeroMagnitude,
+        .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .leastNormalMagnitude, .nan, .infinity, -.infinity, 9_007_199_254_740_992,
     ]
 
     static let integers: [Int64] = [0, 1, 9, 10, 42, -1, -9, -10, 1_000_000, Int64.max, Int64.min, Int64.min + 1]
@@ -140,6 +140,135 @@ struct MockServerPageRenderingTests {
             #expect(body.count == bytes.count)
             #expect(body.fingerprint == MockServer.fingerprint(bytes))
         }
+    }
+
+    /// The page of `query` from the memory store's fast path and from its completed objects (the
+    /// `JSONValue` path) must be the same bytes, hash and total; whether the fast path used the kept bytes.
+    private static func comparePages(_ store: MemoryMockStore, _ resource: MockResource, cached: Bool,
+                                     _ label: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let count = try await store.count(resource, query: MockQuery())
+        let queries = [MockQuery(), MockQuery(limit: 1), MockQuery(limit: 7, offset: 3), MockQuery(limit: 1, offset: max(0, count - 1)),
+                       MockQuery(limit: count / 2 + 1, offset: count / 3), MockQuery(limit: 10, offset: count + 5), MockQuery(limit: 0)]
+        for (index, query) in queries.enumerated() {
+            let envelope = index % 2 == 0 ? nil : "data.items"
+            let renderer = MockPageRenderer(resource: resource, envelope: envelope)
+            #expect((store.storedBytes(resource, query: query) != nil) == cached, "\(label) query \(index)", sourceLocation: sourceLocation)
+            let fast = try await store.renderPage(resource, query: query, with: renderer)
+            let page = try await store.objects(resource, query: query)
+            let slow = renderer.render(page.objects)
+            #expect(difference(fast.body.bytes, slow.bytes) == nil, "\(label) query \(index)", sourceLocation: sourceLocation)
+            #expect(fast.body.fingerprint == slow.fingerprint, "\(label) query \(index)", sourceLocation: sourceLocation)
+            #expect(fast.body.count == slow.count, sourceLocation: sourceLocation)
+            #expect(fast.total == page.total, sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("the memory store keeps a flat resource's rows as bytes: pages after creates, changes, deletes and compaction")
+    func keptBytes() async throws {
+        let store = MemoryMockStore()
+        let things = Self.things
+        try await store.addResource(things)
+        try await Self.comparePages(store, things, cached: true, "empty")
+        // Rows missing some properties (null on the wire) and with keys that are not properties (left out).
+        _ = try await store.upsert(things, objects: Self.rows(count: 3_000))
+        _ = try await store.create(things, values: ["name": "only a name"])
+        try await Self.comparePages(store, things, cached: true, "created")
+
+        // A changed row's bytes change with it, wherever its new bytes were put.
+        let before = try await store.renderPage(things, query: MockQuery(limit: 1, offset: 4), with: MockPageRenderer(resource: things, envelope: nil))
+        _ = try await store.modify(things, id: 5, values: ["name": "renamed \"5\"", "count": .null, "flag": true, "notAProperty": 1])
+        let after = try await store.renderPage(things, query: MockQuery(limit: 1, offset: 4), with: MockPageRenderer(resource: things, envelope: nil))
+        #expect(String(decoding: after.body.bytes, as: UTF8.self).contains(#""name":"renamed \"5\"","count":null"#))
+        #expect(after.body.fingerprint != before.body.fingerprint)
+        _ = try await store.modify(things, id: 1, values: ["score": 0.5])
+        _ = try await store.modify(things, id: 3_001, values: ["extra": ["a": [1, 2]]])
+        _ = try await store.upsert(things, objects: [["id": 10, "name": "upserted"], ["id": 5_000, "name": "beyond"]])
+        try await Self.comparePages(store, things, cached: true, "modified")
+
+        // Deleted first, middle and last rows; a key deleted and created again goes back in the middle.
+        for id: Int64 in [1, 2, 1_500, 5_000, 3_001] { #expect(try await store.delete(things, id: .int(id))) }
+        _ = try await store.create(things, values: ["id": 1_500, "name": "back in the middle"])
+        try await Self.comparePages(store, things, cached: true, "deleted")
+
+        // Many changes of long rows: the dead bytes are dropped and the rows copied, pages unchanged.
+        let long = String(repeating: "long \u{1} ", count: 60)
+        for round in 0..<3 {
+            for id in stride(from: 3, through: 3_000, by: 1) where id != 1_500 {
+                _ = try await store.modify(things, id: .int(Int64(id)), values: ["name": .string("\(round) \(long)")])
+            }
+        }
+        try await Self.comparePages(store, things, cached: true, "compacted")
+
+        // The resource added again with other properties: the bytes are written again for them.
+        let fewer = MockResource("things", properties: [MockProperty("flag", .bool), MockProperty("name", .string), MockProperty("missing", .string)])
+        try await store.addResource(fewer)
+        try await Self.comparePages(store, fewer, cached: true, "other properties")
+        // A request with the old resource (a stale renderer) does not use bytes written for other properties.
+        #expect(store.storedBytes(things, query: MockQuery()) == nil)
+        _ = try await store.create(fewer, values: ["name": "new", "flag": false])
+        try await Self.comparePages(store, fewer, cached: true, "other properties, created")
+        // Filters and sorts render the rows, as before.
+        #expect(store.storedBytes(fewer, query: MockQuery(filters: [MockQuery.Filter(property: "flag", value: true)])) == nil)
+        #expect(store.storedBytes(fewer, query: MockQuery(sort: [MockQuery.SortKey(property: "name")])) == nil)
+    }
+
+    @Test("a resource with dotted (nesting) properties keeps no bytes, and its pages are rendered from the rows")
+    func nestedKeepsNoBytes() async throws {
+        let places = try #require(try Fixture.placesResources.first)
+        #expect(!MockPageRenderer.isFlat(places))
+        let store = MemoryMockStore()
+        try await store.addResource(places)
+        _ = try await store.upsert(places, objects: [
+            ["id": 1, "name": "home", "address.city": "Paris", "address.zip": "75001", "address.geo.lat": 48.5],
+            ["id": 2, "name": "nowhere"], ["id": 3, "address.geo.lat": -0.0],
+        ])
+        _ = try await store.modify(places, id: 2, values: ["address.city": "Oslo"])
+        try await Self.comparePages(store, places, cached: false, "nested")
+        #expect(MockRowBytes(resource: places, rows: []) == nil)
+    }
+
+    @Test("kept row bytes: a page's runs are the rows with commas between them, across blocks; dead bytes are dropped")
+    func rowBytesRuns() throws {
+        let renderer = MockPageRenderer(resource: Self.things, envelope: nil)
+        let rows = Self.rows(count: 2_000)
+        var bytes = try #require(MockRowBytes(resource: Self.things, rows: Array(rows[0..<1_000])))
+        for index in 1_000..<2_000 { bytes.insert(rows[index], at: index) }
+        #expect(bytes.count == 2_000)
+        func expected(_ range: Range<Int>, _ rows: [JSONObject]) -> [UInt8] {
+            var writer = renderer.begin()
+            for index in range { renderer.writeStored(rows[index], first: index == range.lowerBound, into: &writer) }
+            return renderer.end(&writer).bytes
+        }
+        func check(_ rows: [JSONObject], sourceLocation: SourceLocation = #_sourceLocation) {
+            for range in [0..<rows.count, 0..<1, 5..<6, 17..<1_234, rows.count - 1..<rows.count, 3..<3] {
+                let body = renderer.render(bytes.page(range))
+                let wanted = expected(range, rows)
+                #expect(difference(body.bytes, wanted) == nil, "\(range)", sourceLocation: sourceLocation)
+                #expect(body.fingerprint == MockServer.fingerprint(wanted), sourceLocation: sourceLocation)
+            }
+        }
+        check(rows)
+        // All but the last chunk end exactly at the chunk size, wherever a row ends.
+        let body = renderer.render(bytes.page(0..<2_000))
+        #expect(body.chunks.count > 3)
+        #expect(body.chunks.dropLast().allSatisfy { $0.readableBytes == MockPageWriter.chunkSize })
+
+        var changed = rows
+        let long = JSONValue.string(String(repeating: "x", count: 2_000))
+        // About 8 MB of rows replaced in all, against 4 MB alive at the end: without compaction, more dead than live.
+        for round in 0..<6 {
+            for index in stride(from: round % 2, to: changed.count, by: 2) {
+                changed[index]["name"] = long
+                bytes.replace(at: index, with: changed[index])
+            }
+        }
+        #expect(bytes.dead <= bytes.live, "compacted: \(bytes.dead) dead bytes, \(bytes.live) live")
+        check(changed)
+        for index in stride(from: 1_999, through: 0, by: -3) {
+            changed.remove(at: index)
+            bytes.remove(at: index)
+        }
+        check(changed)
     }
 
     @Test("only the default controller and serializer without a body fault render from rows")

@@ -40,7 +40,7 @@ struct MockPageRenderer: Sendable {
     init(resource: MockResource, envelope: String?) {
         self.resource = resource
         self.envelope = envelope.map { $0.split(separator: ".").map(String.init) } ?? []
-        isFlat = !resource.keyPaths.nests && resource.unmappedProperty == nil
+        isFlat = Self.isFlat(resource)
         keyPrefixes = resource.properties.enumerated().map { index, property in
             var writer = MockPageWriter(capacity: 64)
             writer.byte(index == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
@@ -48,6 +48,11 @@ struct MockPageRenderer: Sendable {
             writer.byte(UInt8(ascii: ":"))
             return writer.finish().bytes
         }
+    }
+
+    /// Whether `resource`'s rows go on the wire as stored (``isFlat``).
+    static func isFlat(_ resource: MockResource) -> Bool {
+        !resource.keyPaths.nests && resource.unmappedProperty == nil
     }
 
     /// A writer with the envelope and `[` written.
@@ -74,17 +79,23 @@ struct MockPageRenderer: Sendable {
     func writeStored(_ values: JSONObject, first: Bool, into writer: inout MockPageWriter) {
         if !first { writer.byte(UInt8(ascii: ",")) }
         if isFlat {
-            let properties = resource.properties
-            guard !properties.isEmpty else { return writer.raw(Self.emptyObject) }
-            for index in properties.indices {
-                writer.raw(keyPrefixes[index])
-                writer.write(values[properties[index].name] ?? .null)
-            }
-            writer.byte(UInt8(ascii: "}"))
+            writeFlatObject(values, into: &writer)
         } else {
             writer.write(.object(resource.wire(resource.complete(values))))
         }
         writer.flushIfFull()
+    }
+
+    /// A stored row of a flat resource (``isFlat``) as its object goes on the wire: each property in order,
+    /// `null` for those it lacks, other keys left out. The chunk is not ended (``MockRowBytes`` keeps these bytes).
+    func writeFlatObject(_ values: JSONObject, into writer: inout MockPageWriter) {
+        let properties = resource.properties
+        guard !properties.isEmpty else { return writer.raw(Self.emptyObject) }
+        for index in properties.indices {
+            writer.raw(keyPrefixes[index])
+            writer.write(values[properties[index].name] ?? .null)
+        }
+        writer.byte(UInt8(ascii: "}"))
     }
 
     /// A row given as one value per property, in property order (a database row): written as the
@@ -132,6 +143,14 @@ struct MockPageRenderer: Sendable {
         for index in 0..<middle { writeStored(rows[index], first: index == 0, into: &writer) }
         let first = writer.finishPart()
         return MockPageWriter.join([first, await second])
+    }
+
+    /// Renders rows a store keeps as bytes (``MockRowBytes``, written by a renderer of the same properties):
+    /// a copy of them into the chunks, hashed as each fills.
+    func render(_ page: MockRowBytes.Page) -> MockRenderedBody {
+        var writer = begin()
+        page.forEachRun { writer.rendered($0) }
+        return end(&writer)
     }
 
     /// Renders objects already complete (as `MockStore.objects` returns them).

@@ -154,6 +154,49 @@ struct MockPageWriter {
         buffer.writeBytes(bytes)
     }
 
+    /// Bytes already rendered (rows a store keeps as bytes), in as few copies as the chunks allow: a run
+    /// longer than the current chunk's room is split across chunks, which end exactly at ``chunkSize``.
+    ///
+    /// ```swift
+    /// rows.withUnsafeBytes { writer.rendered($0) }
+    /// ```
+    mutating func rendered(_ bytes: UnsafeRawBufferPointer) {
+        var rest = bytes
+        while !rest.isEmpty {
+            let room = Self.chunkSize - buffer.readableBytes
+            if room <= 0 {
+                flush()
+                continue
+            }
+            let count = min(room, rest.count)
+            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: rest[..<count]))
+            rest = UnsafeRawBufferPointer(rebasing: rest[count...])
+        }
+    }
+
+    // MARK: Scratch
+
+    /// Forgets what was written, keeping the current chunk's memory: a writer reused for one value at a time.
+    ///
+    /// ```swift
+    /// scratch.clear()
+    /// scratch.write(value)
+    /// scratch.withUnsentBytes { bytes in arena.append(bytes) }
+    /// ```
+    mutating func clear() {
+        buffer.clear()
+        chunks = []
+        written = 0
+        hash = MockFingerprint()
+    }
+
+    /// The bytes written since ``clear()`` (or since the writer was made); never flushed, as long as
+    /// ``flushIfFull()`` was not called.
+    func withUnsentBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        precondition(chunks.isEmpty, "a scratch writer is never flushed")
+        return try buffer.withUnsafeReadableBytes(body)
+    }
+
     // MARK: Values
 
     /// Any JSON value, as `JSONTextWriter` writes it without `pretty` and `sortedKeys`.
