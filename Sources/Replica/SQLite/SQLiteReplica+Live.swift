@@ -103,6 +103,8 @@ extension Store: LiveRowSource {
                     entry.append(AttributeValue(column: handle, at: Int32(slot) + width, type: type), slot: slot)
                 }
                 entries.append(entry)
+                // Once the first entries tell their size, the buffer is sized for all of them.
+                if entries.count == 1_024 { entries.reserveBytes(forEntries: total) }
             }
             return .entries(entries)
         }
