@@ -98,15 +98,36 @@ package struct ClientCache: Sendable {
 }
 
 extension PrimaryKeys {
-    /// The keys as bytes: the integer count and the integers (little-endian), then the text
-    /// count and each text as its UTF-8 length and bytes; composite keys, when there are any,
-    /// follow as their count and each tuple's JSON text as its length and bytes.
+    /// The first eight bytes of the compact encoding: no count of the first encoding can be this.
+    private static let compactMark = [UInt8](repeating: 0xFF, count: 8)
+
+    /// The keys as bytes, compactly: eight 0xFF bytes, then LEB128 varints: the integer count and
+    /// each integer as the zigzag of its difference from the one before (a page of consecutive ids
+    /// takes a byte a key), the text count and each text as its UTF-8 length and bytes; composite
+    /// keys, when there are any, follow as their count and each tuple's JSON text as its length
+    /// and bytes.
+    ///
+    /// ```swift
+    /// let bytes = PrimaryKeys([.integer(1), .integer(2), .integer(3)]).encoded()   // 8 + 4 + 1 bytes
+    /// ```
     package func encoded() -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16 + integers.count * 8 + strings.reduce(0) { $0 + 8 + $1.utf8.count })
-        func append(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+        var bytes = Self.compactMark
+        bytes.reserveCapacity(16 + integers.count + strings.reduce(0) { $0 + 2 + $1.utf8.count })
+        func append(_ value: UInt64) {
+            var value = value
+            while value >= 0x80 {
+                bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+                value >>= 7
+            }
+            bytes.append(UInt8(value))
+        }
         append(UInt64(integers.count))
-        for integer in integers { append(UInt64(bitPattern: integer)) }
+        var previous: Int64 = 0
+        for integer in integers {
+            let delta = integer &- previous
+            append(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)))
+            previous = integer
+        }
         append(UInt64(strings.count))
         for string in strings {
             append(UInt64(string.utf8.count))
@@ -123,10 +144,25 @@ extension PrimaryKeys {
         return bytes
     }
 
-    /// Keys read back from ``encoded()``; `nil` when the bytes are not such an encoding.
+    /// Keys read back from ``encoded()``, or from the first encoding (fixed eight-byte
+    /// little-endian counts and integers) that records written before it hold; `nil` when the
+    /// bytes are neither.
     package init?(encoded bytes: [UInt8]) {
-        var offset = 0
+        let compact = bytes.starts(with: Self.compactMark)
+        var offset = compact ? Self.compactMark.count : 0
         func next() -> UInt64? {
+            if compact {
+                var value: UInt64 = 0
+                var shift: UInt64 = 0
+                while offset < bytes.count, shift < 64 {
+                    let byte = bytes[offset]
+                    offset += 1
+                    value |= UInt64(byte & 0x7F) << shift
+                    if byte < 0x80 { return value }
+                    shift += 7
+                }
+                return nil
+            }
             guard bytes.count - offset >= 8 else { return nil }
             var value: UInt64 = 0
             for index in 0..<8 { value |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
@@ -134,11 +170,19 @@ extension PrimaryKeys {
             return value
         }
         self.init()
-        guard let integerCount = next(), integerCount <= UInt64(bytes.count / 8) else { return nil }
+        // Each integer takes at least one byte (eight in the first encoding).
+        guard let integerCount = next(), integerCount <= UInt64(bytes.count / (compact ? 1 : 8)) else { return nil }
         integers.reserveCapacity(Int(integerCount))
+        var previous: Int64 = 0
         for _ in 0..<integerCount {
             guard let value = next() else { return nil }
-            integers.append(Int64(bitPattern: value))
+            if compact {
+                let delta = Int64(bitPattern: (value >> 1) ^ (0 &- (value & 1)))
+                previous = previous &+ delta
+                integers.append(previous)
+            } else {
+                integers.append(Int64(bitPattern: value))
+            }
         }
         guard let stringCount = next(), stringCount <= UInt64(bytes.count) else { return nil }
         for _ in 0..<stringCount {

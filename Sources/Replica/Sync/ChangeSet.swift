@@ -185,10 +185,11 @@ public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension PrimaryKeys {
-    /// Adds the keys of `other` (an empty set takes `other`'s storage instead of copying it).
+    /// Adds the keys of `other` (an empty set takes `other`'s storage instead of copying it, and
+    /// adding nothing leaves shared storage unshared: no copy).
     public mutating func formUnion(_ other: PrimaryKeys) {
-        if integers.isEmpty { integers = other.integers } else { integers += other.integers }
-        if strings.isEmpty { strings = other.strings } else { strings += other.strings }
+        if integers.isEmpty { integers = other.integers } else if !other.integers.isEmpty { integers += other.integers }
+        if strings.isEmpty { strings = other.strings } else if !other.strings.isEmpty { strings += other.strings }
         if !other.tuples.isEmpty { tuples += other.tuples }
     }
 }
