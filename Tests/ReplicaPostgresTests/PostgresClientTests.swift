@@ -113,9 +113,10 @@ struct PostgresClientTests {
         #expect(result.pages == 3)
         #expect(result.changes["Person"]?.inserted.integers == Array(1...10))
         #expect(try await fleet.names().count == 10)
-        // One record per page, each with its validator and its page's keys (a count and 4, 4, 2 integers).
+        // One record per page, each with its validator and its page's keys: the 8-byte mark, the
+        // count, 4, 4 and 2 consecutive integers a byte each, no texts.
         let records = try fleet.cacheRows().split(separator: "\n").map { $0.split(separator: "|").dropFirst().joined(separator: "|") }
-        #expect(records == ["t|48", "t|48", "t|32"])
+        #expect(records == ["t|14", "t|14", "t|12"])
 
         // Unchanged: every page answers 304 from the shared records.
         let unchanged = try await fleet.client(fleet.second).call(path)
