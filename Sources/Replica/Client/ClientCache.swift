@@ -108,7 +108,9 @@ extension PrimaryKeys {
     /// and bytes.
     ///
     /// ```swift
-    /// let bytes = PrimaryKeys([.integer(1), .integer(2), .integer(3)]).encoded()   // 8 + 4 + 1 bytes
+    /// let bytes = PrimaryKeys([.integer(1), .integer(2), .integer(3)]).encoded()
+    /// // 13 bytes: the mark, the count, three deltas of a byte, the text count
+    /// PrimaryKeys(encoded: bytes)?.integers   // [1, 2, 3]
     /// ```
     package func encoded() -> [UInt8] {
         var bytes = Self.compactMark
