@@ -31,14 +31,19 @@ final class ServeProcess: Sendable {
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        // A thread of its own for each pipe: blocking reads on Dispatch's shared pool can wait
+        // for a free worker while the whole test run is busy (seen once: stderr read, stdout never).
         for (pipe, box) in [(out, stdout), (err, stderr)] {
-            DispatchQueue.global().async(group: done) {
+            done.enter()
+            let done = self.done
+            Thread {
                 while true {
                     let chunk = pipe.fileHandleForReading.availableData
                     if chunk.isEmpty { break }
                     box.withLockedValue { $0.append(chunk) }
                 }
-            }
+                done.leave()
+            }.start()
         }
     }
 
