@@ -5,9 +5,13 @@ import Foundation
 /// as they come, so a paged sync writes at the speed of a file import instead of staging every
 /// page and merging them at the end.
 ///
-/// The session's task hands each page over (``write(_:)``) and, once the traversal has ended,
-/// what the commit adds (``commit(_:)``: stale deletions, tombstones, the client's records). The
-/// store's transaction takes them on its own thread (``consume(source:_:)``). With `patience`
+/// The session's task hands each page over (``hand(_:)``) as its parsing begins, and, once the
+/// traversal has ended, what the commit adds (``commit(_:)``: stale deletions, tombstones, the
+/// client's records). The store's transaction takes them in order on its own thread
+/// (``consume(source:_:)``): a page whose parsing has ended is done for the session while the
+/// transaction still writes its last rows, so the next page is parsed meanwhile and the writer
+/// never waits at a page boundary. An error writing a page ends the transaction and is thrown by
+/// the next hand-over or the commit. With `patience`
 /// (SQLite, whose writer the transaction holds), a wait of more than that many seconds for the
 /// next page or its next rows throws ``StreamStalled`` inside the transaction, which rolls it
 /// back and lets go of the writer, and so does a wait of more than that for another process's
@@ -15,7 +19,7 @@ import Foundation
 ///
 /// ```swift
 /// let live = LiveTransaction.start(store: store, source: "GET /people", patience: 0.1, ...)
-/// let page = try await live.write(parsedStream)      // returns once the page's rows are written
+/// try await live.hand(parsedStream)      // written after the pages before it
 /// let outcome = try await live.commit(LiveTransaction.Ending(stale: deletions))
 /// ```
 package final class LiveTransaction: Sendable {
@@ -26,24 +30,14 @@ package final class LiveTransaction: Sendable {
         package var records: [ClientCache.Record] = []
     }
 
-    /// One page as the transaction wrote it.
-    struct WrittenPage: Sendable {
-        var summary: ReaderSummary
-        /// The keys of the page's top-level rows, by entity index (tracked entities only).
-        var keys: [PrimaryKeys]
-        var rowCount: Int
-    }
-
     private enum Message: Sendable {
-        case page(ParsedStream, BridgeQueue<WrittenPage>)
+        case page(ParsedStream)
         case commit(Ending)
     }
 
     private let messages = BridgeQueue<Message>(capacity: 1)
     /// How long the transaction waits for the next page or rows; `nil`: as long as it takes.
     let patience: Double?
-    private let keyIndexes: [Int]
-    private let tracked: [Bool]
     private let task = Locked<Task<WriteOutcome, any Error>?>(nil)
     /// The trace the commit runs under (read in the committing task, which is not the
     /// transaction's): the store publishes the change set as its child.
@@ -51,20 +45,14 @@ package final class LiveTransaction: Sendable {
     /// How the transaction ended, once it has.
     private let ending = Locked<(any Error)?>(nil)
 
-    private init(patience: Double?, keyIndexes: [Int], tracked: [Bool]) {
+    private init(patience: Double?) {
         self.patience = patience.flatMap { $0 < 31_536_000 ? $0 : nil }
-        self.keyIndexes = keyIndexes
-        self.tracked = tracked
     }
 
     /// Begins the transaction on `store` (it takes the writer at once: start it when the first
     /// page's rows are there).
-    ///
-    /// - Parameters:
-    ///   - tracked: By entity index, whether a page's top-level keys are collected for it.
-    static func start(store: any ReplicaStore, source: String, patience: Double?, busyTimeout: Double?,
-                      tracked: [Bool]) -> LiveTransaction {
-        let live = LiveTransaction(patience: patience, keyIndexes: store.mapping.maps.map(\.primaryKeyIndex), tracked: tracked)
+    static func start(store: any ReplicaStore, source: String, patience: Double?, busyTimeout: Double?) -> LiveTransaction {
+        let live = LiveTransaction(patience: patience)
         var job = WriteJob(source: source)
         job.rows = .live(live)
         // Waiting for another writer's lock is a pause too: past `patience`, the session stages,
@@ -86,15 +74,27 @@ package final class LiveTransaction: Sendable {
 
     // MARK: The session's side
 
-    /// Hands one page's parsed rows to the transaction; returns once they are written.
+    /// Hands one page's parsed rows to the transaction, which writes them after the pages handed
+    /// before; returns at once. Should the transaction end before the page's last rows, it
+    /// abandons the stream (``ParsedStream/awaitParsed(source:)`` throws its error).
     ///
-    /// - Throws: What writing them threw (``StreamStalled`` after a pause: the transaction rolled
-    ///   back), or how the transaction had already ended.
-    func write(_ stream: ParsedStream) async throws -> WrittenPage {
-        let receipt = BridgeQueue<WrittenPage>(capacity: 1)
-        guard messages.push(.page(stream, receipt), bounded: false) else { throw try await endingError() }
-        guard let page = try await receipt.next() else { throw try await endingError() }
-        return page
+    /// - Throws: How the transaction had already ended (``StreamStalled`` after a pause: it rolled
+    ///   back; what writing an earlier page threw).
+    func hand(_ stream: ParsedStream) async throws {
+        guard messages.push(.page(stream), bounded: false) else { throw try await endingError() }
+    }
+
+    /// Returns once `stream`, handed over, has been parsed to its end, with the parsing thread's
+    /// summary: the transaction may still be writing its last rows.
+    ///
+    /// - Throws: The transaction's error when it ended before taking the whole stream
+    ///   (``StreamStalled`` after a pause), else the parsing thread's error.
+    func parsed(_ stream: ParsedStream, source: String) async throws -> ReaderSummary {
+        do {
+            return try await stream.awaitParsed(source: source)
+        } catch where stream.abandoned.value != nil {
+            throw try await endingError()
+        }
     }
 
     /// Ends the pages: the transaction deletes and records what `ending` says, and commits.
@@ -118,11 +118,11 @@ package final class LiveTransaction: Sendable {
         return ending.withLock { $0 } ?? SyncError(.input, "the sync session's transaction has ended")
     }
 
-    /// The transaction has ended with `error`: pages still waiting fail with it.
+    /// The transaction has ended with `error`: pages still waiting are abandoned with it.
     private func close(_ error: any Error) {
         ending.withLock { if $0 == nil { $0 = error } }
         messages.finish()
-        while case .page(_, let receipt)? = try? messages.pop() { receipt.finish(throwing: error) }
+        while case .page(let stream)? = try? messages.pop() { stream.abandon(error) }
     }
 
     // MARK: The transaction's side
@@ -130,7 +130,7 @@ package final class LiveTransaction: Sendable {
     /// The trace of the session's commit, once it has begun.
     package var trace: WriteTrace? { commitTrace.withLock { $0 } }
 
-    /// Writes every page handed over with `write` (on the transaction's thread, which blocks
+    /// Writes every page handed over with `hand` (on the transaction's thread, which blocks
     /// between them) until the commit's ``Ending``, which it returns.
     ///
     /// - Throws: ``StreamStalled`` when a page or its rows took longer than ``patience``; what
@@ -153,19 +153,11 @@ package final class LiveTransaction: Sendable {
             switch message {
             case .commit(let ending):
                 return ending
-            case .page(let stream, let receipt):
+            case .page(let stream):
                 do {
-                    var keys = Array(repeating: PrimaryKeys(), count: keyIndexes.count)
-                    var rows = 0
-                    let summary = try stream.consume(source: source, patience: patience) { batch in
-                        batch.collectTopLevelKeys(keyIndexes: keyIndexes, tracked: tracked, into: &keys)
-                        rows += batch.count
-                        try write(batch)
-                    }
-                    receipt.push(WrittenPage(summary: summary, keys: keys, rowCount: rows), bounded: false)
-                    receipt.finish()
+                    _ = try stream.consume(source: source, patience: patience, write)
                 } catch {
-                    receipt.finish(throwing: error)
+                    stream.abandon(error)
                     throw error
                 }
             }

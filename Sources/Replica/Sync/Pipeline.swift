@@ -48,6 +48,13 @@ package final class ParsedStream: Sendable {
     let pool = RowBatchPool(capacity: 8)
     let cancellation = Latch()
     let failure = Locked<(any Error)?>(nil)
+    /// The parsing thread's summary once it has read the whole response (the writer gets it too,
+    /// as the queue's last message).
+    let parsed = Locked<ReaderSummary?>(nil)
+    /// Signalled when the parsing thread has ended.
+    let ended = ThreadCompletion()
+    /// Why the writer stopped taking this stream's batches before its end: its transaction ended.
+    let abandoned = Locked<(any Error)?>(nil)
 
     /// Hands every batch to `body` on the calling thread (pops block), recycling it after, and
     /// returns the parsing thread's summary.
@@ -85,6 +92,26 @@ package final class ParsedStream: Sendable {
         }
     }
 
+    /// The writer will take no more of this stream's batches (its transaction ended with `error`):
+    /// the parsing thread stops at its next batch or chunk.
+    func abandon(_ error: any Error) {
+        abandoned.withLock { if $0 == nil { $0 = error } }
+        cancellation.set()
+        queue.finish()
+    }
+
+    /// Returns once the parsing thread has ended, with its summary, while the writer may still be
+    /// taking the last batches: what a page handed to a transaction that writes it later needs.
+    ///
+    /// - Throws: Why the writer abandoned the stream (its transaction's error), else the parsing
+    ///   thread's error.
+    func awaitParsed(source: String) async throws -> ReaderSummary {
+        await ended.wait()
+        if let summary = parsed.value { return summary }
+        if let error = abandoned.value { throw error }
+        throw failure.value ?? SyncError(.input, "the response ended early", source: source)
+    }
+
     /// Returns once the parsing thread has sent its first message (or ended), without taking it.
     func awaitFirstMessage() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -109,6 +136,26 @@ package final class ParsedStream: Sendable {
             thread.name = "Replica.stager"
             thread.start()
         }
+    }
+}
+
+/// Where the parsing thread sends its messages: the writer's queue, and what the thread itself
+/// keeps of them (its summary; each batch seen by `observe` before the writer takes it).
+struct ReaderOutput {
+    let queue: BridgeQueue<ReaderMessage>
+    let parsed: Locked<ReaderSummary?>
+    let observe: (@Sendable (RowBatch) -> Void)?
+
+    /// Sends `message` to the writer.
+    ///
+    /// - Returns: `false` when the writer has stopped taking messages.
+    @discardableResult
+    func push(_ message: ReaderMessage) -> Bool {
+        switch message {
+        case .rows(let batch): observe?(batch)
+        case .finished(let summary): parsed.withLock { $0 = summary }
+        }
+        return queue.push(message)
     }
 }
 

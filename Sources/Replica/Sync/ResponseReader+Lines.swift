@@ -20,7 +20,7 @@ extension ResponseReader {
     }
 
     /// ``run(next:totalBytes:queue:pool:cancellation:)`` for NDJSON into `entity`.
-    func runLines(entity: Int, next: () throws -> [UInt8]?, totalBytes: Int64?, queue: BridgeQueue<ReaderMessage>,
+    func runLines(entity: Int, next: () throws -> [UInt8]?, totalBytes: Int64?, queue: ReaderOutput,
                   pool: RowBatchPool, cancellation: Latch) throws {
         var summary = ReaderSummary()
         summary.statistics.claims = priorClaims

@@ -88,7 +88,7 @@ final class ResponseReader: Sendable {
     /// Reads chunks from `next` until it returns `nil`, pushing rows to `queue`.
     /// Ends with `.finished`, or throws (malformed JSON, an invalid object under `fail`, cancellation).
     /// Batches come from `pool`, where the writer returns them once written.
-    func run(next: () throws -> [UInt8]?, totalBytes: Int64?, queue: BridgeQueue<ReaderMessage>,
+    func run(next: () throws -> [UInt8]?, totalBytes: Int64?, queue: ReaderOutput,
              pool: RowBatchPool, cancellation: Latch) throws {
         if options.format == .ndjson, case .entity(let entity, _) = shape {
             try runLines(entity: entity, next: next, totalBytes: totalBytes, queue: queue, pool: pool, cancellation: cancellation)
@@ -151,7 +151,7 @@ final class ResponseReader: Sendable {
     ///
     /// - Returns: `false` when the writer has stopped taking batches (the read ends).
     func afterChunk(_ batch: inout RowBatch, objects: Int, bytes: Int64, nextProgress: inout Int, totalBytes: Int64?,
-                    queue: BridgeQueue<ReaderMessage>, pool: RowBatchPool) -> Bool {
+                    queue: ReaderOutput, pool: RowBatchPool) -> Bool {
         if batch.count >= batchSize {
             let full = batch
             batch = pool.take()

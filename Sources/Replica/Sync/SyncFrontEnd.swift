@@ -120,23 +120,26 @@ extension SyncFrontEnd {
 extension SyncFrontEnd {
     /// Parses one response on its own thread while `consume` takes its batches, and returns
     /// only once that thread has ended, whatever happened: no parsing thread outlives a call
-    /// (or reads a file handle the caller closes afterwards).
+    /// (or reads a file handle the caller closes afterwards). `observe` sees each batch on the
+    /// parsing thread, before `consume` does.
     ///
     /// - Throws: ``SyncError`` (`.cancelled` when the task was cancelled), or what the input or
     ///   `consume` threw (the write driver maps a store's errors before they get here).
     package func parsing<T: Sendable>(_ plan: SyncPlan, source: String, totalBytes: Int64?, options: SyncOptions,
                               channel: ChunkChannel? = nil, priorClaims: [ClaimKey: ChildClaimRecord] = [:],
                               next: @escaping () throws -> [UInt8]?,
+                              observe: (@Sendable (RowBatch) -> Void)? = nil,
                               consume: @escaping @Sendable (ParsedStream) async throws -> T) async throws -> T {
         let stream = ParsedStream()
         let manyRoutes = routes.entries.filter { $0.route.target == .many }.map { "\($0.route.method) \($0.pattern)" }
         let reader = ResponseReader(planner: planner, shape: plan.shape, scope: plan.scope, options: options, source: source,
                                     manyRoutes: manyRoutes, priorClaims: priorClaims)
         let nextChunk = UncheckedBox(next)
-        let ended = ThreadCompletion()
+        let ended = stream.ended
+        let output = ReaderOutput(queue: stream.queue, parsed: stream.parsed, observe: observe)
         let thread = Thread {
             do {
-                try reader.run(next: nextChunk.value, totalBytes: totalBytes, queue: stream.queue, pool: stream.pool,
+                try reader.run(next: nextChunk.value, totalBytes: totalBytes, queue: output, pool: stream.pool,
                                cancellation: stream.cancellation)
             } catch {
                 stream.failure.withLock { if $0 == nil { $0 = error } }

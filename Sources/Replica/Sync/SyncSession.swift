@@ -25,7 +25,9 @@ public struct StagedPage: Sendable {
 ///
 /// Pages are parsed as they stream in and written, as a file import writes, into one
 /// transaction that stays open from the first page's rows to ``commit(complete:)``, for as long
-/// as the pages keep coming: readers see none of it until the commit. When the next page or
+/// as the pages keep coming: readers see none of it until the commit. A page's stage call
+/// returns once the page is parsed; the transaction writes its last rows while the next page is
+/// parsed, and an error writing them is thrown by the next stage call or the commit. When the next page or
 /// its next rows keep the writer waiting longer than ``SyncOptions/streamingPatience`` (0.1 s by
 /// default), that transaction rolls back, so a slow or stalled response never holds the store's
 /// write lock: other syncs commit and readers read meanwhile (and when another process holds
@@ -100,7 +102,7 @@ public final class SyncSession: @unchecked Sendable {
     }
 
     /// The number of rows taken in so far (by the pages whose stage call has returned): staged,
-    /// or written into the session's open transaction.
+    /// or handed to the session's open transaction.
     public var stagedRowCount: Int { withState { $0.stagedRowCount } }
 
     /// Parses one page arriving as byte chunks (an HTTP body) and stages its rows.
@@ -258,8 +260,9 @@ public final class SyncSession: @unchecked Sendable {
         }
     }
 
-    /// Parses one page while the session's open transaction writes its rows (starting the
-    /// transaction once the first page's rows are there).
+    /// Parses one page and hands its rows to the session's open transaction (starting the
+    /// transaction once the first page's rows are there). Returns once the page is parsed, while
+    /// the transaction may still be writing its last rows: the next page is parsed meanwhile.
     private func writeLive(source: String, next: @escaping () throws -> [UInt8]?) async throws -> State.Page {
         let frontEnd = store.backend.frontEnd
         let (tracked, claims) = withState { ($0.tracked, $0.claims) }
@@ -267,24 +270,30 @@ public final class SyncSession: @unchecked Sendable {
         let plan = self.plan
         let patience = store.backend.stagingHoldsWriteLock ? options.streamingPatience : nil
         let live = self.live
+        let keyIndexes = frontEnd.mapping.maps.map(\.primaryKeyIndex)
+        // The page's keys and rows, counted on the parsing thread as it hands each batch over.
+        let counted = UncheckedBox(KeysBox(count: keyIndexes.count))
         // Not given the channel: after a pause it goes on feeding the staged page.
-        let written = try await frontEnd.parsing(plan, source: source, totalBytes: nil, options: options,
-                                                 priorClaims: claims, next: next) { stream in
+        let summary = try await frontEnd.parsing(plan, source: source, totalBytes: nil, options: options,
+                                                 priorClaims: claims, next: next, observe: { batch in
+            batch.collectTopLevelKeys(keyIndexes: keyIndexes, tracked: tracked, into: &counted.value.keys)
+            counted.value.rowCount += batch.count
+        }) { stream in
             let transaction: LiveTransaction
             if let open = live.withLock({ $0 }) {
                 transaction = open
             } else {
                 await stream.awaitFirstMessage()
                 transaction = LiveTransaction.start(store: store, source: self.source, patience: patience,
-                                                    busyTimeout: plan.busyTimeout, tracked: tracked)
+                                                    busyTimeout: plan.busyTimeout)
                 live.withLock { $0 = transaction }
             }
-            return try await transaction.write(stream)
+            try await transaction.hand(stream)
+            return try await transaction.parsed(stream, source: source)
         }
-        let summary = written.summary
-        return State.Page(keys: written.keys, skippedKeys: summary.statistics.skippedKeys(planner: frontEnd.planner),
+        return State.Page(keys: counted.value.keys, skippedKeys: summary.statistics.skippedKeys(planner: frontEnd.planner),
                           completeCollections: summary.completeCollections, statistics: summary.statistics,
-                          byteCount: summary.byteCount, skeleton: summary.skeleton, rowCount: written.rowCount)
+                          byteCount: summary.byteCount, skeleton: summary.skeleton, rowCount: counted.value.rowCount)
     }
 
     /// Whether the open transaction ended so that the session stages instead: it rolled back after
@@ -399,8 +408,10 @@ struct LoggedPage {
     var source: String
 }
 
-/// The keys one page's consumer collects; only that consumer's thread touches it while the page is staged.
+/// The keys (and rows) of one page, collected by one thread while the page is parsed or staged,
+/// and read once that thread has ended.
 final class KeysBox {
     var keys: [PrimaryKeys]
+    var rowCount = 0
     init(count: Int) { keys = Array(repeating: PrimaryKeys(), count: count) }
 }

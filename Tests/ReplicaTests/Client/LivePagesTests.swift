@@ -131,8 +131,8 @@ struct LivePagesTests {
                     continuation.finish()
                 }
             case 2:
-                // Page 2 is parsed once page 1 is written: when the parser asks for its second
-                // half, page 1's rows are in the open transaction, not committed.
+                // Page 2 is parsed once page 1 has been: when the parser asks for its second
+                // half, page 1's rows are in the open transaction (written or being written), not committed.
                 continuation.finish()
                 let halves = [Array(bytes[..<(bytes.count / 2)]), Array(bytes[(bytes.count / 2)...])]
                 return ClientResponse(status: 200, headers: headers, body: ResponseBody(PulledChunks(halves) { index in
@@ -228,6 +228,35 @@ struct LivePagesTests {
         #expect(result.changes["Post"]?.inserted.integers == Array(1...4))
         #expect(!result.stagedAfterPause)
         #expect(try Self.committedPosts(path) == 4)
+    }
+
+    @Test("a row the open transaction cannot write fails the session whole, from the page's stage call, a later one or the commit",
+          .timeLimit(.minutes(1)))
+    func writeErrorInAnEarlierPage() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("blog.sqlite")
+        let replica = try SQLiteReplica(store: Store(path: path, schema: Schema(contentsOf: TestSupport.schemaFile("blog.json"))))
+        // `name` is non-null: user 2 of page 1 cannot be inserted. A page's stage call returns once
+        // the page is parsed, so the writer may reach that row during page 1, page 2 or the commit.
+        let pages = [#"[{"user_id": 1, "name": "A"}, {"user_id": 2}]"#, #"[{"user_id": 3, "name": "C"}]"#]
+        for _ in 0..<20 {
+            let session = try replica.session(.get, "/users", options: SyncOptions(streamingPatience: 30))
+            var thrown: (any Error)?
+            do {
+                for page in pages { _ = try await session.stage(body: Data(page.utf8), source: "GET /users?page") }
+                _ = try await session.commit(complete: true)
+            } catch {
+                thrown = error
+            }
+            let error = try #require(thrown as? SyncError, "\(thrown.map(String.init(describing:)) ?? "nothing thrown")")
+            #expect(error.code == .database)
+            #expect(error.message.contains("User 2") && error.message.contains("NOT NULL"), "\(error)")
+            // The session is over, nothing was written and the writer is free.
+            await #expect(throws: SyncError.self) { _ = try await session.commit(complete: true) }
+            #expect(try Store(path: path, options: StoreOptions(busyTimeout: 0, readOnly: true)).count("User") == 0)
+            #expect(await Self.writerIsFree(path))
+        }
     }
 
     @Test("a session discarded or dropped with its transaction open lets go of the writer at once, writing nothing",
