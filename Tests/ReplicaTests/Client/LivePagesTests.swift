@@ -72,11 +72,16 @@ struct PulledChunks: AsyncSequence, Sendable {
 
 @Suite("Paged calls written as they arrive")
 struct LivePagesTests {
+    /// A blog file in `directory` (a file, so that sessions write live), with its path.
+    static func blog(in directory: TemporaryDirectory) throws -> (SQLiteReplica, String) {
+        let path = directory.path("blog.sqlite")
+        return (try SQLiteReplica(store: Store(path: path, schema: Schema(contentsOf: TestSupport.schemaFile("blog.json")))), path)
+    }
+
     /// A client syncing into a blog file in `directory`.
     static func client(_ transport: AsyncPagesTransport, in directory: TemporaryDirectory,
                        configure: (inout ClientConfiguration) -> Void = { _ in }) throws -> (ReplicaClient, SQLiteReplica, String) {
-        let path = directory.path("blog.sqlite")
-        let replica = try SQLiteReplica(store: Store(path: path, schema: Schema(contentsOf: TestSupport.schemaFile("blog.json"))))
+        let (replica, path) = try blog(in: directory)
         guard let base = URL(string: "http://127.0.0.1:9/api/") else { throw ClientError(.invalidRequest, "url") }
         var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
         configure(&configuration)
@@ -235,8 +240,7 @@ struct LivePagesTests {
     func writeErrorInAnEarlierPage() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("blog.sqlite")
-        let replica = try SQLiteReplica(store: Store(path: path, schema: Schema(contentsOf: TestSupport.schemaFile("blog.json"))))
+        let (replica, path) = try Self.blog(in: directory)
         // `name` is non-null: user 2 of page 1 cannot be inserted. A page's stage call returns once
         // the page is parsed, so the writer may reach that row during page 1, page 2 or the commit.
         let pages = [#"[{"user_id": 1, "name": "A"}, {"user_id": 2}]"#, #"[{"user_id": 3, "name": "C"}]"#]
@@ -264,8 +268,7 @@ struct LivePagesTests {
     func discardedAndDropped() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path("blog.sqlite")
-        let replica = try SQLiteReplica(store: Store(path: path, schema: Schema(contentsOf: TestSupport.schemaFile("blog.json"))))
+        let (replica, path) = try Self.blog(in: directory)
         let page = Data(AsyncPagesTransport.body(1).text.utf8)
         // Without a time limit: only the discard (or the drop) can end the transaction.
         let options = SyncOptions(streamingPatience: .infinity)
