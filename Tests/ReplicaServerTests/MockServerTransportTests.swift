@@ -103,6 +103,41 @@ final class RawSocket: @unchecked Sendable {
     }
 }
 
+/// Reads each socket to its end on a thread of its own, started at once, and notes when each one ended.
+final class ThreadedReaders: @unchecked Sendable {
+    // @unchecked: `replies` is only touched under `lock`; `done` is a semaphore.
+    struct Reply: Sendable {
+        var bytes: [UInt8]
+        var closed: Bool
+        var at: ContinuousClock.Instant
+    }
+
+    private let lock = NSLock()
+    private var replies: [Reply] = []
+    private let done = DispatchSemaphore(value: 0)
+    private let count: Int
+
+    init(_ sockets: [RawSocket], limit: Duration) {
+        count = sockets.count
+        for socket in sockets {
+            Thread.detachNewThread { [self] in
+                let reply = socket.readToEnd(limit: limit)
+                let at = ContinuousClock.now
+                lock.withLock { replies.append(Reply(bytes: reply.bytes, closed: reply.closed, at: at)) }
+                done.signal()
+            }
+        }
+    }
+
+    /// Every socket's reply, once all of them have ended.
+    func results() async -> [Reply] {
+        await onThread { [self] in
+            for _ in 0..<count { done.wait() }
+            return lock.withLock { replies }
+        }
+    }
+}
+
 /// Runs blocking socket work on its own thread, never on the concurrency pool (two threads on two cores).
 func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
@@ -146,20 +181,11 @@ struct MockServerTransportTests {
             let port = server.port
             let started = ContinuousClock.now
             let sockets = try await onThread { Result { try (0..<50).map { _ in try RawSocket(port: port) } } }.get()
+            // Each socket is read on a thread of its own, started before the heads are sent: a reader
+            // that waited for the concurrency pool (two threads, busy in a parallel run) would find the
+            // connection closed seconds late and time the pool, not the server.
+            let readers = ThreadedReaders(sockets, limit: .seconds(20))
             for socket in sockets { #expect(socket.send(Array("GET /peo".utf8))) }  // 8 bytes: never blocks
-            let waiting = Task.detached {
-                await withTaskGroup(of: (bytes: [UInt8], closed: Bool, at: ContinuousClock.Instant).self) { group in
-                    for socket in sockets {
-                        group.addTask {
-                            await onThread {
-                                let reply = socket.readToEnd(limit: .seconds(8))
-                                return (reply.bytes, reply.closed, ContinuousClock.now)
-                            }
-                        }
-                    }
-                    return await group.reduce(into: []) { $0.append($1) }
-                }
-            }
             // Meanwhile other connections are answered quickly.
             var slowest = Duration.zero
             for n in 0..<10 {
@@ -170,12 +196,13 @@ struct MockServerTransportTests {
             // A server that waited for the half-sent heads one by one would take their 50 header
             // timeouts, 15 s; a loaded parallel run has taken up to 8 s to answer a quick request.
             #expect(slowest < .seconds(12), "slowest \(slowest)")
-            let results = await waiting.value
+            let results = await readers.results()
             #expect(results.count == 50)
             for result in results {
-                #expect(result.closed, "a half-sent request head was still open after 8 s")
+                #expect(result.closed, "a half-sent request head was still open after 20 s")
+                // Each head's 300 ms runs on its own: one after another, 50 of them take 15 s.
                 let elapsed = started.duration(to: result.at)
-                #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(8), "closed after \(elapsed)")
+                #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(12), "closed after \(elapsed)")
                 let reply = RawReply(result.bytes)
                 #expect(reply?.status == 408)
                 #expect(reply?.json?["error"]?["code"] == "headerTimeout")
