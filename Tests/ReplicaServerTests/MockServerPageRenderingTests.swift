@@ -91,6 +91,38 @@ struct MockServerPageRenderingTests {
         }
     }
 
+    @Test("the ETag hash is the same at every split of the body into pieces, and one changed byte changes it")
+    func fingerprintPieces() {
+        let body = Array(#"[{"id":1,"name":"Ada \u00e9","age":36},{"id":2,"name":"Bob","age":41}]"#.utf8)
+        let whole = MockServer.fingerprint(body)
+        #expect(whole.count == 16)
+        #expect(whole.allSatisfy { "0123456789abcdef".contains($0) })
+        // Every pair of split points: pieces of 0 to 7 bytes, across word boundaries and within words.
+        for first in 0...body.count {
+            for second in first...body.count {
+                var hash = MockFingerprint()
+                hash.add(Array(body[..<first]))
+                hash.add(Array(body[first..<second]))
+                hash.add(Array(body[second...]))
+                #expect(hash.hex == whole, "split at \(first) and \(second)")
+            }
+        }
+        var byteByByte = MockFingerprint()
+        for byte in body { byteByByte.add([byte]) }
+        #expect(byteByByte.hex == whole)
+        // Any one byte changed, in a whole word or in the tail, and a byte more or less, hash apart.
+        var seen: Set<String> = [whole]
+        for index in body.indices {
+            var changed = body
+            changed[index] ^= 0x01
+            seen.insert(MockServer.fingerprint(changed))
+        }
+        seen.insert(MockServer.fingerprint(body + [0]))
+        seen.insert(MockServer.fingerprint(Array(body.dropLast())))
+        #expect(seen.count == body.count + 3)
+        #expect(MockServer.fingerprint([]) != MockServer.fingerprint([0]))
+    }
+
     @Test("stored rows render as wire(complete(row)) serializes, across many chunks, flat and nested resources")
     func storedRows() throws {
         let schema = nestedPlacesSchema.replacingOccurrences(of: #""table": "places","#, with: #""table": "places", "unmappedKeys": "keep","#)

@@ -1,26 +1,75 @@
 import NIOCore
 
-/// FNV-1a 64-bit, fed in pieces: the ETag of a body is the same whether it is hashed whole or chunk by chunk.
+/// A 64-bit hash of a body for its ETag, fed in pieces: the same whether the body is hashed whole or chunk by
+/// chunk, at any split.
+///
+/// It takes the body eight bytes at a time (an FxHash step: rotate, xor the word, multiply), keeps the
+/// 0 to 7 bytes a piece ends with for the next piece, and ends with the tail, the length and murmur3's
+/// 64-bit finalizer. Each step is a bijection of the state for a given word, so two bodies of the same
+/// length that differ in one word always hash apart. Byte at a time (FNV-1a), a page of 100,000 people
+/// cost 12 ms of the mock server's 20; this reads a word per multiply.
 ///
 /// ```swift
 /// var hash = MockFingerprint()
 /// hash.add([UInt8]("[1,".utf8)); hash.add([UInt8]("2]".utf8))
 /// hash.hex == MockServer.fingerprint(Array("[1,2]".utf8))   // true
 /// ```
-struct MockFingerprint {
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+struct MockFingerprint: Sendable {
+    private var state: UInt64 = 0xcbf2_9ce4_8422_2325
+    /// The bytes of an unfinished word, the first in the lowest byte.
+    private var tail: UInt64 = 0
+    private var tailCount = 0
+    private var length: UInt64 = 0
+
+    @inline(__always)
+    private static func step(_ state: UInt64, _ word: UInt64) -> UInt64 {
+        ((state << 5 | state >> 59) ^ word) &* 0x517c_c1b7_2722_0a95
+    }
 
     mutating func add(_ bytes: UnsafeRawBufferPointer) {
-        var hash = value
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        let count = bytes.count
+        length &+= UInt64(count)
+        var offset = 0
+        var hash = state
+        if tailCount > 0 {
+            while tailCount < 8, offset < count {
+                tail |= UInt64(base.load(fromByteOffset: offset, as: UInt8.self)) << (8 * UInt64(tailCount))
+                tailCount += 1
+                offset += 1
+            }
+            guard tailCount == 8 else { return }
+            hash = Self.step(hash, tail)
+            tail = 0
+            tailCount = 0
         }
-        value = hash
+        while count - offset >= 8 {
+            hash = Self.step(hash, UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+            offset += 8
+        }
+        while offset < count {
+            tail |= UInt64(base.load(fromByteOffset: offset, as: UInt8.self)) << (8 * UInt64(tailCount))
+            tailCount += 1
+            offset += 1
+        }
+        state = hash
     }
 
     mutating func add(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { add($0) }
+    }
+
+    /// The finished hash: the state with the tail and the length folded in, then mixed.
+    var value: UInt64 {
+        var hash = state
+        if tailCount > 0 { hash = Self.step(hash, tail) }
+        hash = Self.step(hash, length)
+        hash ^= hash >> 33
+        hash = hash &* 0xff51_afd7_ed55_8ccd
+        hash ^= hash >> 33
+        hash = hash &* 0xc4ce_b9fe_1a85_ec53
+        hash ^= hash >> 33
+        return hash
     }
 
     /// The hash as 16 lowercase hex digits.
@@ -43,7 +92,7 @@ struct MockRenderedBody: Sendable {
     var chunks: [ByteBuffer]
     /// The bytes of JSON text, without that newline.
     var count: Int
-    /// FNV-1a 64-bit of the JSON text, in hex (``MockServer/fingerprint(_:)``).
+    /// The hash of the JSON text, in hex (``MockServer/fingerprint(_:)``).
     var fingerprint: String
 
     /// The JSON text, without the newline (tests, faults).

@@ -238,7 +238,7 @@ extension MockServer {
         return response
     }
 
-    /// FNV-1a 64-bit of the body, in hex.
+    /// The body's ``MockFingerprint``, in hex: the ETag's value.
     static func fingerprint(_ bytes: [UInt8]) -> String {
         var hash = MockFingerprint()
         hash.add(bytes)
