@@ -59,7 +59,9 @@ struct SyncServiceCommandTests {
             let stopping = ContinuousClock.now
             kill(process.processIdentifier, signal)
             try await waitUntil("the exit", timeout: .seconds(30)) { !process.isRunning }
-            #expect(stopping.duration(to: .now) < .seconds(5))
+            // Far below the 600 s timer it would otherwise wait for; a loaded parallel run may take
+            // seconds to start the process's handler and to poll its exit.
+            #expect(stopping.duration(to: .now) < .seconds(20))
             #expect(process.terminationReason == .exit)
             #expect(process.terminationStatus == 0, "\(errors.all)")
             #expect(errors.all.isEmpty, "\(errors.all)")

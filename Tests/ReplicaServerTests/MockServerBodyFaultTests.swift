@@ -38,7 +38,7 @@ struct MockServerBodyFaultTests {
             let gap = try #require(body.longestGap)
             #expect(gap.bytesBefore == 20)
             #expect(gap.duration >= duration * 0.8, "\(gap.duration)")
-            #expect(gap.duration < .seconds(5), "\(gap.duration)")
+            #expect(gap.duration < .seconds(15), "\(gap.duration)")  // a loaded parallel run delays reads by seconds
 
             // An ordinary client waits the stall out and gets the whole, valid body.
             let started = ContinuousClock.now
