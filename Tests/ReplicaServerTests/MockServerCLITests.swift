@@ -20,6 +20,9 @@ final class ServeProcess: Sendable {
     private let stdout = NIOLockedValueBox(Data())
     private let stderr = NIOLockedValueBox(Data())
     private let done = DispatchGroup()
+    /// Per pipe (0 stdout, 1 stderr): 1 once its reader thread runs, 2 once it saw the end.
+    private let readers = NIOLockedValueBox([0, 0])
+    private let stdoutDescriptor: Int32
 
     init(_ arguments: [String]) throws {
         process = Process()
@@ -30,21 +33,36 @@ final class ServeProcess: Sendable {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        stdoutDescriptor = out.fileHandleForReading.fileDescriptor
         try process.run()
         // A thread of its own for each pipe: blocking reads on Dispatch's shared pool can wait
         // for a free worker while the whole test run is busy (seen once: stderr read, stdout never).
-        for (pipe, box) in [(out, stdout), (err, stderr)] {
+        for (index, (pipe, box)) in [(out, stdout), (err, stderr)].enumerated() {
             done.enter()
             let done = self.done
+            let readers = self.readers
             Thread {
+                readers.withLockedValue { $0[index] = 1 }
                 while true {
                     let chunk = pipe.fileHandleForReading.availableData
                     if chunk.isEmpty { break }
                     box.withLockedValue { $0.append(chunk) }
                 }
+                readers.withLockedValue { $0[index] = 2 }
                 done.leave()
             }.start()
         }
+    }
+
+    /// What a missing line leaves to go on: the bytes and reader state of each pipe, and (on Linux)
+    /// where the child's standard output points next to the pipe this process reads.
+    private var diagnosis: String {
+        let state = readers.withLockedValue { $0 }.map { ["not started", "reading", "at end"][$0] }
+        let counts = (stdout.withLockedValue { $0.count }, stderr.withLockedValue { $0.count })
+        let childOut = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process.processIdentifier)/fd/1")
+        let ourEnd = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(stdoutDescriptor)")
+        return "stdout \(counts.0) bytes, reader \(state[0]); stderr \(counts.1) bytes, reader \(state[1]); "
+            + "running \(process.isRunning); child fd 1 → \(childOut ?? "?"), read end fd \(stdoutDescriptor) → \(ourEnd ?? "?")"
     }
 
     var standardError: String { stderr.withLockedValue { String(decoding: $0, as: UTF8.self) } }
@@ -58,7 +76,7 @@ final class ServeProcess: Sendable {
             if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw MockServerError(code: .invalidState, message: "no address line; stderr: \(standardError)")
+        throw MockServerError(code: .invalidState, message: "no address line (\(diagnosis)); stderr: \(standardError)")
     }
 
     /// Sends a signal and waits for the process to exit; returns its status.

@@ -27,7 +27,10 @@ final class RawSocket: @unchecked Sendable {
     }
 
     init(port: Int) throws {
-        fd = socket(AF_INET, streamSocket, 0)
+        // The descriptor is stored only once connected. A class whose stored properties are all set
+        // runs `deinit` when its init throws, so closing here as well closed the number twice, and the
+        // second close could hit a descriptor another thread had opened under that number meanwhile.
+        let fd = socket(AF_INET, streamSocket, 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         // Only a bound on a hang: a server starved by a loaded parallel run may take seconds to answer.
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
@@ -40,9 +43,11 @@ final class RawSocket: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
+            let failure = Failure(description: "connect: errno \(errno)")
             close(fd)
-            throw Failure(description: "connect: errno \(errno)")
+            throw failure
         }
+        self.fd = fd
     }
 
     deinit { close(fd) }
