@@ -177,9 +177,14 @@ struct Report: Codable, Sendable {
         ratio >= 10 ? String(format: "%.0f×", ratio) : String(format: "%.2f×", ratio)
     }
 
-    /// A target ratio as written: `0.8×`, `5×`.
+    /// A target ratio as written, to two decimals without trailing zeros: `0.8×`, `5×`, and
+    /// `0.77×` for a target stated as a time (at most 1.3× of a baseline's time is ≥ 1 / 1.3 of its
+    /// rate), which `%g` printed as `0.769231×`.
     static func formatTargetRatio(_ ratio: Double) -> String {
-        String(format: "%g×", ratio)
+        var text = String(format: "%.2f", ratio)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text + "×"
     }
 
     /// `87 MB`, `1.25 GB` (decimal units, as the targets are written).
