@@ -119,7 +119,7 @@ extension Report {
             lines.append("|---|---|---|")
             for row in others {
                 let checks = Self.checks(row)
-                lines.append("| \(row.workload) (\(row.unit)) | \(Self.format(row.replica)) | "
+                lines.append("| \(row.workload) (\(row.unit)) | \(Self.format(row.replica, unit: row.unit)) | "
                              + (checks.isEmpty ? "—" : checks.joined(separator: "<br>")) + " |")
             }
         }

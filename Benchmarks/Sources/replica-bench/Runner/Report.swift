@@ -116,9 +116,9 @@ struct Report: Codable, Sendable {
         lines.append("|" + header.map { _ in "---" }.joined(separator: "|") + "|")
         var footnotes: [String] = []
         for row in rows {
-            var cells = ["\(row.workload) (\(row.unit))", Self.format(row.replica)]
+            var cells = ["\(row.workload) (\(row.unit))", Self.format(row.replica, unit: row.unit)]
             for column in columns {
-                cells.append(row.baselines.first { $0.name == column }.map { Self.format($0.cell) } ?? "—")
+                cells.append(row.baselines.first { $0.name == column }.map { Self.format($0.cell, unit: row.unit) } ?? "—")
             }
             cells.append(ratios(row))
             cells.append(row.peakMemory.isEmpty ? "—" : row.peakMemory.map(Self.format).joined(separator: "<br>"))
@@ -154,15 +154,19 @@ struct Report: Codable, Sendable {
         return parts.isEmpty ? "—" : parts.joined(separator: "<br>")
     }
 
-    /// `1.23 M`, `456 k`, `789`, `12.34`, or the cell's note.
-    static func format(_ cell: Cell) -> String {
+    /// `1.23 M`, `456 k`, `789`, `12.34`, or the cell's note. A time (`unit` `ms` or `s`) is
+    /// written whole, never scaled: `1223`, not `1.2 k`.
+    static func format(_ cell: Cell, unit: String? = nil) -> String {
         guard let value = cell.value else { return cell.note ?? "—" }
-        let number = formatNumber(value)
+        let number = formatNumber(value, unit: unit)
         if let note = cell.note { return "\(number) (\(note))" }
         return number
     }
 
-    static func formatNumber(_ value: Double) -> String {
+    static func formatNumber(_ value: Double, unit: String? = nil) -> String {
+        if unit == "ms" || unit == "s" {
+            return value >= 100 ? String(format: "%.0f", value) : String(format: "%.2f", value)
+        }
         switch value {
         case 1e9...: return String(format: "%.2f G", value / 1e9)
         case 1e6...: return String(format: "%.2f M", value / 1e6)

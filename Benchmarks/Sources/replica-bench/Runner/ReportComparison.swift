@@ -52,8 +52,8 @@ struct ReportComparison {
                 ratio = "—"
                 change = line.old == nil ? "new only" : line.new == nil ? "old only" : "—"
             }
-            output.append("| \(line.title) (\(line.unit)) | \(line.old.map(Report.format) ?? "—") | "
-                          + "\(line.new.map(Report.format) ?? "—") | \(ratio) | \(change) |")
+            output.append("| \(line.title) (\(line.unit)) | \(line.old.map { Report.format($0, unit: line.unit) } ?? "—") | "
+                          + "\(line.new.map { Report.format($0, unit: line.unit) } ?? "—") | \(ratio) | \(change) |")
         }
         return output.joined(separator: "\n") + "\n"
     }
