@@ -134,17 +134,22 @@ struct MockServerCLITests {
         let database = directory.path("serve.sqlite")
         let server = try ServeProcess(["--schema", "Schemas/people.json", "--port", "0", "--store", "sqlite:\(database)",
                                        "--data", data.path, "--latency", "100-150", "--fail-rate", "0",
-                                       "--header-timeout", "5", "--idle-timeout", "0.3"])
+                                       "--header-timeout", "5", "--idle-timeout", "5"])
         let base = String(try await server.firstLine().dropFirst("Listening on ".count))
         let start = ContinuousClock.now
         let cars = try await Client(base: base).get("/people/1/cars")
         #expect(start.duration(to: .now) >= .milliseconds(100))
         #expect(cars.json?[0]?["name"] == "mini")
-        // --idle-timeout 0.3: a connection that sends nothing is closed.
+        // --idle-timeout 5: a connection that sends nothing is closed after 5 s, not the default 60 s. The
+        // timeout is long because it also runs on the request's connection from the moment it is accepted: a
+        // client in a test process starved by the parallel suite sent its request more than 0.3 s after
+        // connecting, and the server had closed the connection by then (HTTPClientError.remoteConnectionClosed).
         let port = try #require(base.split(separator: ":").last.flatMap { Int($0) })
-        let silent = try await onThread { Result { try RawSocket(port: port) } }.get()
-        let quiet = await onThread { silent.readToEnd(limit: .seconds(8)) }
+        let (silent, connectedAt) = try await onThread { Result { (try RawSocket(port: port), ContinuousClock.now) } }.get()
+        let (quiet, closedAt) = await onThread { (silent.readToEnd(limit: .seconds(40)), ContinuousClock.now) }
         #expect(quiet.closed)
+        let idle = connectedAt.duration(to: closedAt)
+        #expect(idle >= .seconds(4) && idle < .seconds(40), "closed after \(idle)")
         #expect(await server.stop(SIGTERM) == 0)
         #expect(server.standardError.contains("loaded 2 objects, rejected 1"))
         #expect(FileManager.default.fileExists(atPath: database))
