@@ -9,7 +9,7 @@ struct OpenedStore {
     var mapping: SchemaMapping { store.mapping }
     var routes: RouteTable { store.routes }
 
-    /// Releases the store's connections (a PostgreSQL replica's; nothing for SQLite).
+    /// Releases the store's connections (a PostgreSQL replica's); for SQLite, waits for the WAL checkpoint under way.
     func close() async {
         await store.close()
     }

@@ -107,6 +107,9 @@ extension SQLiteReplica: ReplicaStore {
         try store.count(entity, where: predicate, arguments: arguments)
     }
 
-    /// Nothing to release: the database closes when the replica and its store are released.
-    public func close() async {}
+    /// Waits for the write-ahead log checkpoint the last commits scheduled; the database itself closes
+    /// when the replica and its store are released.
+    public func close() async {
+        await store.checkpointer?.settle()
+    }
 }

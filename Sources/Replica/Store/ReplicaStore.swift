@@ -84,7 +84,8 @@ public protocol ReplicaStore: Sendable {
     func detectExternalChanges(every interval: Duration) -> ExternalChangeMonitor
 
     /// Releases what the store holds open (a PostgreSQL replica's connections); an SQLite
-    /// replica's database closes when it is released, so this does nothing for it.
+    /// replica's database closes when it is released, so for it this only waits for the WAL
+    /// checkpoint its last commits scheduled.
     ///
     /// ```swift
     /// await store.close()

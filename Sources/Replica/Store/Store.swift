@@ -14,6 +14,11 @@ import Logging
 /// write lock only when it must create or migrate tables; readers never wait for writers,
 /// and writers wait for each other up to ``StoreOptions/busyTimeout``.
 ///
+/// A commit returns before SQLite copies the write-ahead log into the database file: the store
+/// checkpoints right after it, on a connection and queue of its own, so a large write's commit (and
+/// the observers it notifies) does not wait for the copy. The last connection to close the file
+/// checkpoints whatever is left.
+///
 /// ```swift
 /// let schema = try Schema(contentsOf: URL(fileURLWithPath: "Schemas/blog.json"))
 /// let store = try Store(path: "blog.sqlite", schema: schema)
@@ -29,6 +34,8 @@ public final class Store: Sendable {
     public let path: String?
     /// How the store was opened: its busy timeout, and whether it is read-only.
     public let options: StoreOptions
+    /// Checkpoints the WAL after commits, beside the writer (a file store opened for writing).
+    let checkpointer: WALCheckpointer?
 
     /// Opens (creating if needed) the store at `path`.
     ///
@@ -55,8 +62,9 @@ public final class Store: Sendable {
         let pool: DatabasePool
         let clock = ContinuousClock()
         let opening = clock.now
+        let checkpointer = options.readOnly ? nil : WALCheckpointer(path: path)
         do {
-            pool = try DatabasePool(path: path, configuration: Store.configuration(options))
+            pool = try DatabasePool(path: path, configuration: Store.configuration(options, checkpointer: checkpointer))
         } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_BUSY {
             // Setting up WAL in a file no connection has open writes once: another process took the lock first.
             throw StoreError(.busy, "cannot open database: "
@@ -64,7 +72,7 @@ public final class Store: Sendable {
         } catch {
             throw StoreError(.sqlite, "cannot open database: \(Store.describe(error))", path: path)
         }
-        try self.init(database: pool, path: path, schema: schema, options: options)
+        try self.init(database: pool, path: path, schema: schema, options: options, checkpointer: checkpointer)
     }
 
     /// Creates an empty in-memory store for `schema`.
@@ -84,10 +92,12 @@ public final class Store: Sendable {
         return try Store(database: queue, path: nil, schema: schema, options: StoreOptions())
     }
 
-    init(database: any DatabaseWriter, path: String?, schema: Schema?, options: StoreOptions) throws {
+    init(database: any DatabaseWriter, path: String?, schema: Schema?, options: StoreOptions,
+         checkpointer: WALCheckpointer? = nil) throws {
         self.database = database
         self.path = path
         self.options = options
+        self.checkpointer = checkpointer
         let migrator = StoreMigrator(path: path)
         do {
             // Read first: a store whose recorded schema is the one given opens without the write lock.
@@ -124,7 +134,9 @@ public final class Store: Sendable {
         }
     }
 
-    static func configuration(_ options: StoreOptions = StoreOptions()) -> Configuration {
+    /// - Parameter checkpointer: Takes over the WAL checkpoints of the pool's writer (its
+    ///   connections keep it, through this configuration, for as long as they are open).
+    static func configuration(_ options: StoreOptions = StoreOptions(), checkpointer: WALCheckpointer? = nil) -> Configuration {
         var configuration = Configuration()
         configuration.label = "Replica"
         configuration.readonly = options.readOnly
@@ -136,6 +148,8 @@ public final class Store: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             // Every connection, the pool's readers too (GRDB gives those 10 s of their own).
             sqlite3_busy_timeout(db.sqliteConnection, milliseconds)
+            // Commits return before the WAL is copied into the file: see WALCheckpointer.
+            checkpointer?.install(on: db)
         }
         return configuration
     }
