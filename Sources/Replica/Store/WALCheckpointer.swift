@@ -26,7 +26,7 @@ import GRDBSQLite
 /// configuration.prepareDatabase { db in checkpointer.install(on: db) }
 /// ```
 final class WALCheckpointer: @unchecked Sendable {
-    // @unchecked: `scheduled` is guarded by `lock`; `connection` and `checkpointCount` are touched
+    // @unchecked: `scheduled` is guarded by `lock`; `connection` and `checkpoints` are touched
     // on `queue` only (and in deinit, when nothing else holds the object).
 
     /// WAL pages past which a commit schedules a checkpoint: the threshold of SQLite's automatic ones.
