@@ -16,8 +16,9 @@ import Logging
 ///
 /// A commit returns before SQLite copies the write-ahead log into the database file: the store
 /// checkpoints right after it, on a connection and queue of its own, so a large write's commit (and
-/// the observers it notifies) does not wait for the copy. The last connection to close the file
-/// checkpoints whatever is left.
+/// the observers it notifies) does not wait for the copy. Releasing the store closes the file as
+/// SQLite does: the checkpointer finishes first, and the store's last connection copies what is
+/// left and removes the WAL before the release returns.
 ///
 /// ```swift
 /// let schema = try Schema(contentsOf: URL(fileURLWithPath: "Schemas/blog.json"))
@@ -36,6 +37,11 @@ public final class Store: Sendable {
     public let options: StoreOptions
     /// Checkpoints the WAL after commits, beside the writer (a file store opened for writing).
     let checkpointer: WALCheckpointer?
+
+    deinit {
+        // Before the pool's connections close: they, not the checkpointer's, close the file last.
+        checkpointer?.retire()
+    }
 
     /// Opens (creating if needed) the store at `path`.
     ///

@@ -18,7 +18,9 @@ import GRDBSQLite
 /// Every write on the store's writer connection counts, Replica's and a caller's own through
 /// ``Store/database``. Checkpoints are coalesced: commits made while one is scheduled share it.
 /// Nothing is lost if the process ends first: the WAL holds every committed transaction and the
-/// next connection to open the file uses it (and the last one to close it checkpoints it).
+/// next connection to open the file uses it. When the store is released, ``retire()`` closes this
+/// connection first, so that the store's last connection closes the file (copying what is left and
+/// removing the WAL) before the release returns, as it would without a checkpointer.
 ///
 /// ```swift
 /// let checkpointer = WALCheckpointer(path: "people.sqlite")
@@ -26,8 +28,9 @@ import GRDBSQLite
 /// configuration.prepareDatabase { db in checkpointer.install(on: db) }
 /// ```
 final class WALCheckpointer: @unchecked Sendable {
-    // @unchecked: `scheduled` is guarded by `lock`; `connection` and `checkpoints` are touched
-    // on `queue` only (and in deinit, when nothing else holds the object).
+    // @unchecked: `scheduled` and `retired` are guarded by `lock`; `connection` is touched only
+    // while `running` is held; `checkpoints` on `queue` only (and in deinit, when nothing else
+    // holds the object).
 
     /// WAL pages past which a commit schedules a checkpoint: the threshold of SQLite's automatic ones.
     static let threshold: Int32 = 1000
@@ -36,7 +39,10 @@ final class WALCheckpointer: @unchecked Sendable {
     let path: String
     private let queue: DispatchQueue
     private let lock = NSLock()
+    /// Held for the whole of a checkpoint, so that ``retire()`` can wait for the one under way.
+    private let running = NSLock()
     private var scheduled = false
+    private var retired = false
     private var connection: OpaquePointer?
     private var checkpoints = 0
 
@@ -57,19 +63,25 @@ final class WALCheckpointer: @unchecked Sendable {
     /// every connection of its pool keeps, holds it.
     func install(on db: Database) {
         guard let handle = db.sqliteConnection else { return }
-        sqlite3_wal_hook(handle, { context, _, _, frames in
+        sqlite3_wal_hook(handle, { context, handle, name, frames in
             if frames >= WALCheckpointer.threshold, let context {
-                Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().schedule()
+                Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(handle, name)
             }
             return SQLITE_OK
         }, Unmanaged.passUnretained(self).toOpaque())
     }
 
-    /// Schedules a checkpoint unless one is scheduled and has not started yet.
-    func schedule() {
-        let first = lock.withLock {
+    /// A commit on `handle` left the WAL past the threshold: schedules a checkpoint, or, once
+    /// retired, runs SQLite's own automatic one on `handle`.
+    private func committed(_ handle: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
+        let (retired, first) = lock.withLock {
             defer { scheduled = true }
-            return !scheduled
+            return (self.retired, !scheduled)
+        }
+        if retired {
+            // What SQLite's default WAL hook does: a PASSIVE checkpoint inside the committing call.
+            sqlite3_wal_checkpoint(handle, name)
+            return
         }
         guard first else { return }
         queue.async { [self] in
@@ -91,22 +103,39 @@ final class WALCheckpointer: @unchecked Sendable {
         }
     }
 
-    /// One PASSIVE checkpoint, on the queue. Failures are left for the next commit's checkpoint (or
-    /// the last connection's close): a checkpoint only moves committed pages into the file.
-    private func checkpoint() {
-        if connection == nil {
-            var handle: OpaquePointer?
-            let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
-            if sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK {
-                // As the store's connections: a checkpoint syncs the WAL before and the file after.
-                sqlite3_exec(handle, "PRAGMA synchronous = NORMAL", nil, nil, nil)
-                connection = handle
-            } else {
-                sqlite3_close_v2(handle)
-                return
-            }
+    /// Ends checkpoints beside the writer, when the store goes away: waits for the one under way,
+    /// drops those scheduled and closes this connection, so that the store's own connections close
+    /// the file as SQLite does when they are the last (copying what is left and removing the WAL)
+    /// before the store's release returns. Commits on connections that outlive the store (a caller
+    /// still holding ``Store/database``) checkpoint inside the commit from then on, as SQLite does
+    /// by default.
+    func retire() {
+        lock.withLock { retired = true }
+        running.withLock {
+            if let connection { sqlite3_close_v2(connection) }
+            connection = nil
         }
-        sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-        checkpoints += 1
+    }
+
+    /// One PASSIVE checkpoint, on the queue, unless retired. Failures are left for the next commit's
+    /// checkpoint (or the last connection's close): a checkpoint only moves committed pages into the file.
+    private func checkpoint() {
+        running.withLock {
+            guard !lock.withLock({ retired }) else { return }
+            if connection == nil {
+                var handle: OpaquePointer?
+                let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+                if sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK {
+                    // As the store's connections: a checkpoint syncs the WAL before and the file after.
+                    sqlite3_exec(handle, "PRAGMA synchronous = NORMAL", nil, nil, nil)
+                    connection = handle
+                } else {
+                    sqlite3_close_v2(handle)
+                    return
+                }
+            }
+            sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            checkpoints += 1
+        }
     }
 }

@@ -48,6 +48,38 @@ struct CheckpointTests {
         // A small commit leaves the WAL below the threshold: nothing is scheduled.
         try await pool.write { db in try db.execute(sql: "INSERT INTO t (id, text) VALUES (-1, 'small')") }
         #expect(await checkpointer.settle() == 1)
+        // Retired (its store was released), it leaves checkpoints to the committing connection, as
+        // SQLite does by default: the file grows inside the commit, and nothing more is scheduled.
+        checkpointer.retire()
+        try Self.writeRows(pool, from: 60_000, count: 30_000)
+        #expect(try Self.size(path) > copied + 5_000_000)
+        #expect(await checkpointer.settle() == 1)
+    }
+
+    @Test("releasing a store closes the file as SQLite's last close does, before the release returns: the WAL is copied and removed, and a reader that never waits opens it at once")
+    func releaseClosesTheFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        func users(named letter: String) -> Data {
+            let users = (1...20_000).map { #"{"user_id": \#($0), "name": "\#(String(repeating: letter, count: 150))"}"# }
+            return Data(("[" + users.joined(separator: ",") + "]").utf8)
+        }
+        for attempt in 1...5 {
+            let path = directory.path("blog-\(attempt).sqlite")
+            do {
+                let replica = try SQLiteReplica(store: Store(path: path, schema: LockingTests.blog()))
+                _ = try await replica.sync(.get, "/users", body: users(named: "n"))
+                // The first checkpoint has run (its connection is open); the second one may be under way.
+                await replica.close()
+                _ = try await replica.sync(.get, "/users", body: users(named: "m"))
+            }
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "attempt \(attempt): the WAL is still there")
+            // GRDB's default busy mode fails at once on a lock: what a reader of another process may use.
+            var configuration = Configuration()
+            configuration.readonly = true
+            let reader = try DatabaseQueue(path: path, configuration: configuration)
+            #expect(try await reader.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM users WHERE name LIKE 'm%'") } == 20_000)
+        }
     }
 
     @Test("a file store checkpoints after its writes, Replica's and a caller's own; close() waits for the checkpoint; read-only stores have none")
