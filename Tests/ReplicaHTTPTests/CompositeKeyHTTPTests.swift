@@ -195,7 +195,7 @@ struct CompositeKeyMockServerTests {
         let directory = try TemporaryDirectory("replica-refs")
         let refs = MockResource(entity: try schema.requireEntity("Ref"), in: schema)
         let server = try await MockServer.start(resources: [refs],
-                                                options: MockServerOptions(store: try NestedKeySyncTests.mockStore(kind, in: directory)))
+                                                options: MockServerOptions(store: try await NestedKeySyncTests.mockStore(kind, in: directory)))
         let transport = HTTPTransport()
         try await withTeardown {
             #expect(try await server.load(json: try JSONValue(parsing: Self.seed), into: "refs").loaded == 4)
@@ -261,6 +261,7 @@ struct CompositeKeyMockServerTests {
         } teardown: {
             try? await transport.shutdown()
             await server.stop()
+            directory.remove()
         }
     }
 }

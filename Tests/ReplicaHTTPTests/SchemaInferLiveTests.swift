@@ -77,6 +77,7 @@ struct SchemaInferLiveTests {
     func command() async throws {
         try await Self.withIssuesAPI { base in
             let directory = try TemporaryDirectory("replica-infer-live")
+            defer { directory.remove() }
             let schema = directory.path("github.json")
             let inferred = try await ChildProcess.run(ChildProcess.replica, [
                 "schema", "infer", "--base-url", base, "--route", Self.pattern, "--header", "Authorization: Bearer t",
@@ -150,6 +151,7 @@ struct OpenAPIMockTests {
     @Test("replica schema infer --openapi writes the schema; a Swagger 2.0 document and mixed options are refused, saying why")
     func command() async throws {
         let directory = try TemporaryDirectory("replica-openapi")
+        defer { directory.remove() }
         let output = directory.path("petstore.json")
         let imported = try await ChildProcess.run(ChildProcess.replica, ["schema", "infer", "--openapi", Self.petStore.path, "-o", output])
         #expect(imported.status == 0, "\(imported.stderr)")

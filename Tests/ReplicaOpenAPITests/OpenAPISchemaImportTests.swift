@@ -420,6 +420,7 @@ struct OpenAPISchemaImportTests {
     @Test("malformed YAML names the file, line and column; a read error the file")
     func malformed() throws {
         let directory = try TemporaryDirectory("replica-openapi")
+        defer { directory.remove() }
         let url = URL(fileURLWithPath: directory.path("broken.yaml"))
         try Data("openapi: 3.1.0\ninfo:\n  title: Broken\n   version: \"1\"\npaths: {}\n".utf8).write(to: url)
         let error = #expect(throws: SchemaError.self) { _ = try OpenAPISchemaImport.schema(contentsOf: url) }

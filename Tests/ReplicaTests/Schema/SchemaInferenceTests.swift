@@ -151,6 +151,7 @@ struct SchemaInferenceTests {
     @Test("a file streams: a top-level array, an envelope, NDJSON; routes default to the file's name")
     func files() async throws {
         let directory = try TemporaryDirectory("replica-infer")
+        defer { directory.remove() }
         try Data(Self.search.utf8).write(to: URL(fileURLWithPath: directory.path("users.json")))
         try Data(#"{"id": 1, "name": "Zoë", "numberOfKids": 2}\#n{"id": 2, "name": "Ann", "numberOfKids": 0, "kilometersWalked": 2.5}\#n"#.utf8)
             .write(to: URL(fileURLWithPath: directory.path("people.ndjson")))
