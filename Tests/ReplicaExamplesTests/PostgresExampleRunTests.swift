@@ -14,7 +14,7 @@ struct PostgresExampleRunTests {
 
     @Test("the PostgreSQL example imports people; the live example counts the parents; the client example syncs three pages")
     func postgresExamples() async throws {
-        let url = try PostgresCluster.start().makeDatabase()
+        let url = try await PostgresCluster.start().makeDatabase()
         let people = FileManager.default.temporaryDirectory.appendingPathComponent("people-\(UUID().uuidString).json")
         let json = "[" + (1...5).map { #"{"id": \#($0), "name": "P\#($0)", "numberOfKids": \#($0)}"# }.joined(separator: ", ") + "]"
         try Data(json.utf8).write(to: people)
@@ -28,7 +28,7 @@ struct PostgresExampleRunTests {
         try await withTeardown {
             _ = try await server.load(json: try JSONValue(parsing: #"[{"id": 1, "name": "ann"}, {"id": 2, "name": "bob"}, {"id": 3, "name": "cy"}]"#),
                                       into: "people")
-            let clientURL = try PostgresCluster.start().makeDatabase()
+            let clientURL = try await PostgresCluster.start().makeDatabase()
             let api = try #require(URL(string: server.baseURL))
             let result = try await postgresClientExample(url: clientURL, schemaFile: Self.schemaFile, api: api, transport: transport)
             #expect(result.status == 200)

@@ -24,7 +24,7 @@ struct StoreProtocolExampleTests {
 
     @Test("on PostgreSQL: the same function, the same results")
     func postgres() async throws {
-        let url = try PostgresCluster.start().makeDatabase()
+        let url = try await PostgresCluster.start().makeDatabase()
         let replica = try await PostgresReplica.open(url: url, schema: Self.schema())
         let count: Int
         let names: [AttributeValue?]

@@ -41,7 +41,7 @@ struct ManyToManySyncTests {
     func pagedSyncLinks(kind: String) async throws {
         let schema = try Self.schema()
         let directory = try TemporaryDirectory("replica-m2m")
-        let mockStore = try NestedKeySyncTests.mockStore(kind, in: directory)
+        let mockStore = try await NestedKeySyncTests.mockStore(kind, in: directory)
         let server = try await MockServer.start(resources: MockResource.resources(for: schema),
                                                 options: MockServerOptions(store: mockStore))
         try await withTeardown {

@@ -8,10 +8,10 @@ import Testing
 @Suite("Sync from the mock server keeps values under dotted JSON keys")
 struct NestedKeySyncTests {
     /// A fresh mock store of each kind: in memory, an SQLite file, a database of the test PostgreSQL cluster.
-    static func mockStore(_ kind: String, in directory: TemporaryDirectory) throws -> any MockStore {
+    static func mockStore(_ kind: String, in directory: TemporaryDirectory) async throws -> any MockStore {
         switch kind {
         case "sqlite": return try SQLiteMockStore(path: directory.path("mock.sqlite"))
-        case "postgres": return try PostgresMockStore(url: try PostgresCluster.start().makeDatabase())
+        case "postgres": return try PostgresMockStore(url: try await PostgresCluster.start().makeDatabase())
         default: return MemoryMockStore()
         }
     }
@@ -23,7 +23,7 @@ struct NestedKeySyncTests {
         let resources = MockResource.resources(for: schema)
         let places = try #require(resources.first)
         let directory = try TemporaryDirectory("replica-http")
-        let mockStore = try Self.mockStore(kind, in: directory)
+        let mockStore = try await Self.mockStore(kind, in: directory)
         let server = try await MockServer.start(resources: resources, options: MockServerOptions(store: mockStore))
         try await withTeardown {
             let seed = try JSONValue(parsing: """

@@ -8,8 +8,8 @@ import Testing
 struct LockTimeoutTests {
     @Test("a write that waits longer than SyncOptions.busyTimeout for another writer's lock fails with .busy and writes nothing")
     func busyTimeout() async throws {
-        let cluster = try PostgresCluster.start()
-        let url = try cluster.makeDatabase()
+        let cluster = try await PostgresCluster.start()
+        let url = try await cluster.makeDatabase()
         let replica = try await PostgresReplica.open(url: url, schema: TestStore.schema())
         try await withTeardown {
             _ = try await replica.sync(.get, "/people", body: peopleJSON([(1, "Ann", nil)]))
@@ -60,8 +60,8 @@ struct LockTimeoutTests {
 struct PostgresOpeningCheckTests {
     @Test("a system column name is refused before connecting; the database stays empty and opens with the fixed schema")
     func systemColumnName() async throws {
-        let cluster = try PostgresCluster.start()
-        let url = try cluster.makeDatabase()
+        let cluster = try await PostgresCluster.start()
+        let url = try await cluster.makeDatabase()
         let bad = try Schema(json: Data(#"{"name": "jobs", "version": 1, "entities": {"Job": {"attributes": {"id": "integer", "xmin": "integer"}}}}"#.utf8),
                              file: "jobs.json")
         let error = await #expect(throws: StoreError.self) { _ = try await PostgresReplica.open(url: url, schema: bad) }

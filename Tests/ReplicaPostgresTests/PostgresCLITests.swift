@@ -37,7 +37,7 @@ struct PostgresCLITests {
 
     @Test("replica import in another process is seen by this one's observer; replica query reads it")
     func importAndQuery() async throws {
-        let url = try PostgresCluster.start().makeDatabase()
+        let url = try await PostgresCluster.start().makeDatabase()
         let schemaPath = packageRoot.appendingPathComponent("Schemas/people.json").path
         let watcher = try await PostgresReplica.open(url: url, schema: try TestStore.schema())
         try await withTeardown {
@@ -78,7 +78,7 @@ struct PostgresCLITests {
 extension PostgresCLITests {
     @Test("replica sync --db postgres:// syncs a paged API; a second run answers 304 from the records the first wrote")
     func syncIntoPostgres() async throws {
-        let url = try PostgresCluster.start().makeDatabase()
+        let url = try await PostgresCluster.start().makeDatabase()
         let schemaPath = packageRoot.appendingPathComponent("Schemas/people.json").path
         let server = try await MockServer.start(resources: MockResource.resources(for: try TestStore.schema()))
         try await withTeardown {
@@ -115,7 +115,7 @@ extension PostgresCLITests {
 
     @Test("replica demo --db postgres:// syncs the blog into PostgreSQL and keeps the watched scope in sync")
     func demoOnPostgres() async throws {
-        let url = try PostgresCluster.start().makeDatabase()
+        let url = try await PostgresCluster.start().makeDatabase()
         let demo = await Self.run(["demo", "--db", url, "--users", "40", "--latency", "1", "--duration", "1"])
         #expect(demo.ok, "\(demo.output)")
         #expect(demo.output.contains("  GET /bootstrap (MANY): 40 objects, 40 rows inserted, in "), "\(demo.output)")
@@ -146,7 +146,7 @@ extension PostgresCLITests {
 
     @Test("replica watch on PostgreSQL prints the diff of an import made by another process")
     func watchSeesImport() async throws {
-        let url = try PostgresCluster.start().makeDatabase()
+        let url = try await PostgresCluster.start().makeDatabase()
         let schemaPath = packageRoot.appendingPathComponent("Schemas/people.json").path
         let directory = try TemporaryDirectory("replica-watch")
         defer { directory.remove() }

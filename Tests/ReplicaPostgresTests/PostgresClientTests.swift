@@ -25,7 +25,7 @@ struct PostgresClientTests {
             let resources = MockResource.resources(for: schema)
             let people = try #require(resources.first { $0.name == "people" })
             let server = try await MockServer.start(resources: resources)
-            let url = try PostgresCluster.start().makeDatabase()
+            let url = try await PostgresCluster.start().makeDatabase()
             let first = try await PostgresReplica.open(url: url, schema: schema)
             let second = try await PostgresReplica.open(url: url)
             return Fleet(server: server, transport: HTTPTransport(), url: url, first: first, second: second, people: people)
@@ -52,8 +52,8 @@ struct PostgresClientTests {
             try await first.rows(RowQuery("Person", sort: [.ascending("id")])).map { $0["name"]?.description ?? "-" }
         }
 
-        func cacheRows() throws -> String {
-            try PostgresCluster.start().psql(url, "SELECT url, etag IS NOT NULL, octet_length(keys) FROM replica_http_cache ORDER BY url")
+        func cacheRows() async throws -> String {
+            try await PostgresCluster.start().psql(url, "SELECT url, etag IS NOT NULL, octet_length(keys) FROM replica_http_cache ORDER BY url")
         }
     }
 
@@ -106,7 +106,7 @@ struct PostgresClientTests {
         fleet.server.setConditions(MockConditions(faults: [MockFault(.status(500), method: "GET", path: "/people", query: ["_page": "3"])]))
         await #expect(throws: ClientError.self) { try await client.call(path) }
         #expect(try await fleet.names() == [])
-        #expect(try fleet.cacheRows() == "")
+        #expect(try await fleet.cacheRows() == "")
 
         fleet.server.setConditions(MockConditions())
         let result = try await client.call(path)
@@ -115,7 +115,7 @@ struct PostgresClientTests {
         #expect(try await fleet.names().count == 10)
         // One record per page, each with its validator and its page's keys: the 8-byte mark, the
         // count, 4, 4 and 2 consecutive integers a byte each, no texts.
-        let records = try fleet.cacheRows().split(separator: "\n").map { $0.split(separator: "|").dropFirst().joined(separator: "|") }
+        let records = try await fleet.cacheRows().split(separator: "\n").map { $0.split(separator: "|").dropFirst().joined(separator: "|") }
         #expect(records == ["t|14", "t|14", "t|12"])
 
         // Unchanged: every page answers 304 from the shared records.

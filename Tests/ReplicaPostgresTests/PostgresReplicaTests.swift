@@ -23,7 +23,7 @@ struct PostgresReplicaTests {
 
     @Test("connection refused, an unknown database and a schema mismatch are errors naming the URL without its password")
     func openErrors() async throws {
-        let cluster = try PostgresCluster.start()
+        let cluster = try await PostgresCluster.start()
         let schema = try TestStore.schema()
         let closedPort = try PostgresCluster.freePort()
         let refused = await #expect(throws: PostgresStoreError.self) {
@@ -39,7 +39,7 @@ struct PostgresReplicaTests {
         #expect(unknown?.code == .unknownDatabase)
         #expect(unknown?.description == "postgres://postgres@127.0.0.1:\(cluster.port)/nothing_here: database \"nothing_here\" does not exist")
 
-        let url = try cluster.makeDatabase()
+        let url = try await cluster.makeDatabase()
         let replica = try await PostgresReplica.open(url: url, schema: schema)
         await replica.close()
         let blog = try TestStore.schema("blog.json")
@@ -54,7 +54,7 @@ struct PostgresReplicaTests {
 
     @Test("a higher schema version adds its attribute to the existing table, keeping the rows")
     func additiveMigration() async throws {
-        let url = try PostgresCluster.start().makeDatabase()
+        let url = try await PostgresCluster.start().makeDatabase()
         let schema = try TestStore.schema()
         let replica = try await PostgresReplica.open(url: url, schema: schema)
         _ = try await withTeardown {
@@ -79,7 +79,7 @@ struct PostgresReplicaTests {
 
     @Test("an observer of another replica on the same database gets its syncs' change sets, keys and all")
     func otherProcessesSeeCommits() async throws {
-        let url = try PostgresCluster.start().makeDatabase()
+        let url = try await PostgresCluster.start().makeDatabase()
         let schema = try TestStore.schema()
         let writer = try await PostgresReplica.open(url: url, schema: schema)
         let watcher = try await PostgresReplica.open(url: url)
@@ -105,7 +105,7 @@ struct PostgresReplicaTests {
 
     @Test("two replicas syncing one collection at once never interleave: the result is one sync whole")
     func manyWriters() async throws {
-        let url = try PostgresCluster.start().makeDatabase()
+        let url = try await PostgresCluster.start().makeDatabase()
         let schema = try TestStore.schema()
         let a = try await PostgresReplica.open(url: url, schema: schema)
         let b = try await PostgresReplica.open(url: url)
@@ -167,7 +167,7 @@ struct PostgresSQLTests {
 struct OpenReplicaStoreTests {
     @Test("postgres:// opens a PostgreSQL replica; sqlite:, file: and plain paths an SQLite engine; both read alike")
     func byURL() async throws {
-        let url = try PostgresCluster.start().makeDatabase()
+        let url = try await PostgresCluster.start().makeDatabase()
         let directory = try TemporaryDirectory("replica-open")
         defer { directory.remove() }
         let schema = try TestStore.schema()

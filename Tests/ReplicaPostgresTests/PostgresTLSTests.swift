@@ -11,14 +11,14 @@ import Testing
 @Suite("PostgreSQL over TLS")
 struct PostgresTLSTests {
     /// A new database on the TLS cluster: its URL with `host` and the query `parameters`.
-    static func database(host: String = "127.0.0.1", _ parameters: String) throws -> String {
-        let url = try PostgresCluster.startTLS().makeDatabase().replacingOccurrences(of: "@127.0.0.1:", with: "@\(host):")
+    static func database(host: String = "127.0.0.1", _ parameters: String) async throws -> String {
+        let url = try await PostgresCluster.startTLS().makeDatabase().replacingOccurrences(of: "@127.0.0.1:", with: "@\(host):")
         return url + (parameters.isEmpty ? "" : "?" + parameters)
     }
 
     /// The TLS cluster's CA and server certificates.
-    static func tlsFiles() throws -> PostgresCluster.TLSFiles {
-        try #require(try PostgresCluster.startTLS().tls)
+    static func tlsFiles() async throws -> PostgresCluster.TLSFiles {
+        try #require(try await PostgresCluster.startTLS().tls)
     }
 
     /// What the server says of one connection made as the replica makes them:
@@ -41,8 +41,8 @@ struct PostgresTLSTests {
 
     /// The replica's own sessions on `url`'s database as the server sees them, from a psql
     /// session of its own: how many, and how many are encrypted.
-    static func replicaSessions(_ url: String) throws -> (all: Int, encrypted: Int) {
-        let cluster = try PostgresCluster.startTLS()
+    static func replicaSessions(_ url: String) async throws -> (all: Int, encrypted: Int) {
+        let cluster = try await PostgresCluster.startTLS()
         let plain = try #require(url.split(separator: "?").first.map(String.init))
         let counts = try cluster.psql(plain, """
             SELECT count(*) || ' ' || count(*) FILTER (WHERE s.ssl) FROM pg_stat_activity a JOIN pg_stat_ssl s USING (pid)
@@ -54,7 +54,7 @@ struct PostgresTLSTests {
 
     @Test("sslmode=require syncs and reads through a PostgresReplica, observed over LISTEN, every session encrypted")
     func requireSyncsEncrypted() async throws {
-        let url = try Self.database("sslmode=require")
+        let url = try await Self.database("sslmode=require")
         #expect(try await Self.isEncrypted(url))
         let schema = try TestStore.schema()
         let replica = try await PostgresReplica.open(url: url, schema: schema)
@@ -67,7 +67,7 @@ struct PostgresTLSTests {
             #expect(seen["Person"]?.inserted.integers == [1, 2])
             let names = try await watcher.rows(RowQuery("Person", sort: [.ascending("name")])).map { $0["name"] }
             #expect(names == [.string("Ann"), .string("Bob")])
-            let sessions = try Self.replicaSessions(url)
+            let sessions = try await Self.replicaSessions(url)
             // Each replica's pooled connection and the watcher's LISTEN connection at least.
             #expect(sessions.all >= 3)
             #expect(sessions.encrypted == sessions.all)
@@ -79,8 +79,8 @@ struct PostgresTLSTests {
 
     @Test("sslmode=verify-full with the cluster's CA connects to localhost, the name in its certificate")
     func verifyFullLocalhost() async throws {
-        let tls = try Self.tlsFiles()
-        let url = try Self.database(host: "localhost", "sslmode=verify-full&sslrootcert=\(tls.caCertificate)")
+        let tls = try await Self.tlsFiles()
+        let url = try await Self.database(host: "localhost", "sslmode=verify-full&sslrootcert=\(tls.caCertificate)")
         #expect(try await Self.isEncrypted(url))
         let replica = try await PostgresReplica.open(url: url, schema: try TestStore.schema())
         try await withTeardown {
@@ -94,15 +94,15 @@ struct PostgresTLSTests {
 
     @Test("sslmode=verify-ca checks the chain, not the host: 127.0.0.1 connects with the right CA")
     func verifyCAIgnoresHost() async throws {
-        let tls = try Self.tlsFiles()
-        let url = try Self.database("sslmode=verify-ca&sslrootcert=\(tls.caCertificate)")
+        let tls = try await Self.tlsFiles()
+        let url = try await Self.database("sslmode=verify-ca&sslrootcert=\(tls.caCertificate)")
         #expect(try await Self.isEncrypted(url))
     }
 
     @Test("sslmode=verify-full to 127.0.0.1, which the certificate does not name, fails with tlsFailed naming the host")
     func verifyFullWrongHost() async throws {
-        let tls = try Self.tlsFiles()
-        let url = try Self.database("sslmode=verify-full&sslrootcert=\(tls.caCertificate)")
+        let tls = try await Self.tlsFiles()
+        let url = try await Self.database("sslmode=verify-full&sslrootcert=\(tls.caCertificate)")
         let refused = await #expect(throws: PostgresStoreError.self) {
             _ = try await PostgresReplica.open(url: url, schema: try TestStore.schema())
         }
@@ -114,9 +114,9 @@ struct PostgresTLSTests {
 
     @Test("a certificate signed by another CA fails under verify-full, verify-ca and require with sslrootcert")
     func otherCA() async throws {
-        let tls = try Self.tlsFiles()
+        let tls = try await Self.tlsFiles()
         for (host, mode) in [("localhost", "verify-full"), ("127.0.0.1", "verify-ca"), ("127.0.0.1", "require")] {
-            let url = try Self.database(host: host, "sslmode=\(mode)&sslrootcert=\(tls.otherCACertificate)")
+            let url = try await Self.database(host: host, "sslmode=\(mode)&sslrootcert=\(tls.otherCACertificate)")
             let refused = await #expect(throws: PostgresStoreError.self) {
                 _ = try await PostgresReplica.open(url: url, schema: try TestStore.schema())
             }
@@ -128,7 +128,7 @@ struct PostgresTLSTests {
 
     @Test("sslmode=require against the shared cluster, which has no TLS, fails clearly; prefer goes on unencrypted")
     func requireWithoutServerTLS() async throws {
-        let plain = try PostgresCluster.start().makeDatabase()
+        let plain = try await PostgresCluster.start().makeDatabase()
         let url = plain.replacingOccurrences(of: "postgres@", with: "postgres:hunter2@") + "?sslmode=require"
         let refused = await #expect(throws: PostgresStoreError.self) {
             _ = try await PostgresReplica.open(url: url, schema: try TestStore.schema())
@@ -142,25 +142,25 @@ struct PostgresTLSTests {
 
     @Test("sslmode=disable against the TLS cluster connects unencrypted; no sslmode (prefer) encrypts")
     func disableAndDefault() async throws {
-        let url = try Self.database("sslmode=disable")
+        let url = try await Self.database("sslmode=disable")
         #expect(try await Self.isEncrypted(url) == false)
         let replica = try await PostgresReplica.open(url: url, schema: try TestStore.schema())
         try await withTeardown {
             _ = try await replica.sync(.get, "/people", body: peopleJSON([(1, "Ann", 2)]))
-            let sessions = try Self.replicaSessions(url)
+            let sessions = try await Self.replicaSessions(url)
             #expect(sessions.all >= 1)
             #expect(sessions.encrypted == 0)
         } teardown: {
             await replica.close()
         }
-        let preferred = try Self.database("")
+        let preferred = try await Self.database("")
         #expect(try await Self.isEncrypted(preferred))
     }
 
     @Test("replica import and query take a verify-full URL; a wrong CA is a clear error without the password")
     func commandLine() async throws {
-        let tls = try Self.tlsFiles()
-        let url = try Self.database(host: "localhost", "sslmode=verify-full&sslrootcert=\(tls.caCertificate)")
+        let tls = try await Self.tlsFiles()
+        let url = try await Self.database(host: "localhost", "sslmode=verify-full&sslrootcert=\(tls.caCertificate)")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("people-\(UUID().uuidString).json")
         try peopleJSON([(1, "Ann", 2), (2, "Bob", 0)]).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }

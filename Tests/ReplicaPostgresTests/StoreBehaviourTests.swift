@@ -30,7 +30,7 @@ struct TestStore {
             let engine = try SQLiteReplica(store: Store(path: directory.path("test.sqlite"), schema: schema))
             return TestStore(store: engine, close: { directory.remove() }, url: nil)
         case .postgres:
-            let url = try PostgresCluster.start().makeDatabase()
+            let url = try await PostgresCluster.start().makeDatabase()
             let replica = try await PostgresReplica.open(url: url, schema: schema)
             return TestStore(store: replica, close: { await replica.close() }, url: url)
         }

@@ -69,7 +69,7 @@ struct MockServerAPIRouteTests {
     func petStorePaths(kind: String) async throws {
         let schema = try Self.schema(Self.petStore)
         try await withServer(MockResource.resources(for: schema), routes: MockRoute.routes(for: schema),
-                             options: MockServerOptions(store: try Fixture.store(kind))) { server, client in
+                             options: MockServerOptions(store: try await Fixture.store(kind))) { server, client in
             let created = try await client.post("/pet", #"{"name": "doggie", "status": "available", "photoUrls": ["a.png"]}"#)
             #expect(created.status == 201)
             #expect(created.header("Location") == "/pet/1")
@@ -120,7 +120,7 @@ struct MockServerAPIRouteTests {
     func lookupByProperty(kind: String) async throws {
         let schema = try Self.schema(Self.petStore)
         try await withServer(MockResource.resources(for: schema), routes: MockRoute.routes(for: schema),
-                             options: MockServerOptions(store: try Fixture.store(kind))) { _, client in
+                             options: MockServerOptions(store: try await Fixture.store(kind))) { _, client in
             let created = try await client.post("/user", #"{"username": "theUser", "email": "john@email.com"}"#)
             #expect(created.status == 201)
             // No GET route by key: Location is RESTEasy's.

@@ -19,7 +19,7 @@ struct MockServerCollectionTests {
 
     @Test("filters by property, typed", arguments: ["memory", "sqlite", "postgres"])
     func filters(kind: String) async throws {
-        try await withServer([Self.cars], options: MockServerOptions(store: try Fixture.store(kind))) { server, client in
+        try await withServer([Self.cars], options: MockServerOptions(store: try await Fixture.store(kind))) { server, client in
             try await Self.seed(server)
             let red = try await client.get("/cars?color=red")
             #expect(red.json?.arrayValue?.count == 13)
@@ -35,7 +35,7 @@ struct MockServerCollectionTests {
 
     @Test("sorts with _sort and _order", arguments: ["memory", "sqlite", "postgres"])
     func sorting(kind: String) async throws {
-        try await withServer([Self.cars], options: MockServerOptions(store: try Fixture.store(kind))) { server, client in
+        try await withServer([Self.cars], options: MockServerOptions(store: try await Fixture.store(kind))) { server, client in
             try await Self.seed(server)
             let desc = try await client.get("/cars?_sort=name&_order=desc&_limit=3")
             #expect(desc.json?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["car25", "car24", "car23"])
@@ -50,7 +50,7 @@ struct MockServerCollectionTests {
 
     @Test("_page/_limit pages with Link and X-Total-Count", arguments: ["memory", "sqlite", "postgres"])
     func pages(kind: String) async throws {
-        try await withServer([Self.cars], options: MockServerOptions(store: try Fixture.store(kind))) { server, client in
+        try await withServer([Self.cars], options: MockServerOptions(store: try await Fixture.store(kind))) { server, client in
             try await Self.seed(server)
             let page2 = try await client.get("/cars?_page=2&_limit=10")
             #expect(page2.status == 200)

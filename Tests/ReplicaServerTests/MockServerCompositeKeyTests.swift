@@ -57,7 +57,7 @@ struct MockServerCompositeKeyTests {
 
     @Test("show, list within leading parts, create, update and delete by the whole key", arguments: stores)
     func crudByTuple(kind: String) async throws {
-        try await withServer([try Self.refs], options: MockServerOptions(store: try Fixture.store(kind))) { server, client in
+        try await withServer([try Self.refs], options: MockServerOptions(store: try await Fixture.store(kind))) { server, client in
             #expect(try await server.load(json: Self.seed, into: "refs").loaded == 3)
 
             // The whole collection in key order; the leading parts filter it.
@@ -137,7 +137,7 @@ struct MockServerCompositeKeyTests {
         let stars = MockResource("stars", properties: [MockProperty("starred_at", .string)],
                                  primaryKey: .composite([MockProperty("user_id", .integer), MockProperty("repo", .string)]))
         #expect(stars.properties.map(\.name) == ["user_id", "repo", "starred_at"])
-        try await withServer([stars], options: MockServerOptions(store: try Fixture.store(kind))) { server, client in
+        try await withServer([stars], options: MockServerOptions(store: try await Fixture.store(kind))) { server, client in
             for (user, repo) in [(10, "b"), (9, "z"), (10, "a"), (100, "a")] {
                 let reply = try await client.post("/stars/\(user)", #"{"repo": "\#(repo)", "starred_at": "2011-01-26T19:06:43Z"}"#)
                 #expect(reply.status == 201)
@@ -164,7 +164,7 @@ struct MockServerCompositeKeyTests {
 
     @Test("a stored table keyed otherwise is refused with both keys named, not written through", arguments: ["sqlite", "postgres"])
     func storedKeyMismatch(kind: String) async throws {
-        let store = try Fixture.store(kind)
+        let store = try await Fixture.store(kind)
         let byID = MockResource("refs", properties: [MockProperty("owner", .string), MockProperty("repo", .string),
                                                      MockProperty("ref", .string)])
         try await store.addResource(byID)

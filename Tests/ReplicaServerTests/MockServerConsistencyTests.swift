@@ -56,7 +56,7 @@ struct MockServerConsistencyTests {
 
     @Test("If-Modified-Since still answers 304 when nothing was written after the read", arguments: ["memory", "sqlite", "postgres"])
     func notModifiedStillWorks(store: String) async throws {
-        try await withServer(try Fixture.peopleResources, options: MockServerOptions(store: try Fixture.store(store))) { _, client in
+        try await withServer(try Fixture.peopleResources, options: MockServerOptions(store: try await Fixture.store(store))) { _, client in
             _ = try await client.post("/people", #"{"name":"john"}"#)
             let first = try await client.get("/people")
             let modified = try #require(first.header("Last-Modified"))
@@ -74,7 +74,7 @@ struct MockServerConsistencyTests {
 
     @Test("objects come back by primary key, unsorted and on sort ties", arguments: ["memory", "sqlite", "postgres"])
     func primaryKeyOrder(store: String) async throws {
-        let options = MockServerOptions(store: try Fixture.store(store))
+        let options = MockServerOptions(store: try await Fixture.store(store))
         try await withServer(try Fixture.peopleResources, options: options) { (_: MockServer, client: Client) async throws in
             for (id, name) in [(3, "bea"), (1, "bea"), (2, "al"), (5, "al"), (4, "bea")] {
                 #expect(try await client.post("/people", #"{"id":\#(id),"name":"\#(name)"}"#).status == 201)
@@ -92,7 +92,7 @@ struct MockServerConsistencyTests {
     @Test("string primary keys: inserted c, a, b come back a, b, c, and sort ties by key", arguments: ["memory", "sqlite", "postgres"])
     func stringKeyOrder(store: String) async throws {
         let tags = MockResource("tags", properties: [MockProperty("label", .string)], primaryKey: .string("slug"))
-        let options = MockServerOptions(store: try Fixture.store(store))
+        let options = MockServerOptions(store: try await Fixture.store(store))
         try await withServer([tags], options: options) { (_: MockServer, client: Client) async throws in
             for (slug, label) in [("c", "x"), ("a", "x"), ("b", "w")] {
                 #expect(try await client.post("/tags", #"{"slug":"\#(slug)","label":"\#(label)"}"#).status == 201)

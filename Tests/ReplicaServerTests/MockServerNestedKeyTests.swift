@@ -18,7 +18,7 @@ struct MockServerNestedKeyTests {
 
     @Test("a POST with nested objects stores each attribute; answers nest them, prefixes merged, nulls kept", arguments: stores)
     func roundTrip(kind: String) async throws {
-        let store = try Fixture.store(kind)
+        let store = try await Fixture.store(kind)
         let places = try #require(try Fixture.placesResources.first)
         #expect(places.properties.map(\.name) == ["id", "name", "address.city", "address.zip", "address.geo.lat"])
         try await withServer([places], options: MockServerOptions(store: store)) { _, client in
@@ -41,7 +41,7 @@ struct MockServerNestedKeyTests {
 
     @Test("PUT and PATCH merge nested members; \"address\": null clears them all", arguments: stores)
     func merging(kind: String) async throws {
-        try await withServer(try Fixture.placesResources, options: MockServerOptions(store: try Fixture.store(kind))) { _, client in
+        try await withServer(try Fixture.placesResources, options: MockServerOptions(store: try await Fixture.store(kind))) { _, client in
             _ = try await client.post("/places", #"{"name":"home","address":{"city":"Paris","zip":"75001","geo":{"lat":48.5}}}"#)
             let patched = try await client.patch("/places/1", #"{"address":{"city":"Lyon"}}"#)
             #expect(patched.status == 200)
@@ -81,7 +81,7 @@ struct MockServerNestedKeyTests {
 
     @Test("filters and sorts name the dotted property", arguments: stores)
     func filtersAndSorts(kind: String) async throws {
-        try await withServer(try Fixture.placesResources, options: MockServerOptions(store: try Fixture.store(kind))) { server, client in
+        try await withServer(try Fixture.placesResources, options: MockServerOptions(store: try await Fixture.store(kind))) { server, client in
             let data = JSONValue.parse("""
                 {"places": [{"name": "a", "address": {"city": "Paris", "zip": "75002"}},
                             {"name": "b", "address": {"city": "Lyon", "zip": "69001"}},
@@ -104,7 +104,7 @@ struct MockServerNestedKeyTests {
     func loading(kind: String) async throws {
         let directory = try TemporaryDirectory("replica-server")
         defer { directory.remove() }
-        try await withServer(try Fixture.placesResources, options: MockServerOptions(store: try Fixture.store(kind))) { server, client in
+        try await withServer(try Fixture.placesResources, options: MockServerOptions(store: try await Fixture.store(kind))) { server, client in
             let file = directory.url("seed.json")
             try Data(#"{"places": [{"id": 7, "name": "a", "address": {"city": "Nice", "zip": "06000", "geo": {"lat": 43.7}}}, {"address": 5}]}"#.utf8)
                 .write(to: file)

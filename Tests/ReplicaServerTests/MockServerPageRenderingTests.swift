@@ -317,7 +317,7 @@ struct MockServerPageRenderingTests {
 
     @Test("a page over HTTP is byte for byte the JSONValue path's, headers, ETag and 304 included", arguments: stores)
     func overHTTP(kind: String) async throws {
-        let store = try Fixture.store(kind)
+        let store = try await Fixture.store(kind)
         let things = Self.things
         try await withServer([things], options: MockServerOptions(store: store)) { server, client in
             _ = try await store.upsert(things, objects: Self.rows(count: 300))
@@ -370,7 +370,7 @@ struct MockServerPageRenderingTests {
 
     @Test("children, envelopes and nested keys render as the JSONValue path does", arguments: stores)
     func routes(kind: String) async throws {
-        let store = try Fixture.store(kind)
+        let store = try await Fixture.store(kind)
         var resources = try Fixture.peopleResources
         resources += try Fixture.placesResources
         let routes = [MockRoute("GET", "/api/people", resource: "people", envelope: "data.people"),

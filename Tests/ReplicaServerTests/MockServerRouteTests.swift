@@ -102,7 +102,7 @@ struct MockServerRouteTests {
     func stringKeys() async throws {
         let tags = MockResource("tags", properties: [MockProperty("label", .string)], primaryKey: .string("slug"))
         for kind in ["memory", "sqlite"] {
-            try await withServer([tags], options: MockServerOptions(store: try Fixture.store(kind))) { _, client in
+            try await withServer([tags], options: MockServerOptions(store: try await Fixture.store(kind))) { _, client in
                 let given = try await client.post("/tags", #"{"slug":"swift lang","label":"Swift"}"#)
                 #expect(given.status == 201)
                 #expect(given.header("Location") == "/tags/swift%20lang")

@@ -7,7 +7,7 @@ import Testing
 struct MockServerStoreTests {
     @Test("the MockStore protocol: count, get, all, children, create, modify, delete", arguments: ["memory", "sqlite", "postgres"])
     func protocolOperations(kind: String) async throws {
-        let store = try Fixture.store(kind)
+        let store = try await Fixture.store(kind)
         let resources = try Fixture.peopleResources
         let (people, cars) = (resources[0], resources[1])
         try await store.addResource(people)
@@ -39,7 +39,7 @@ struct MockServerStoreTests {
 
     @Test("text with NUL and control bytes is stored and served whole", arguments: ["memory", "sqlite"])
     func nulInText(kind: String) async throws {
-        let store = try Fixture.store(kind)
+        let store = try await Fixture.store(kind)
         let people = try Fixture.peopleResources[0]
         try await store.addResource(people)
         let name = "a\u{0}b\u{1}c\u{0}"
@@ -52,7 +52,7 @@ struct MockServerStoreTests {
 
     @Test("PostgreSQL refuses text with a NUL byte with a 422 naming the property, and stores control bytes whole")
     func nulInPostgres() async throws {
-        let store = try Fixture.store("postgres")
+        let store = try await Fixture.store("postgres")
         let people = try Fixture.peopleResources[0]
         try await store.addResource(people)
         await #expect { try await store.create(people, values: ["name": .string("a\u{0}b")]) } throws: { error in
@@ -66,7 +66,7 @@ struct MockServerStoreTests {
 
     @Test("integers beyond Int64 keep every digit in json properties", arguments: ["memory", "sqlite", "postgres"])
     func bigIntegers(kind: String) async throws {
-        let store = try Fixture.store(kind)
+        let store = try await Fixture.store(kind)
         let things = MockResource("things", properties: [MockProperty("j", .json)])
         try await store.addResource(things)
         let big = JSONValue.bigInteger("12345678901234567890")
@@ -128,7 +128,7 @@ struct MockServerStoreTests {
 
     @Test("concurrent clients against the SQLite store lose no writes")
     func concurrentWrites() async throws {
-        let store = try Fixture.store("sqlite")
+        let store = try await Fixture.store("sqlite")
         try await withServer(try Fixture.peopleResources, options: MockServerOptions(store: store)) { _, client in
             let clients = 40
             let deleted = try await withThrowingTaskGroup(of: Int.self) { group in

@@ -65,7 +65,7 @@ struct MockServerValidationTests {
             MockProperty("extra", .json), MockProperty("count", .integer), MockProperty("ratio", .double),
         ])
         for kind in ["memory", "sqlite"] {
-            try await withServer([things], options: MockServerOptions(store: try Fixture.store(kind))) { _, client in
+            try await withServer([things], options: MockServerOptions(store: try await Fixture.store(kind))) { _, client in
                 let body = #"{"flag":true,"when":"2024-05-01T10:00:00Z","bytes":"aGVsbG8=","extra":{"a":[1,2]},"count":2.0,"ratio":0.5}"#
                 let created = try await client.post("/things", body)
                 #expect(created.status == 201)
@@ -131,7 +131,7 @@ struct MockServerValidationTests {
     func sqlInValues(kind: String) async throws {
         let odd = MockResource("odd\"table; DROP TABLE x", properties: [MockProperty("we\"ird", .string)])
         let resources = try Fixture.peopleResources + [odd]
-        try await withServer(resources, options: MockServerOptions(store: try Fixture.store(kind))) { _, client in
+        try await withServer(resources, options: MockServerOptions(store: try await Fixture.store(kind))) { _, client in
             let evil = #"'); DROP TABLE people; --"#
             let created = try await client.post("/people", #"{"name":"\#(evil)"}"#)
             #expect(created.json?["name"] == .string(evil))

@@ -10,9 +10,9 @@ import Testing
 struct PostgresTLSMockStoreTests {
     @Test("a verify-full URL serves and stores objects over encrypted connections; a missing sslrootcert is storeFailed")
     func verifyFull() async throws {
-        let cluster = try PostgresCluster.startTLS()
+        let cluster = try await PostgresCluster.startTLS()
         let tls = try #require(cluster.tls)
-        let plain = try cluster.makeDatabase()
+        let plain = try await cluster.makeDatabase()
         let url = plain.replacingOccurrences(of: "@127.0.0.1:", with: "@localhost:")
             + "?sslmode=verify-full&sslrootcert=\(tls.caCertificate)"
         let store = try PostgresMockStore(url: url)

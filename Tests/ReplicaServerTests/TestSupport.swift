@@ -75,13 +75,22 @@ enum Fixture {
         get throws { MockResource.resources(for: try peopleSchema) }
     }
 
-    /// The two stores, by name, for parameterized tests.
-    /// A fresh store: `memory`, `sqlite` (a new file) or `postgres` (a new database of the test cluster).
-    static func store(_ kind: String) throws -> any MockStore {
+    /// The folder of this process's SQLite mock stores, made on first use and removed when the
+    /// process exits (`atexit`): the servers keep their stores open past the tests' last lines.
+    static let storeFolder: Result<TemporaryDirectory, any Error> = {
+        let folder = Result { try TemporaryDirectory("replica-server-stores") }
+        atexit { if case .success(let folder) = Fixture.storeFolder { folder.remove() } }
+        return folder
+    }()
+
+    /// A fresh store by name, for parameterized tests: `memory`, `sqlite` (a new file) or
+    /// `postgres` (a new database of the test cluster).
+    static func store(_ kind: String) async throws -> any MockStore {
         switch kind {
-        // The folder outlives the test: the store is handed to a server and never closed.
-        case "sqlite": return try SQLiteMockStore(path: try TemporaryDirectory("replica-server").path("mock.sqlite"))
-        case "postgres": return try PostgresMockStore(url: try PostgresCluster.start().makeDatabase())
+        // The file outlives the test (the store is handed to a server and never closed): it goes
+        // with the process's folder at exit.
+        case "sqlite": return try SQLiteMockStore(path: try storeFolder.get().path("mock-\(UUID().uuidString).sqlite"))
+        case "postgres": return try PostgresMockStore(url: try await PostgresCluster.start().makeDatabase())
         default: return MemoryMockStore()
         }
     }

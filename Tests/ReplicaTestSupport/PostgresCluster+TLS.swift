@@ -13,11 +13,11 @@ extension PostgresCluster {
     /// The TLS cluster, or an error saying why it cannot start (a failing test, never a skipped one).
     ///
     /// ```swift
-    /// let cluster = try PostgresCluster.startTLS()
-    /// let url = try cluster.makeDatabase().replacingOccurrences(of: "127.0.0.1", with: "localhost")
+    /// let cluster = try await PostgresCluster.startTLS()
+    /// let url = try await cluster.makeDatabase().replacingOccurrences(of: "127.0.0.1", with: "localhost")
     ///     + "?sslmode=verify-full&sslrootcert=" + (cluster.tls?.caCertificate ?? "")
     /// ```
-    package static func startTLS() throws -> PostgresCluster { try sharedTLS.get() }
+    package static func startTLS() async throws -> PostgresCluster { try await detached { try sharedTLS.get() } }
 
     /// The certificates of a TLS cluster, made with `openssl` in a folder of the cluster's.
     package struct TLSFiles: Sendable {

@@ -28,7 +28,27 @@ package final class PostgresCluster: Sendable {
     }
 
     /// The cluster, or an error saying why it cannot start (a failing test, never a skipped one).
-    package static func start() throws -> PostgresCluster { try shared.get() }
+    /// The first call starts it (`initdb`, `pg_ctl`) on a thread of its own, as ``detached(_:)`` says why.
+    ///
+    /// ```swift
+    /// let url = try await PostgresCluster.start().makeDatabase()
+    /// ```
+    package static func start() async throws -> PostgresCluster { try await detached { try shared.get() } }
+
+    /// Runs `work` on a thread of its own while the calling task waits without holding one of the
+    /// process's cooperative threads. There are as many of those as cores (two here): `initdb`,
+    /// `pg_ctl` or `psql` waited for on them would stall every other test's tasks for as long,
+    /// the handlers of their in-process servers included (tests then failed on 30 s timeouts
+    /// for work of milliseconds).
+    ///
+    /// ```swift
+    /// let output = try await PostgresCluster.detached { try PostgresCluster.run("/bin/true", []) }
+    /// ```
+    package static func detached<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try work() }) }.start()
+        }
+    }
 
     private static let counter = Counter()
 
@@ -67,11 +87,13 @@ package final class PostgresCluster: Sendable {
         throw lastError ?? ClusterError(message: "cannot start PostgreSQL")
     }
 
-    /// A new empty database; its URL.
-    package func makeDatabase() throws -> String {
+    /// A new empty database; its URL. `psql` runs on a thread of its own (see ``detached(_:)``).
+    package func makeDatabase() async throws -> String {
         let name = "replica_test_\(getpid())_\(Self.counter.next())"
-        try Self.run(binaries + "/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-q", "-v", "ON_ERROR_STOP=1",
-                                          "-c", "CREATE DATABASE \(name)", "postgres"])
+        _ = try await Self.detached { [binaries, port] in
+            try Self.run(binaries + "/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-q", "-v", "ON_ERROR_STOP=1",
+                                              "-c", "CREATE DATABASE \(name)", "postgres"])
+        }
         return "postgres://postgres@127.0.0.1:\(port)/\(name)"
     }
 
