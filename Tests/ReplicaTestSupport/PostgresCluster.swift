@@ -38,8 +38,8 @@ package final class PostgresCluster: Sendable {
     /// Runs `work` on a thread of its own while the calling task waits without holding one of the
     /// process's cooperative threads. There are as many of those as cores (two here): `initdb`,
     /// `pg_ctl` or `psql` waited for on them would stall every other test's tasks for as long,
-    /// the handlers of their in-process servers included (tests then failed on 30 s timeouts
-    /// for work of milliseconds).
+    /// the handlers of their in-process servers included, whose clients then wait on their
+    /// request timeouts.
     ///
     /// ```swift
     /// let output = try await PostgresCluster.detached { try PostgresCluster.run("/bin/true", []) }
