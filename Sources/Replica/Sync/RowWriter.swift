@@ -54,13 +54,45 @@ final class RowWriter {
             self.nestedCount = nestedCount
         }
         var last: UpsertStatements.LastUpsert? = nil
+        // Rows before this index were found to be no run (or part of a shorter one): row by row.
+        var rowByRowUntil = 0
+        var outcomes: [UpsertStatements.Outcome] = []
         try batch.rows.withUnsafeBufferPointer { rows in
             try batch.cells.withUnsafeBufferPointer { cells in
                 try batch.arena.withUnsafeBytes { arena in
                     // The arena always holds at least one byte.
                     guard let base = arena.baseAddress else { return }
-                    for index in rows.indices {
+                    var index = rows.startIndex
+                    while index < rows.endIndex {
+                        defer { index += 1 }
                         let row = rows[index]
+                        if index >= rowByRowUntil && !hasOtherKeys, let end = runEnd(rows, from: index, cells: cells) {
+                            let written: Bool
+                            do {
+                                written = try statements.writeRun(rows, index..<end, cells: cells, arena: base, outcomes: &outcomes)
+                            } catch let failure as UpsertStatements.RowFailure {
+                                let failed = failure.row ?? index
+                                let key = batch.key(ofRow: failed, keyIndex: keyIndexes[row.entity]).description
+                                throw SyncError(.database, "\(maps[row.entity].entity.name) \(key): \(failure.message)")
+                            }
+                            if written {
+                                let keyIndex = keyIndexes[row.entity]
+                                let isSeen = tracked[row.entity]
+                                for offset in 0..<(end - index) {
+                                    let key = cells[rows[index + offset].firstCell + keyIndex].payload
+                                    if !nested[row.entity].isEmpty { nested[row.entity][key] = nil }
+                                    switch outcomes[offset] {
+                                    case .inserted: changes[row.entity].inserted.integers.append(key)
+                                    case .updated: changes[row.entity].updated.integers.append(key)
+                                    case .unchanged: break
+                                    }
+                                    if isSeen { seen[row.entity].integers.append(key) }
+                                }
+                                index = end - 1
+                                continue
+                            }
+                            rowByRowUntil = end
+                        }
                         if row.isLinks {
                             try writeLinks(row, cells: cells, arena: base, batch: batch, changes: &changes)
                             continue
@@ -117,6 +149,27 @@ final class RowWriter {
                 }
             }
         }
+    }
+
+    /// Where the run of rows starting at `start` ends, when it is long enough to be written
+    /// together (``UpsertStatements/writeRun(_:_:cells:arena:outcomes:)``): consecutive top-level
+    /// rows of one entity with a single integer key, the same attributes present and an integer
+    /// key cell each.
+    private func runEnd(_ rows: UnsafeBufferPointer<RowBatch.Row>, from start: Int,
+                        cells: UnsafeBufferPointer<RowBatch.Cell>) -> Int? {
+        let first = rows[start]
+        guard first.isTopLevel, !first.isLinks, first.cellCount <= 64, rows.count - start >= UpsertStatements.minimumRunLength,
+              !maps[first.entity].entity.hasCompositeKey else { return nil }
+        let keyIndex = keyIndexes[first.entity]
+        guard keyIndex < first.cellCount else { return nil }
+        var end = start
+        while end < rows.count {
+            let row = rows[end]
+            guard row.entity == first.entity, row.mask == first.mask, row.cellCount == first.cellCount, row.isTopLevel,
+                  !row.isLinks, cells[row.firstCell + keyIndex].kind == .integer else { break }
+            end += 1
+        }
+        return end - start >= UpsertStatements.minimumRunLength ? end : nil
     }
 
     /// A row's cells and their text and blob bytes, exactly: equal for rows that write the same values.

@@ -13,6 +13,8 @@ final class UpsertStatements {
     struct RowFailure: Error {
         /// SQLite's message.
         var message: String
+        /// The index of the failing row in its batch, when a run of rows was written together.
+        var row: Int?
     }
 
     /// The statement cache key: the entity and which attributes are present (a bit mask for up
@@ -45,11 +47,15 @@ final class UpsertStatements {
         }
     }
 
-    private let connection: OpaquePointer
-    private let maps: [PropertyMap]
+    let connection: OpaquePointer
+    let maps: [PropertyMap]
     /// The primary key's attribute index by entity index.
-    private let keyIndexes: [Int]
+    let keyIndexes: [Int]
     private var upserts: [Key: OpaquePointer] = [:]
+    /// Per run shape (``UpsertStatements+Runs.swift``): the range scan reading the stored rows,
+    /// and the multi-row upserts writing them, by rows per statement.
+    var runScans: [Key: OpaquePointer] = [:]
+    var runWrites: [RunStatementKey: OpaquePointer] = [:]
     /// For objects lacking a non-null attribute without default: UPDATE, then INSERT if no row.
     private var partialUpdates: [Key: OpaquePointer] = [:]
     private var exists: [Int: OpaquePointer] = [:]
@@ -99,6 +105,8 @@ final class UpsertStatements {
 
     deinit {
         for statement in upserts.values { sqlite3_finalize(statement) }
+        for statement in runScans.values { sqlite3_finalize(statement) }
+        for statement in runWrites.values { sqlite3_finalize(statement) }
         for statement in partialUpdates.values { sqlite3_finalize(statement) }
         for statement in exists.values { sqlite3_finalize(statement) }
         for statement in deletes.values { sqlite3_finalize(statement) }
@@ -140,7 +148,7 @@ final class UpsertStatements {
             .map(\.element.name.quotedIdentifier)
     }
 
-    private func prepare(_ sql: String) throws -> OpaquePointer {
+    func prepare(_ sql: String) throws -> OpaquePointer {
         var statement: OpaquePointer?
         let code = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard code == SQLITE_OK, let statement else {
@@ -176,7 +184,7 @@ final class UpsertStatements {
 
     /// Whether an insert of these present attributes would break a NOT NULL constraint, so an
     /// existing row must be updated without trying to insert first.
-    private func lacksRequired(_ key: Key) -> Bool {
+    func lacksRequired(_ key: Key) -> Bool {
         if let known = lacking[key] { return known }
         let entity = maps[key.entity].entity
         let result = zip(entity.attributes, key.present).contains { attribute, isPresent in
@@ -471,7 +479,7 @@ final class UpsertStatements {
 
     /// Binds a cell; text and blobs point into `arena` (`SQLITE_STATIC`: SQLite does not copy them).
     @inline(__always)
-    private func bind(_ cell: RowBatch.Cell, at position: Int32, to statement: OpaquePointer, arena: UnsafeRawPointer) {
+    func bind(_ cell: RowBatch.Cell, at position: Int32, to statement: OpaquePointer, arena: UnsafeRawPointer) {
         switch cell.kind {
         case .absent:
             break
