@@ -138,21 +138,62 @@ static void select_sql(sql_text *sql, const char *table, const column_names *c) 
     append(sql, " FROM \"%s\" WHERE \"%s\" = ?1", table, c->names[0]);
 }
 
+/// `SELECT "c0", "c1", ... FROM "t" WHERE "c0" BETWEEN ?1 AND ?2 ORDER BY "c0"`: one range of the
+/// key, key included. The ORDER BY costs nothing (a rowid range comes in key order; no sorter is
+/// made) and makes the order the merge relies on a guarantee rather than an accident of the plan.
+static void range_select_sql(sql_text *sql, const char *table, const column_names *c) {
+    append(sql, "SELECT ");
+    for (int i = 0; i < c->count; i++) append(sql, "%s\"%s\"", i ? ", " : "", c->names[i]);
+    append(sql, " FROM \"%s\" WHERE \"%s\" BETWEEN ?1 AND ?2 ORDER BY \"%s\"", table, c->names[0], c->names[0]);
+}
+
+/// The upsert without WHERE for `rows` rows: `INSERT INTO "t" (...) VALUES (?,?,...),(?,?,...),...
+/// ON CONFLICT("c0") DO UPDATE SET "c1" = excluded."c1", ...`. Anonymous parameters (numbered in
+/// order, row r's column i is ?(r * count + i + 1)) keep the text short: 999 of them take 2 KB.
+static void multirow_upsert_sql(sql_text *sql, const char *table, const column_names *c, int rows) {
+    append(sql, "INSERT INTO \"%s\" (", table);
+    for (int i = 0; i < c->count; i++) append(sql, "%s\"%s\"", i ? ", " : "", c->names[i]);
+    append(sql, ") VALUES ");
+    for (int r = 0; r < rows; r++) {
+        append(sql, r ? ",(" : "(");
+        for (int i = 0; i < c->count; i++) append(sql, i ? ",?" : "?");
+        append(sql, ")");
+    }
+    append(sql, " ON CONFLICT(\"%s\") DO UPDATE SET ", c->names[0]);
+    for (int i = 1; i < c->count; i++) append(sql, "%s\"%s\" = excluded.\"%s\"", i > 1 ? ", " : "", c->names[i], c->names[i]);
+}
+
+/// Whether `sql` may have been cut short by its fixed buffer (`append` stops at its end).
+static int sql_full(const sql_text *sql) {
+    return sql->length + 1 >= sizeof sql->text;
+}
+
 /* ---- Binding and comparing ----------------------------------------------------------------- */
+
+/// Binds `v` to parameter `index` (1-based). Text and blobs are not copied: the rows outlive the
+/// statement's use of them.
+static inline int bind_value(sqlite3_stmt *stmt, int index, const cfloor_value *v) {
+    switch (v->type) {
+    case CFLOOR_INTEGER: return sqlite3_bind_int64(stmt, index, v->integer);
+    case CFLOOR_REAL: return sqlite3_bind_double(stmt, index, v->real);
+    case CFLOOR_TEXT: return sqlite3_bind_text(stmt, index, v->bytes, v->length, SQLITE_STATIC);
+    case CFLOOR_BLOB: return sqlite3_bind_blob(stmt, index, v->bytes, v->length, SQLITE_STATIC);
+    default: return sqlite3_bind_null(stmt, index);
+    }
+}
 
 /// Binds `count` values to parameters ?1 ... ?count (the statement may use fewer).
 static inline int bind_row(sqlite3_stmt *stmt, const cfloor_value *row, int count, int parameters) {
     int rc = SQLITE_OK;
-    for (int i = 0; i < count && i < parameters && rc == SQLITE_OK; i++) {
-        const cfloor_value *v = &row[i];
-        switch (v->type) {
-        case CFLOOR_INTEGER: rc = sqlite3_bind_int64(stmt, i + 1, v->integer); break;
-        case CFLOOR_REAL: rc = sqlite3_bind_double(stmt, i + 1, v->real); break;
-        case CFLOOR_TEXT: rc = sqlite3_bind_text(stmt, i + 1, v->bytes, v->length, SQLITE_STATIC); break;
-        case CFLOOR_BLOB: rc = sqlite3_bind_blob(stmt, i + 1, v->bytes, v->length, SQLITE_STATIC); break;
-        default: rc = sqlite3_bind_null(stmt, i + 1); break;
-        }
-    }
+    for (int i = 0; i < count && i < parameters && rc == SQLITE_OK; i++) rc = bind_value(stmt, i + 1, &row[i]);
+    return rc;
+}
+
+/// Binds the `count` values of `row` to parameters ?(first + 1) ... ?(first + count): one row of a
+/// multi-row statement.
+static inline int bind_row_at(sqlite3_stmt *stmt, const cfloor_value *row, int count, int first) {
+    int rc = SQLITE_OK;
+    for (int i = 0; i < count && rc == SQLITE_OK; i++) rc = bind_value(stmt, first + i + 1, &row[i]);
     return rc;
 }
 
@@ -187,6 +228,155 @@ static inline int step_write(sqlite3 *handle, sqlite3_stmt *stmt, int *row_chang
     return sqlite3_reset(stmt);
 }
 
+/* ---- Multi-row upsert ------------------------------------------------------------------------- */
+
+enum {
+    /// Rows per statement (K) of the multi-row upsert: the per-execution work (bind calls aside: the
+    /// step and reset, starting the program, opening the table's cursor) is paid once per K rows.
+    /// 32 was chosen, not tuned: past it the statement's text and program only grow.
+    MULTIROW_ROWS = 32,
+    /// Bound parameters per statement at most: SQLite's SQLITE_MAX_VARIABLE_NUMBER before 3.32 (the
+    /// limit sqlite-utils also keeps), so wide tables get fewer rows per statement on any build.
+    MULTIROW_MAX_PARAMETERS = 999,
+    /// Input rows per range scan of scan+multirow: one SELECT per 1,024 rows, and the batch's new and
+    /// changed rows (pointers to them) fit in a small array on the stack.
+    SCAN_BATCH_ROWS = 1024,
+};
+
+/// The multi-row upsert: rows are queued and written `rows` to a statement (`chunk`); what is left
+/// when the caller finishes goes through the one-row statement of the same shape (`single`).
+typedef struct multirow_writer {
+    sqlite3 *handle;
+    int column_count;
+    int rows;                                   /* K: MULTIROW_ROWS, fewer for wide tables */
+    sqlite3_stmt *chunk;                        /* K rows */
+    sqlite3_stmt *single;                       /* 1 row */
+    const cfloor_value *queued[MULTIROW_ROWS];  /* rows waiting for a full chunk */
+    int queued_count;
+    int64_t changes;                            /* sqlite3_changes of every statement, summed */
+} multirow_writer;
+
+static int multirow_open(multirow_writer *w, sqlite3 *handle, const char *table, const column_names *c) {
+    memset(w, 0, sizeof *w);
+    w->handle = handle;
+    w->column_count = c->count;
+    w->rows = MULTIROW_MAX_PARAMETERS / c->count < MULTIROW_ROWS ? MULTIROW_MAX_PARAMETERS / c->count : MULTIROW_ROWS;
+    if (w->rows < 1) return SQLITE_RANGE;
+    sql_text chunk = { .length = 0 }, single = { .length = 0 };
+    multirow_upsert_sql(&chunk, table, c, w->rows);
+    multirow_upsert_sql(&single, table, c, 1);
+    if (sql_full(&chunk)) return SQLITE_TOOBIG;
+    int rc = sqlite3_prepare_v3(handle, chunk.text, -1, SQLITE_PREPARE_PERSISTENT, &w->chunk, NULL);
+    if (rc == SQLITE_OK) rc = sqlite3_prepare_v3(handle, single.text, -1, SQLITE_PREPARE_PERSISTENT, &w->single, NULL);
+    return rc;
+}
+
+/// Writes the queued rows, a full chunk, through the K-row statement.
+static int multirow_flush(multirow_writer *w) {
+    const int n = w->column_count;
+    int rc = SQLITE_OK, row_changes = 0;
+    for (int r = 0; r < w->queued_count && rc == SQLITE_OK; r++) rc = bind_row_at(w->chunk, w->queued[r], n, r * n);
+    if (rc == SQLITE_OK) rc = step_write(w->handle, w->chunk, &row_changes);
+    w->changes += row_changes;
+    w->queued_count = 0;
+    return rc;
+}
+
+/// Queues `row` (which must stay valid until written), writing the chunk when it is full.
+static inline int multirow_add(multirow_writer *w, const cfloor_value *row) {
+    w->queued[w->queued_count++] = row;
+    return w->queued_count == w->rows ? multirow_flush(w) : SQLITE_OK;
+}
+
+/// Writes the rows still queued (fewer than K) one by one.
+static int multirow_finish(multirow_writer *w) {
+    const int n = w->column_count;
+    int rc = SQLITE_OK;
+    for (int r = 0; r < w->queued_count && rc == SQLITE_OK; r++) {
+        int row_changes = 0;
+        rc = bind_row(w->single, w->queued[r], n, n);
+        if (rc == SQLITE_OK) rc = step_write(w->handle, w->single, &row_changes);
+        w->changes += row_changes;
+    }
+    w->queued_count = 0;
+    return rc;
+}
+
+static void multirow_close(multirow_writer *w) {
+    sqlite3_finalize(w->chunk);
+    sqlite3_finalize(w->single);
+}
+
+/// CFLOOR_MULTIROW_UPSERT: every row through the multi-row upsert; `changed` as SQLite counts it.
+static int store_multirow(multirow_writer *w, const cfloor_value *values, size_t row_count, int64_t *changed) {
+    const size_t n = (size_t)w->column_count;
+    int rc = SQLITE_OK;
+    for (size_t r = 0; rc == SQLITE_OK && r < row_count; r++) rc = multirow_add(w, values + r * n);
+    if (rc == SQLITE_OK) rc = multirow_finish(w);
+    *changed = w->changes;
+    return rc;
+}
+
+/// Whether the `count` rows' keys are integers and strictly increasing, as the merge needs.
+/// (Unsorted input is refused rather than sorted: the benchmark's rows always come in key order.)
+static int keys_increasing(const cfloor_value *rows, size_t count, size_t n) {
+    for (size_t r = 0; r < count; r++) {
+        if (rows[r * n].type != CFLOOR_INTEGER) return 0;
+        if (r > 0 && rows[r * n].integer <= rows[(r - 1) * n].integer) return 0;
+    }
+    return 1;
+}
+
+/// Merges one batch with the stored rows of its key range, read by `scan` (in key order), and
+/// collects in `differing`, in input order, the rows that are not stored or differ in a column.
+/// Stored rows between the batch's keys that it does not list are passed over, untouched.
+/// Writes nothing itself: the scan is reset before the caller writes.
+static int scan_batch(sqlite3_stmt *scan, const cfloor_value *rows, size_t count, size_t n,
+                      const cfloor_value **differing, size_t *found) {
+    size_t next = 0;
+    *found = 0;
+    int rc = sqlite3_bind_int64(scan, 1, rows[0].integer);
+    if (rc == SQLITE_OK) rc = sqlite3_bind_int64(scan, 2, rows[(count - 1) * n].integer);
+    int step = SQLITE_DONE;
+    while (rc == SQLITE_OK && (step = sqlite3_step(scan)) == SQLITE_ROW) {
+        const int64_t key = sqlite3_column_int64(scan, 0);
+        /* Batch rows before this stored key are not stored: new. */
+        while (next < count && rows[next * n].integer < key) differing[(*found)++] = rows + next++ * n;
+        if (next == count || rows[next * n].integer != key) continue;
+        const cfloor_value *row = rows + next++ * n;
+        int same = 1;
+        for (size_t i = 1; i < n && same; i++) same = same_value(scan, (int)i, &row[i]);
+        if (!same) differing[(*found)++] = row;
+    }
+    if (rc == SQLITE_OK && step != SQLITE_DONE) rc = step;
+    int reset = sqlite3_reset(scan);
+    if (rc == SQLITE_OK) rc = reset;
+    /* Batch rows after the last stored key: new. */
+    while (next < count) differing[(*found)++] = rows + next++ * n;
+    return rc;
+}
+
+/// CFLOOR_SCAN_MULTIROW: batches of SCAN_BATCH_ROWS rows, each compared with one range scan and its
+/// new and different rows written by the multi-row upsert (the remainder of each batch one by one,
+/// so every write sees what the previous batches wrote). `changed`: the rows found new or different.
+static int store_scan_multirow(sqlite3_stmt *scan, multirow_writer *w, const cfloor_value *values, size_t row_count,
+                               int64_t *changed) {
+    const size_t n = (size_t)w->column_count;
+    const cfloor_value *differing[SCAN_BATCH_ROWS];
+    int rc = SQLITE_OK;
+    for (size_t start = 0; rc == SQLITE_OK && start < row_count; start += SCAN_BATCH_ROWS) {
+        const cfloor_value *rows = values + start * n;
+        const size_t count = row_count - start < SCAN_BATCH_ROWS ? row_count - start : SCAN_BATCH_ROWS;
+        if (!keys_increasing(rows, count, n)) return SQLITE_MISUSE;
+        size_t found = 0;
+        rc = scan_batch(scan, rows, count, n, differing, &found);
+        for (size_t i = 0; rc == SQLITE_OK && i < found; i++) rc = multirow_add(w, differing[i]);
+        if (rc == SQLITE_OK) rc = multirow_finish(w);
+        *changed += (int64_t)found;
+    }
+    return rc;
+}
+
 /* ---- Strategies ------------------------------------------------------------------------------ */
 
 int cfloor_store(cfloor_db *db, const char *table, const char *columns, int column_count,
@@ -215,8 +405,11 @@ int cfloor_store(cfloor_db *db, const char *table, const char *columns, int colu
         select_sql(&first, table, &names);
         insert_sql(&second, table, &names, "INSERT");
         break;
+    case CFLOOR_MULTIROW_UPSERT: break;     /* only the multi-row writer's statements */
+    case CFLOOR_SCAN_MULTIROW: range_select_sql(&first, table, &names); break;
     default: return SQLITE_MISUSE;
     }
+    const int multirow = strategy == CFLOOR_MULTIROW_UPSERT || strategy == CFLOOR_SCAN_MULTIROW;
     /* SELECT_COMPARE's update of a differing row. */
     sql_text third = { .length = 0 };
     if (strategy == CFLOOR_SELECT_COMPARE) update_sql(&third, table, &names, 0, first_row);
@@ -224,7 +417,9 @@ int cfloor_store(cfloor_db *db, const char *table, const char *columns, int colu
     int rc = sqlite3_exec(handle, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     if (rc != SQLITE_OK) return rc;
     sqlite3_stmt *main_stmt = NULL, *second_stmt = NULL, *third_stmt = NULL;
-    rc = sqlite3_prepare_v3(handle, first.text, -1, SQLITE_PREPARE_PERSISTENT, &main_stmt, NULL);
+    multirow_writer writer = { .chunk = NULL, .single = NULL };
+    if (first.length) rc = sqlite3_prepare_v3(handle, first.text, -1, SQLITE_PREPARE_PERSISTENT, &main_stmt, NULL);
+    if (rc == SQLITE_OK && multirow) rc = multirow_open(&writer, handle, table, &names);
     if (rc == SQLITE_OK && second.length) rc = sqlite3_prepare_v3(handle, second.text, -1, SQLITE_PREPARE_PERSISTENT, &second_stmt, NULL);
     if (rc == SQLITE_OK && third.length) rc = sqlite3_prepare_v3(handle, third.text, -1, SQLITE_PREPARE_PERSISTENT, &third_stmt, NULL);
 
@@ -280,9 +475,16 @@ int cfloor_store(cfloor_db *db, const char *table, const char *columns, int colu
             }
         }
         break;
+    case CFLOOR_MULTIROW_UPSERT:
+        if (rc == SQLITE_OK) rc = store_multirow(&writer, values, row_count, &changed);
+        break;
+    case CFLOOR_SCAN_MULTIROW:
+        if (rc == SQLITE_OK) rc = store_scan_multirow(main_stmt, &writer, values, row_count, &changed);
+        break;
     default:
         rc = SQLITE_MISUSE;
     }
+    multirow_close(&writer);
     sqlite3_finalize(main_stmt);
     sqlite3_finalize(second_stmt);
     sqlite3_finalize(third_stmt);
@@ -303,6 +505,8 @@ const char *cfloor_strategy_name(cfloor_strategy strategy) {
     case CFLOOR_UPDATE_INSERT: return "update+insert";
     case CFLOOR_UPDATE_DIFFERS_INSERT: return "update-differs+insert";
     case CFLOOR_SELECT_COMPARE: return "select-compare";
+    case CFLOOR_MULTIROW_UPSERT: return "multirow-upsert";
+    case CFLOOR_SCAN_MULTIROW: return "scan+multirow";
     default: return "?";
     }
 }

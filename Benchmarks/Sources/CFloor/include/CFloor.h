@@ -50,7 +50,13 @@ typedef enum cfloor_strategy {
     CFLOOR_UPDATE_DIFFERS_INSERT = 4,
     /// `SELECT ... WHERE id = ?`, values compared in C, then `INSERT` when missing or `UPDATE` when different.
     CFLOOR_SELECT_COMPARE = 5,
-    CFLOOR_STRATEGY_COUNT = 6
+    /// `INSERT ... VALUES (...), (...), ... ON CONFLICT(id) DO UPDATE SET c = excluded.c, ...`, 32 rows a
+    /// statement (at most 999 parameters), the remainder one row a statement: counts unchanged rows as changed.
+    CFLOOR_MULTIROW_UPSERT = 6,
+    /// Per 1,024 rows, one `SELECT ... WHERE id BETWEEN ?1 AND ?2` merged with them, values compared in C, then
+    /// the multi-row upsert of the new and different rows. Keys must increase within a batch (else SQLITE_MISUSE).
+    CFLOOR_SCAN_MULTIROW = 7,
+    CFLOOR_STRATEGY_COUNT = 8
 } cfloor_strategy;
 
 typedef struct cfloor_db cfloor_db;

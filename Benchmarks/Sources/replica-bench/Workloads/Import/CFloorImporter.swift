@@ -15,7 +15,7 @@ enum CFloorImporter {
     /// The strategies, the reference first.
     static let strategies: [cfloor_strategy] = [
         CFLOOR_UPSERT_DIFFERS, CFLOOR_INSERT, CFLOOR_UPSERT, CFLOOR_UPDATE_INSERT,
-        CFLOOR_UPDATE_DIFFERS_INSERT, CFLOOR_SELECT_COMPARE,
+        CFLOOR_UPDATE_DIFFERS_INSERT, CFLOOR_SELECT_COMPARE, CFLOOR_MULTIROW_UPSERT, CFLOOR_SCAN_MULTIROW,
     ]
 
     static func name(_ strategy: cfloor_strategy) -> String {
