@@ -68,6 +68,7 @@ enum StaticPagesServer {
             guard ContinuousClock.now < deadline else { throw BenchmarkError("sync-pages: the static server did not listen") }
             try await Task.sleep(for: .milliseconds(10))
         }
+        try SyncPagesServer.writePID(control)
         try Data(String(port.withLockedValue { $0 } ?? 0).utf8).write(to: URL(fileURLWithPath: path(control, "port")), options: .atomic)
         while !FileManager.default.fileExists(atPath: path(control, "stop")) && ContinuousClock.now < deadline {
             if current.withLockedValue({ $0 }) == 0 && FileManager.default.fileExists(atPath: path(control, "load-second")) {

@@ -12,7 +12,7 @@ import Darwin
 
 /// The `server` child of `sync-pages`: the mock server (memory store) with the first file's
 /// people, on 127.0.0.1 port 0, driven through files in a control folder:
-/// it writes `port`; on `load-second` it loads the second file and writes `load-second.done`;
+/// it writes `pid` and `port`; on `load-second` it loads the second file and writes `load-second.done`;
 /// it stops when `stop` appears (or after 30 minutes).
 enum SyncPagesServer {
     static func run(_ request: WorkerRequest) async throws -> WorkerReply {
@@ -27,6 +27,7 @@ enum SyncPagesServer {
                 MockFault(.stallBody(afterBytes: 4096, duration: .seconds(1)), method: "GET", path: "/people", query: ["_page": page]),
             ]))
         }
+        try writePID(control)
         try Data(String(server.port).utf8).write(to: URL(fileURLWithPath: path(control, "port")), options: .atomic)
         let deadline = ContinuousClock.now + .seconds(1800)
         var loadedSecond = false
@@ -74,6 +75,17 @@ enum SyncPagesServer {
         _ = FileManager.default.createFile(atPath: path(control, "stop"), contents: nil)
         _ = try await server.value
         return result
+    }
+
+    /// Writes this process's id to `pid` in the control folder, for the client child to read the
+    /// server's CPU time during each pass (``upstreamPID(_:)``).
+    static func writePID(_ control: String) throws {
+        try Data(String(getpid()).utf8).write(to: URL(fileURLWithPath: path(control, "pid")), options: .atomic)
+    }
+
+    /// The server child's process id, as it wrote it before its port.
+    static func upstreamPID(_ control: String) -> Int32? {
+        (try? String(contentsOfFile: path(control, "pid"), encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
     /// Asks the server child for `command` and waits until it is done.

@@ -26,6 +26,12 @@ import ReplicaServer
 /// against the mock server, at least 0.77× (at most 1.3× its time: the server builds every page
 /// on the same two cores); the sync child peaks at 100 MB or less; with the stalling page, the
 /// writer is held for the merge only (less than the stall), and the rows are the same.
+///
+/// Each upstream also gets a row of CPU time per pass: the sync child's, the upstream child's in
+/// the same interval, and the file import's. All of them run on the same cores, so where the
+/// sync needs more CPU than the file import (receiving the pages, keeping their bytes for a
+/// pause) the row says how much, and a pass that misses its ratio shows whether the cores were
+/// the limit.
 struct SyncPagesWorkload: Workload {
     let name = "sync-pages"
     let summary = "a 10-page collection over HTTP as one sync session (static upstream, mock server, a stalling page) vs importFile of the same objects: rows/s, write-lock time, peak RSS"
@@ -142,6 +148,7 @@ struct SyncPagesWorkload: Workload {
                 upstream.secondPass ? median(seconds[upstream.key]?["pass2.lock"] ?? []).map { String(format: "pass 2: %.0f ms", $0 * 1000) } : nil,
                 "staged after a pause in \(stagedPasses[upstream.key] ?? 0) of \(runs * (upstream.secondPass ? 2 : 1)) passes",
             ].compactMap { $0 }.joined(separator: "; ")))
+            rows.append(cpuRow(upstream: upstream, seconds: seconds))
             if upstream.key == "stall", let merge = median(seconds["file"]?["staged.pass1.lock"] ?? []) {
                 // The merge only: about what the staged file's merge of the same rows holds it for.
                 held.targets = [Target(description: String(format: "≤ 1.25× the staged file's merge (%.0f ms)", merge * 1000),
@@ -165,8 +172,36 @@ struct SyncPagesWorkload: Workload {
             + "while it does (the writer is held for the whole sync, as by a file import); a page that keeps the writer waiting "
             + "longer than SyncOptions.streamingPatience (0.1 s) rolls it back, and the pages are staged and merged in one short "
             + "transaction at the end (the stalling upstream's writer row).",
+            "sync-pages: the CPU rows give every thread's user + system time while each pass ran: the sync child's (its value), "
+            + "the upstream child's in the same interval (read from /proc) and the importFile child's; the children share the "
+            + "machine's cores, so a sync that needs more CPU than the file import is slower by about that much when the cores are busy.",
         ] + problems.map { "sync-pages: PROBLEM: \($0)" }
         return rows
+    }
+
+    /// The CPU time of each pass: the sync child's (every thread's user + system time, while
+    /// the call ran), the upstream child's in the same interval (where `/proc` tells), and the
+    /// file import's. Both children share the machine's cores, so a pass that needs more CPU than
+    /// the file import is slower by about that much once the cores are busy.
+    private func cpuRow(upstream: (key: String, label: String, target: Double?, secondPass: Bool),
+                        seconds: [String: [String: [Double]]]) -> ResultRow {
+        func cpu(_ implementation: String, _ key: String) -> String? {
+            median(seconds[implementation]?[key] ?? []).map { String(format: "%.2f s", $0) }
+        }
+        let passes = Self.passes.filter { $0.revision == 0 || upstream.secondPass }.map(\.key)
+        let note = [
+            passes.count > 1 ? cpu(upstream.key, "pass2.cpu").map { "pass 2: \($0)" } : nil,
+            { () -> String? in
+                let values = passes.compactMap { cpu(upstream.key, "\($0).upstream.cpu") }
+                return values.count == passes.count ? "the upstream: " + values.joined(separator: " / ") : nil
+            }(),
+            { () -> String? in
+                let values = passes.compactMap { cpu("file", "\($0).cpu") }
+                return values.count == passes.count ? "importFile: " + values.joined(separator: " / ") : nil
+            }(),
+        ].compactMap { $0 }.joined(separator: "; ")
+        return ResultRow(workload: "\(upstream.label), CPU time of the sync (pass 1)", unit: "s",
+                         replica: Cell(median(seconds[upstream.key]?["pass1.cpu"] ?? []), note: note))
     }
 
     func runWorker(_ request: WorkerRequest) async throws -> WorkerReply {
@@ -212,8 +247,10 @@ struct SyncPagesWorkload: Workload {
         var reply = WorkerReply()
         for (key, file) in [("pass1", try request.require("first")), ("pass2", try request.require("second"))] {
             var start = ContinuousClock.now
+            let cpu = CPUTime.ofThisProcess()
             let result = try await engine.importFile(file, into: .route(.get, "/people"))
             reply.seconds[key] = start.duration(to: .now).seconds
+            reply.seconds["\(key).cpu"] = CPUTime.ofThisProcess() - cpu
             reply.counts["\(key).changes"] = result.changes["Person"].map { $0.inserted.count + $0.updated.count + $0.deleted.count } ?? 0
             start = ContinuousClock.now
             // Staged from the start (no patience): what staging itself costs, as the HTTP sync stages.
@@ -240,11 +277,18 @@ struct SyncPagesWorkload: Workload {
         let client = ReplicaClient(engine: engine, configuration: configuration)
         let path = "/people?_page=1&_limit=\(count / pageCount)"
         var reply = WorkerReply()
+        let upstream = SyncPagesServer.upstreamPID(control)
         for pass in passes.prefix(Int(request.parameters["passes"] ?? "2") ?? 2) {
             if pass.revision > 0 { try await SyncPagesServer.ask(control, "load-second") }
             let start = ContinuousClock.now
+            let cpu = CPUTime.ofThisProcess()
+            let upstreamCPU = upstream.flatMap(CPUTime.ofProcess)
             let result = try await client.call(path)
             reply.seconds[pass.key] = start.duration(to: .now).seconds
+            reply.seconds["\(pass.key).cpu"] = CPUTime.ofThisProcess() - cpu
+            if let before = upstreamCPU, let after = upstream.flatMap(CPUTime.ofProcess) {
+                reply.seconds["\(pass.key).upstream.cpu"] = after - before
+            }
             reply.seconds["\(pass.key).lock"] = result.sync.writeLockDuration?.seconds ?? 0
             reply.counts["\(pass.key).changes"] = result.changes["Person"].map { $0.inserted.count + $0.updated.count + $0.deleted.count } ?? 0
             reply.counts["\(pass.key).pages"] = result.pages
