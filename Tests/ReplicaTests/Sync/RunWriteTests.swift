@@ -27,19 +27,6 @@ struct RunWriteTests {
         }
     }()
 
-    /// A deterministic generator (SplitMix64), so that a failure repeats.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    }
-
     /// Values of every kind, `null` among them, with the edge cases a byte comparison could get wrong.
     static let names = [#""Ann""#, #""""#, #""Zoë \"Jr\"""#, #""a\u0000b""#, #""a\u0000c""#, "null", #""日本""#]
     static let counts = ["0", "-1", "42", "9223372036854775807", "null"]
@@ -64,7 +51,7 @@ struct RunWriteTests {
     /// changes one value in a third (each attribute in turn, the same kind for another value or
     /// `null`), leaves the rest out and adds as many new ones.
     static func collections(count: Int, seed: UInt64, keyStep: Int64 = 1) -> (first: [String], second: [String]) {
-        var random = Generator(state: seed)
+        var random = SeededRandom(seed: seed)
         var first: [String] = []
         var second: [String] = []
         for index in 0..<count {
@@ -124,7 +111,7 @@ struct RunWriteTests {
         case .ascending, .sparse: second.sort { Self.key($0) < Self.key($1) }
         case .descending: second.sort { Self.key($0) > Self.key($1) }
         case .shuffled:
-            var random = Generator(state: 11)
+            var random = SeededRandom(seed: 11)
             for index in second.indices.reversed() where index > 0 { second.swapAt(index, random.below(index + 1)) }
         }
         let together = try SQLiteReplica(store: try Store.inMemory(schema: Self.schema))
