@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOHTTP1
 import Replica
 import Tracing
 
@@ -17,17 +18,27 @@ import Tracing
 public final class HTTPTransport: Transport {
     let client: HTTPClient
     let ownsClient: Bool
+    /// How many bytes of a response body are read ahead of its consumer (the parser): the
+    /// connection reads on while less than this waits, so the parser seldom waits for the network,
+    /// and stops reading past it (back-pressure). 1 MiB by default.
+    public let readAhead: Int
 
     /// A transport on an existing client (by default AsyncHTTPClient's shared one); you shut it down.
-    public init(client: HTTPClient = .shared) {
+    ///
+    /// ```swift
+    /// let transport = HTTPTransport(readAhead: 4 << 20)   // up to 4 MiB of each body ahead of the parser
+    /// ```
+    public init(client: HTTPClient = .shared, readAhead: Int = 1 << 20) {
         self.client = client
         self.ownsClient = false
+        self.readAhead = max(1, readAhead)
     }
 
     /// A transport on its own client; call ``shutdown()`` when done.
-    public init(configuration: HTTPClient.Configuration) {
+    public init(configuration: HTTPClient.Configuration, readAhead: Int = 1 << 20) {
         self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.ownsClient = true
+        self.readAhead = max(1, readAhead)
     }
 
     /// Shuts down the client the transport created (nothing for a shared one).
@@ -36,9 +47,61 @@ public final class HTTPTransport: Transport {
     }
 
     public func send(_ request: ClientRequest) async throws -> ClientResponse {
+        let timeout = TimeAmount.nanoseconds(Int64(request.timeout.components.seconds) * 1_000_000_000
+                                             + request.timeout.components.attoseconds / 1_000_000_000)
+        let what = "\(request.method) \(request.url.absoluteString)"
+        // Only AsyncHTTPClient's async API sends the traceparent of its own span: with a tracer
+        // that records, requests go that way (its body sequence reads one chunk at a time).
+        if injectsTraceHeaders { return try await sendTraced(request, timeout: timeout, what: what) }
+        var headers = HTTPHeaders()
+        for (name, value) in request.headers { headers.add(name: name, value: value) }
+        let outgoing: HTTPClient.Request
+        do {
+            outgoing = try HTTPClient.Request(url: request.url.absoluteString, method: .init(rawValue: request.method.rawValue),
+                                              headers: headers, body: requestBody(of: request))
+        } catch {
+            throw Self.clientError(error, request: what)
+        }
+        let exchange = ReadAheadExchange(limit: readAhead, request: what)
+        let (head, body) = try await exchange.start(outgoing, on: client, timeout: timeout)
+        var fields = HeaderFields()
+        for header in head.headers { fields.add(header.name, header.value) }
+        return ClientResponse(status: Int(head.status.code), headers: fields, body: ResponseBody(body))
+    }
+
+    /// The request's body for AsyncHTTPClient's delegate API: files and multipart bodies stream
+    /// from disk (upload progress reported as chunks are taken), bytes go as they are.
+    private func requestBody(of request: ClientRequest) -> HTTPClient.Body? {
+        let progress = request.uploadProgress
+        let total = request.body.knownLength
+        let chunks: CountingChunks
+        switch request.body {
+        case .none:
+            return nil
+        case .bytes(let bytes):
+            progress?(Int64(bytes.count), Int64(bytes.count))
+            return .bytes(bytes)
+        case .file(let path):
+            chunks = CountingChunks(chunks: MultipartBody.fileChunks(path: path), total: total, progress: progress)
+        case .multipart(let multipart):
+            chunks = CountingChunks(chunks: multipart.chunks(), total: total, progress: progress)
+        }
+        let group = client.eventLoopGroup
+        return .stream(contentLength: total) { writer in
+            let written = group.any().makePromise(of: Void.self)
+            written.completeWithTask {
+                for try await chunk in chunks { try await writer.write(.byteBuffer(chunk)).get() }
+            }
+            return written.futureResult
+        }
+    }
+
+    /// The exchange through AsyncHTTPClient's async API, which traces it under a span of its own
+    /// and sends that span's `traceparent` in place of the client's.
+    private func sendTraced(_ request: ClientRequest, timeout: TimeAmount, what: String) async throws -> ClientResponse {
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = .init(rawValue: request.method.rawValue)
-        let dropped = injectsTraceHeaders ? request.traceHeaderNames.map { $0.lowercased() } : []
+        let dropped = request.traceHeaderNames.map { $0.lowercased() }
         for (name, value) in request.headers where !dropped.contains(name.lowercased()) {
             outgoing.headers.add(name: name, value: value)
         }
@@ -58,9 +121,6 @@ public final class HTTPTransport: Transport {
             outgoing.body = .stream(CountingChunks(chunks: multipart.chunks(), total: total, progress: progress),
                                     length: total.map { .known($0) } ?? .unknown)
         }
-        let timeout = TimeAmount.nanoseconds(Int64(request.timeout.components.seconds) * 1_000_000_000
-                                             + request.timeout.components.attoseconds / 1_000_000_000)
-        let what = "\(request.method) \(request.url.absoluteString)"
         let response: HTTPClientResponse
         do {
             response = try await client.execute(outgoing, timeout: timeout)
