@@ -50,18 +50,30 @@ public final class HTTPTransport: Transport {
         let timeout = TimeAmount.nanoseconds(Int64(request.timeout.components.seconds) * 1_000_000_000
                                              + request.timeout.components.attoseconds / 1_000_000_000)
         let what = "\(request.method) \(request.url.absoluteString)"
+        let bytes: [UInt8]?
+        switch request.body {
+        case .none:
+            bytes = nil
+        case .bytes(let body):
+            bytes = body
+        case .file, .multipart:
+            // Uploads stream from disk through AsyncHTTPClient's async API, with its back-pressure;
+            // what answers them is small, so reading it ahead would gain nothing.
+            return try await sendThroughAsyncAPI(request, timeout: timeout, what: what)
+        }
         // Only AsyncHTTPClient's async API sends the traceparent of its own span: with a tracer
         // that records, requests go that way (its body sequence reads one chunk at a time).
-        if injectsTraceHeaders { return try await sendTraced(request, timeout: timeout, what: what) }
+        if injectsTraceHeaders { return try await sendThroughAsyncAPI(request, timeout: timeout, what: what) }
         var headers = HTTPHeaders()
         for (name, value) in request.headers { headers.add(name: name, value: value) }
         let outgoing: HTTPClient.Request
         do {
             outgoing = try HTTPClient.Request(url: request.url.absoluteString, method: .init(rawValue: request.method.rawValue),
-                                              headers: headers, body: requestBody(of: request))
+                                              headers: headers, body: bytes.map { .bytes($0) })
         } catch {
             throw Self.clientError(error, request: what)
         }
+        if let bytes { request.uploadProgress?(Int64(bytes.count), Int64(bytes.count)) }
         let exchange = ReadAheadExchange(limit: readAhead, request: what)
         let (head, body) = try await exchange.start(outgoing, on: client, timeout: timeout)
         var fields = HeaderFields()
@@ -69,39 +81,13 @@ public final class HTTPTransport: Transport {
         return ClientResponse(status: Int(head.status.code), headers: fields, body: ResponseBody(body))
     }
 
-    /// The request's body for AsyncHTTPClient's delegate API: files and multipart bodies stream
-    /// from disk (upload progress reported as chunks are taken), bytes go as they are.
-    private func requestBody(of request: ClientRequest) -> HTTPClient.Body? {
-        let progress = request.uploadProgress
-        let total = request.body.knownLength
-        let chunks: CountingChunks
-        switch request.body {
-        case .none:
-            return nil
-        case .bytes(let bytes):
-            progress?(Int64(bytes.count), Int64(bytes.count))
-            return .bytes(bytes)
-        case .file(let path):
-            chunks = CountingChunks(chunks: MultipartBody.fileChunks(path: path), total: total, progress: progress)
-        case .multipart(let multipart):
-            chunks = CountingChunks(chunks: multipart.chunks(), total: total, progress: progress)
-        }
-        let group = client.eventLoopGroup
-        return .stream(contentLength: total) { writer in
-            let written = group.any().makePromise(of: Void.self)
-            written.completeWithTask {
-                for try await chunk in chunks { try await writer.write(.byteBuffer(chunk)).get() }
-            }
-            return written.futureResult
-        }
-    }
-
-    /// The exchange through AsyncHTTPClient's async API, which traces it under a span of its own
-    /// and sends that span's `traceparent` in place of the client's.
-    private func sendTraced(_ request: ClientRequest, timeout: TimeAmount, what: String) async throws -> ClientResponse {
+    /// The exchange through AsyncHTTPClient's async API: uploads, and every request when its
+    /// client traces (it does so under a span of its own and sends that span's `traceparent` in
+    /// place of the client's). Its body comes one socket buffer per round trip.
+    private func sendThroughAsyncAPI(_ request: ClientRequest, timeout: TimeAmount, what: String) async throws -> ClientResponse {
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = .init(rawValue: request.method.rawValue)
-        let dropped = request.traceHeaderNames.map { $0.lowercased() }
+        let dropped = injectsTraceHeaders ? request.traceHeaderNames.map { $0.lowercased() } : []
         for (name, value) in request.headers where !dropped.contains(name.lowercased()) {
             outgoing.headers.add(name: name, value: value)
         }
