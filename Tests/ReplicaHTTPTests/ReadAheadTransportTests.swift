@@ -25,8 +25,9 @@ struct ReadAheadTransportTests {
     }
 
     /// A server with `/bytes` (the pattern, written in 64 KiB pieces), `/late-head` (answers once
-    /// `gate` opens) and `/slow-body` (the head and a first piece at once, then 3 more 1 s apart).
-    static func server(gate: Gate = Gate()) async throws -> StreamingServer {
+    /// `gate` opens) and `/slow-body` (the head and a first piece at once, the 3 others once
+    /// `release` opens).
+    static func server(gate: Gate = Gate(), release: Gate = Gate()) async throws -> StreamingServer {
         let router = Router()
         router.get("/bytes") { _, _ -> Response in
             Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: Hummingbird.ResponseBody { writer in
@@ -45,10 +46,9 @@ struct ReadAheadTransportTests {
         }
         router.get("/slow-body") { _, _ -> Response in
             Response(status: .ok, body: Hummingbird.ResponseBody { writer in
-                for piece in 0..<4 {
-                    if piece > 0 { try await Task.sleep(for: .seconds(1)) }
-                    try await writer.write(ByteBuffer(string: "piece \(piece)\n"))
-                }
+                try await writer.write(ByteBuffer(string: "piece 0\n"))
+                await release.wait()
+                for piece in 1..<4 { try await writer.write(ByteBuffer(string: "piece \(piece)\n")) }
                 try await writer.finish(nil)
             })
         }
@@ -115,11 +115,12 @@ struct ReadAheadTransportTests {
         }
     }
 
-    @Test("the timeout counts to the response head: a late head fails with .timeout, a slow body after a prompt head arrives whole",
+    @Test("the timeout counts to the response head: a late head fails with .timeout, a body still coming past the deadline arrives whole",
           .timeLimit(.minutes(1)))
     func timeoutToTheHead() async throws {
         let gate = Gate()
-        let server = try await Self.server(gate: gate)
+        let release = Gate()
+        let server = try await Self.server(gate: gate, release: release)
         let transport = HTTPTransport(configuration: HTTPClient.Configuration())
         try await withTeardown {
             // The server answers only once the gate opens, after this: the deadline ended the wait.
@@ -128,12 +129,21 @@ struct ReadAheadTransportTests {
             }
             #expect(error?.code == .timeout)
             gate.open()
-            // The body takes 3 s after its head: longer than the timeout, and it arrives whole.
-            let response = try await transport.send(try Self.request(server, "/slow-body", timeout: .seconds(2)))
-            let body = try await response.body.collect(upTo: 1_000)
+            // The head and the first piece come at once; the rest only once the deadline has passed
+            // (the server waits for the test to say so, however long the head took on a busy machine).
+            let timeout = Duration.seconds(3)
+            let sent = ContinuousClock.now
+            let response = try await transport.send(try Self.request(server, "/slow-body", timeout: timeout))
+            var iterator = response.body.makeAsyncIterator()
+            var body = try #require(try await iterator.next())
+            try await Task.sleep(until: sent + timeout + .milliseconds(300), clock: .continuous)
+            release.open()
+            while let chunk = try await iterator.next() { body += chunk }
+            #expect(ContinuousClock.now - sent > timeout)
             #expect(String(decoding: body, as: UTF8.self) == (0..<4).map { "piece \($0)\n" }.joined())
         } teardown: {
             gate.open()
+            release.open()
             try? await transport.shutdown()
             await server.stop()
         }
