@@ -4,14 +4,17 @@ import Foundation
 /// that was being written as it arrived pauses (``SyncOptions/streamingPatience``), the sync
 /// rolls back and stages the whole body instead, starting with these.
 ///
-/// Chunks stay in memory up to ``memoryBudget`` bytes; past that they go to a ``ScratchFile``.
+/// Chunks stay in memory up to ``memoryBudget`` bytes; past that they go to a ``ScratchFile``,
+/// one after the other, their lengths kept in memory (a small write of a length before each
+/// chunk made the log's writes cost half as much again).
 /// Not thread-safe: the parsing thread appends, and once it has ended the next one replays.
 final class ChunkLog {
     let memoryBudget: Int
     private var inMemory: [[UInt8]] = []
     private var inMemoryBytes = 0
     private var file: ScratchFile?
-    private var spilledChunks = 0
+    /// The length of each chunk in the scratch file, in order.
+    private var spilledLengths: [Int] = []
     private var replaying = false
     private var replayedInMemory = 0
     private var replayedSpilled = 0
@@ -34,10 +37,8 @@ final class ChunkLog {
         }
         let file = try self.file ?? ScratchFile(purpose: "chunk log")
         self.file = file
-        var length = Int64(chunk.count)
-        try withUnsafeBytes(of: &length) { try file.write($0) }
         try chunk.withUnsafeBytes { try file.write($0) }
-        spilledChunks += 1
+        spilledLengths.append(chunk.count)
     }
 
     /// The kept chunks again, one per call in the order they came, then `nil`. Memory is
@@ -55,10 +56,8 @@ final class ChunkLog {
             replayedInMemory += 1
             return chunk
         }
-        guard replayedSpilled < spilledChunks, let file else { return nil }
-        var length: Int64 = 0
-        try withUnsafeMutableBytes(of: &length) { try file.read(into: $0) }
-        var chunk = [UInt8](repeating: 0, count: Int(length))
+        guard replayedSpilled < spilledLengths.count, let file else { return nil }
+        var chunk = [UInt8](repeating: 0, count: spilledLengths[replayedSpilled])
         try chunk.withUnsafeMutableBytes { try file.read(into: $0) }
         replayedSpilled += 1
         return chunk
