@@ -143,7 +143,15 @@ struct LivePagesTests {
                 return ClientResponse(status: 200, headers: headers, body: ResponseBody(PulledChunks(halves) { index in
                     guard index == 1 else { return }
                     seenByReader.withLock { $0 = try? Self.committedPosts(path) }
-                    let free = await Self.writerIsFree(path)
+                    // The open transaction takes the writer once page 1's first rows reach it: on a
+                    // loaded machine that can come a moment after this point, never after page 2's end
+                    // (held until this returns), so the writer must be taken within the wait.
+                    var free = await Self.writerIsFree(path)
+                    let deadline = ContinuousClock.now + .seconds(20)
+                    while free && ContinuousClock.now < deadline {
+                        try? await Task.sleep(for: .milliseconds(20))
+                        free = await Self.writerIsFree(path)
+                    }
                     writerFree.withLock { $0 = free }
                 }))
             default:
