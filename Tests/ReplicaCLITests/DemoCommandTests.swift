@@ -57,7 +57,7 @@ struct DemoCommandTests {
 
     @Test("in a real terminal (tmux) it shows the live view of a user's posts in sections, updating, and quits on q",
           .tmuxInstalled)
-    func terminal() throws {
+    func terminal() async throws {
         let tmux = try #require(TmuxSession.executable)
         let directory = try TemporaryDirectory("replica-demo")
         defer { directory.remove() }
@@ -66,20 +66,20 @@ struct DemoCommandTests {
         let command = ([replica, "demo", "--db", db, "--duration", "60"] + Self.quickOptions).joined(separator: " ")
         let session = try TmuxSession(executable: tmux, directory: directory.url, command: command, columns: 120, rows: 40)
         defer { session.kill() }
-        let first = session.pane(showing: "replica demo · GET /users/1/posts · sections by published", within: 30)
+        let first = await session.pane(showing: "replica demo · GET /users/1/posts · sections by published", within: 30)
         #expect(first.contains("── false"), "\(first)")
         #expect(first.contains("── true"), "\(first)")
         let header = first.split(separator: "\n").first { $0.hasPrefix("id ") }.map(String.init) ?? ""
         #expect(["title", "published", "tags", "createdAt"].allSatisfy(header.contains), "\(first)")
         #expect(first.contains("periodic syncs ("), "\(first)")
         // Changes on the server reach the view: the update count grows past zero.
-        let changed = session.pane(within: 20) { screen in
+        let changed = await session.pane(within: 20) { screen in
             guard let line = screen.split(separator: "\n").first(where: { $0.contains(" updates · ") }) else { return false }
             return !line.contains(" 0 updates")
         }
         #expect(!changed.contains(" 0 updates · "), "\(changed)")
         session.sendKeys("q")
-        #expect(session.waitForExit(within: 10), "the demo did not quit on q")
+        #expect(await session.waitForExit(within: 10), "the demo did not quit on q")
     }
 
     @Test("the built-in schema is Schemas/blog.json")

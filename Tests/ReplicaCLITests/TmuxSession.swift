@@ -54,38 +54,39 @@ struct TmuxSession {
     }
 
     /// Waits (up to `timeout` seconds) until the pane (with its colour escapes when `colors`)
-    /// satisfies `condition`, and returns it.
-    func pane(colors: Bool = false, within timeout: Double = 10, until condition: (String) -> Bool) -> String {
+    /// satisfies `condition`, and returns it. It sleeps between looks without holding a thread:
+    /// a wait of seconds on one of Swift's two cooperative threads stalls every test running beside it.
+    func pane(colors: Bool = false, within timeout: Double = 10, until condition: (String) -> Bool) async -> String {
         let deadline = Date().addingTimeInterval(timeout)
         var screen = pane(colors: colors)
         while !condition(screen) && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
+            try? await Task.sleep(for: .milliseconds(50))
             screen = pane(colors: colors)
         }
         return screen
     }
 
     /// Waits until the pane shows `text`, and returns it.
-    func pane(showing text: String, within timeout: Double = 10) -> String {
-        pane(within: timeout) { $0.contains(text) }
+    func pane(showing text: String, within timeout: Double = 10) async -> String {
+        await pane(within: timeout) { $0.contains(text) }
     }
 
     func sendKeys(_ keys: String) { run(["send-keys", "-t", name, keys]) }
 
     /// Waits (up to `timeout` seconds) for the session's command to end; `true` when it did.
-    func waitForExit(within timeout: Double = 5) -> Bool {
+    func waitForExit(within timeout: Double = 5) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while run(["list-sessions"]).contains(name) {
             if Date() >= deadline { return false }
-            Thread.sleep(forTimeInterval: 0.05)
+            try? await Task.sleep(for: .milliseconds(50))
         }
         return true
     }
 
     /// Presses `q` and waits for the command to end; `true` when it did.
-    func quit(within timeout: Double = 5) -> Bool {
+    func quit(within timeout: Double = 5) async -> Bool {
         sendKeys("q")
-        return waitForExit(within: timeout)
+        return await waitForExit(within: timeout)
     }
 
     func kill() { run(["kill-server"]) }

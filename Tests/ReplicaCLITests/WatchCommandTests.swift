@@ -39,11 +39,11 @@ struct WatchCommandTests {
         try watch.run()
         defer { if watch.isRunning { watch.terminate() }; watch.waitUntilExit() }
         let lines = LineReader(out.fileHandleForReading)
-        #expect(lines.next() == #"{"event":"snapshot","count":1,"keys":[10]}"#)
+        #expect(await lines.next() == #"{"event":"snapshot","count":1,"keys":[10]}"#)
         try await Self.importPosts(db, #"{"posts": [{"id": 20, "title": "New"}, {"id": 10, "title": "Hello again"}]}"#)
-        #expect(lines.next() == #"{"event":"diff","count":2,"inserted":[20],"updated":[10],"moved":[],"deleted":[]}"#)
+        #expect(await lines.next() == #"{"event":"diff","count":2,"inserted":[20],"updated":[10],"moved":[],"deleted":[]}"#)
         try await Self.importPosts(db, #"{"posts": [{"id": 20, "title": "New"}]}"#)
-        #expect(lines.next() == #"{"event":"diff","count":1,"inserted":[],"updated":[],"moved":[],"deleted":[10]}"#)
+        #expect(await lines.next() == #"{"event":"diff","count":1,"inserted":[],"updated":[],"moved":[],"deleted":[10]}"#)
     }
 
     @Test("in a real terminal (tmux) it draws the rows, shows rows written by another process, and quits on q",
@@ -56,7 +56,7 @@ struct WatchCommandTests {
         // Highlights that last: a capture on a loaded machine may come seconds after the draw.
         let session = try Self.watch(tmux, directory, "--db \(db) Post --sort -id --section published --poll 20 --highlight 60")
         defer { session.kill() }
-        let first = session.pane(showing: "Hello")
+        let first = await session.pane(showing: "Hello")
         #expect(first.contains("replica watch Post sort -id by published"))
         #expect(first.contains("1 row · 0 updates"))
         #expect(first.contains("── true"))
@@ -67,13 +67,13 @@ struct WatchCommandTests {
         let highlighted = { (screen: String) in
             screen.contains("\u{1B}[30m\u{1B}[42m21  1       Fresh post") || screen.contains("\u{1B}[30;42m21")
         }
-        let colored = session.pane(colors: true) { highlighted($0) }
+        let colored = await session.pane(colors: true) { highlighted($0) }
         #expect(highlighted(colored), "\(colored)")
-        let second = session.pane(showing: "Fresh post")
+        let second = await session.pane(showing: "Fresh post")
         #expect(second.contains("2 rows · 1 updates"))
         #expect(second.contains("── false"))
         #expect(second.contains("21  1       Fresh post"))
-        #expect(session.quit(), "watch did not quit on q")
+        #expect(await session.quit(), "watch did not quit on q")
     }
 
     @Test("in a terminal it scrolls by line, page and to either end, shows the rows in view, and follows a resize",
@@ -87,40 +87,40 @@ struct WatchCommandTests {
         let session = try Self.watch(tmux, directory, "--db \(db) Post --sort id --poll 20")
         defer { session.kill() }
         // 20 lines: title, status, column names, 16 rows, the position line.
-        let first = session.pane(showing: "rows 1–16 of 3,000")
+        let first = await session.pane(showing: "rows 1–16 of 3,000")
         #expect(first.contains("3,000 rows · 0 updates"))
         #expect(first.contains("Post 16") && !first.contains("Post 17"), "\(first)")
         #expect(first.split(separator: "\n").last?.hasPrefix("rows 1–16 of 3,000 · ↑↓ PgUp PgDn Home End (g G) · q quits") == true)
         session.sendKeys("End")
-        let end = session.pane(showing: "rows 2,985–3,000 of 3,000")
+        let end = await session.pane(showing: "rows 2,985–3,000 of 3,000")
         #expect(end.contains("Post 3000") && end.contains("Post 2985") && !end.contains("Post 2984 "), "\(end)")
         session.sendKeys("Down")   // already at the end: stays
         session.sendKeys("Home")
-        #expect(session.pane(showing: "rows 1–16 of 3,000").contains("Post 1 "))
+        #expect(await session.pane(showing: "rows 1–16 of 3,000").contains("Post 1 "))
         session.sendKeys("PageDown")
-        #expect(session.pane(showing: "rows 16–31 of 3,000").contains("Post 31"))
+        #expect(await session.pane(showing: "rows 16–31 of 3,000").contains("Post 31"))
         session.sendKeys("Up")
-        _ = session.pane(showing: "rows 15–30 of 3,000")
+        _ = await session.pane(showing: "rows 15–30 of 3,000")
         session.sendKeys("G")
-        _ = session.pane(showing: "rows 2,985–3,000 of 3,000")
+        _ = await session.pane(showing: "rows 2,985–3,000 of 3,000")
         session.sendKeys("PageUp")
-        _ = session.pane(showing: "rows 2,970–2,985 of 3,000")
+        _ = await session.pane(showing: "rows 2,970–2,985 of 3,000")
         session.sendKeys("g")
-        _ = session.pane(showing: "rows 1–16 of 3,000")
+        _ = await session.pane(showing: "rows 1–16 of 3,000")
         // A taller terminal shows more rows at once.
         session.run(["resize-window", "-t", session.name, "-y", "30"])
-        let tall = session.pane(showing: "rows 1–26 of 3,000")
+        let tall = await session.pane(showing: "rows 1–26 of 3,000")
         #expect(tall.contains("Post 26"), "\(tall)")
         // A row written by another process while the view is scrolled: the count follows.
         session.sendKeys("End")
-        _ = session.pane(showing: "rows 2,975–3,000 of 3,000")
+        _ = await session.pane(showing: "rows 2,975–3,000 of 3,000")
         // The route deletes stale posts: send them all again, with one more.
         try await Self.importPosts(db, #"{"posts": ["# + posts + #", {"id": 3001, "title": "Post 3001"}]}"#)
-        let grown = session.pane(showing: "of 3,001")
+        let grown = await session.pane(showing: "of 3,001")
         #expect(grown.contains("3,001 rows · 1 updates"), "\(grown)")
         session.sendKeys("End")
-        #expect(session.pane(showing: "rows 2,976–3,001 of 3,001").contains("Post 3001"))
-        #expect(session.quit(), "watch did not quit on q")
+        #expect(await session.pane(showing: "rows 2,976–3,001 of 3,001").contains("Post 3001"))
+        #expect(await session.quit(), "watch did not quit on q")
     }
 
     @Test("on a 1,000,000-row table: the first screen, End shows the last row, and another process's write arrives",
@@ -138,37 +138,46 @@ struct WatchCommandTests {
         }
         let session = try Self.watch(tmux, directory, "--db \(db) Post --sort title --poll 50")
         defer { session.kill() }
-        let first = session.pane(showing: "rows 1–16 of 1,000,000", within: 120)
+        let first = await session.pane(showing: "rows 1–16 of 1,000,000", within: 120)
         #expect(first.contains("1,000,000 rows · 0 updates") && first.contains("Post 0000016") && !first.contains("Post 0000017"),
                 "\(first)")
         session.sendKeys("End")
-        let end = session.pane(showing: "rows 999,985–1,000,000 of 1,000,000", within: 30)
+        let end = await session.pane(showing: "rows 999,985–1,000,000 of 1,000,000", within: 30)
         #expect(end.contains("Post 1000000") && end.contains("Post 0999985"), "\(end)")
         session.sendKeys("PageUp")
-        #expect(session.pane(showing: "rows 999,970–999,985 of 1,000,000", within: 30).contains("Post 0999970"))
+        #expect(await session.pane(showing: "rows 999,970–999,985 of 1,000,000", within: 30).contains("Post 0999970"))
         // Another process writes: the view learns of it through SQLite's data_version.
         let output = try await ReplicaTool.run(["import", "--db", db, "--entity", "Post", "-"],
                                                stdin: Data(#"{"id": 1000001, "title": "Post 1000001"}"#.utf8))
         #expect(output.status == 0, "\(output.stderr)")
-        let grown = session.pane(showing: "of 1,000,001", within: 60)
+        let grown = await session.pane(showing: "of 1,000,001", within: 60)
         // One update, or two: the importing process commits, then, closing the database as its last
         // user, checkpoints the WAL, which other connections also see through `data_version` (and
         // past 10,000 rows every change by another process reaches the view as a reset).
         #expect(grown.contains("1,000,001 rows · 1 updates") || grown.contains("1,000,001 rows · 2 updates"), "\(grown)")
         session.sendKeys("End")
-        #expect(session.pane(showing: "rows 999,986–1,000,001 of 1,000,001", within: 30).contains("Post 1000001"))
-        #expect(session.quit(), "watch did not quit on q")
+        #expect(await session.pane(showing: "rows 999,986–1,000,001 of 1,000,001", within: 30).contains("Post 1000001"))
+        #expect(await session.quit(), "watch did not quit on q")
     }
 }
 
-/// Reads lines from a pipe, blocking. Not thread-safe; used by one test at a time.
-final class LineReader {
+/// Reads lines from a pipe, each wait on a thread of its own, so that a child that is slow to print
+/// on a loaded machine holds none of Swift's cooperative threads.
+/// `@unchecked Sendable`: one test calls `next()` at a time, awaiting each call before the next.
+final class LineReader: @unchecked Sendable {
     let handle: FileHandle
     var buffer: [UInt8] = []
 
     init(_ handle: FileHandle) { self.handle = handle }
 
-    func next() -> String? {
+    /// The next line, without its newline; nil once the pipe is closed.
+    func next() async -> String? {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { [self] in continuation.resume(returning: nextBlocking()) }
+        }
+    }
+
+    private func nextBlocking() -> String? {
         while true {
             if let newline = buffer.firstIndex(of: 10) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)

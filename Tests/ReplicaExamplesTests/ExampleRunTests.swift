@@ -50,12 +50,14 @@ struct ExampleRunTests {
 
         let run = Task { try await quickStart(baseURL: baseURL, maxUpdates: 1) }
         // A watchdog: cancelling ends the example's update loop, so a missing update fails below instead of hanging.
+        // Both bounds are hang guards, far above the seconds the example takes: beside the whole suite on
+        // two cores the periodic sync has not polled within 20 s (2026-12-04).
         let watchdog = Task {
-            try await Task.sleep(for: .seconds(30))
+            try await Task.sleep(for: .seconds(180))
             run.cancel()
         }
         // The second GET is the periodic sync's first: by then the live result set is open and subscribed.
-        let polled = try await requests.wait(for: "GET /products", times: 2)
+        let polled = try await requests.wait(for: "GET /products", times: 2, timeout: .seconds(150))
         #expect(polled, "the periodic sync never called GET /products")
         let changed = try await server.load(json: JSONValue(parsing: #"""
             {"products": [{"id": 3, "name": "battery", "price": 4.25}, {"id": 1, "name": "cable", "price": 8}]}

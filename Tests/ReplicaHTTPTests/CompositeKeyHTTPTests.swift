@@ -108,7 +108,7 @@ struct CompositeKeyHTTPTests {
             let store = try Store.inMemory(schema: schema)
             let base = try #require(URL(string: "http://127.0.0.1:\(server.port)"))
             var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
-            configuration.timeout = .seconds(20)
+            configuration.timeout = .seconds(60)  // a hang guard: heads have taken over 10 s in a loaded parallel run
             let client = ReplicaClient(engine: try SQLiteReplica(store: store), configuration: configuration)
 
             let hello = try await client.call("/repos/octocat/Hello-World/git/refs")
@@ -202,7 +202,7 @@ struct CompositeKeyMockServerTests {
             let store = try Store(path: directory.path("refs.sqlite"), schema: schema)
             let base = try #require(URL(string: server.baseURL))
             var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
-            configuration.timeout = .seconds(20)
+            configuration.timeout = .seconds(60)  // a hang guard: heads have taken over 10 s in a loaded parallel run
             let client = ReplicaClient(engine: try SQLiteReplica(store: store), configuration: configuration)
 
             // One repository, a ref a page: the Link header leads through three pages.

@@ -103,7 +103,7 @@ struct ErrorBodyTests {
         let store = try Store.inMemory(schema: schema)
         let base = try #require(URL(string: "http://127.0.0.1:\(port)"))
         var configuration = ClientConfiguration(transport: HTTPTransport(), baseURLs: [.production: base])
-        configuration.timeout = .seconds(20)
+        configuration.timeout = .seconds(60)  // a hang guard: heads have taken over 10 s in a loaded parallel run
         configure(&configuration)
         return (ReplicaClient(engine: try SQLiteReplica(store: store), configuration: configuration), store)
     }

@@ -32,7 +32,7 @@ struct PeopleAPI {
             let engine = try SQLiteReplica(store: store)
             guard let base = URL(string: server.baseURL) else { throw ClientError(.invalidRequest, server.baseURL) }
             var configuration = ClientConfiguration(transport: HTTPTransport(), baseURLs: [.production: base])
-            configuration.timeout = .seconds(10)
+            configuration.timeout = .seconds(60)  // a hang guard: heads have taken over 10 s in a loaded parallel run
             configure(&configuration)
             return PeopleAPI(server: server, store: store, engine: engine,
                              client: ReplicaClient(engine: engine, configuration: configuration), directory: directory)

@@ -49,7 +49,7 @@ struct ManyToManySyncTests {
             let store = try Store(path: directory.path("issues.sqlite"), schema: schema)
             let base = try #require(URL(string: server.baseURL))
             var configuration = ClientConfiguration(transport: HTTPTransport(), baseURLs: [.production: base])
-            configuration.timeout = .seconds(10)
+            configuration.timeout = .seconds(60)  // a hang guard: heads have taken over 10 s in a loaded parallel run
             let client = ReplicaClient(engine: try SQLiteReplica(store: store), configuration: configuration)
 
             // Two issues a page; staged pages spill to the scratch file (no staging memory).

@@ -38,7 +38,7 @@ struct MultiProcessTests {
         let process = Process()
         let base: String
 
-        init(directory: TemporaryDirectory) throws {
+        init(directory: TemporaryDirectory) async throws {
             let data = directory.url("users.json")
             try Data(#"{"users": [{"user_id": 1, "name": "Ann"}, {"user_id": 2, "name": "Bob"}, {"user_id": 3, "name": "Cy"}]}"#.utf8)
                 .write(to: data)
@@ -48,7 +48,7 @@ struct MultiProcessTests {
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
             try process.run()
-            let line = SyncCommandTests.firstLine(out.fileHandleForReading) ?? ""
+            let line = await SyncCommandTests.firstLine(out.fileHandleForReading) ?? ""
             guard line.hasPrefix("Listening on http://127.0.0.1:") else {
                 if process.isRunning { process.interrupt() }
                 process.waitUntilExit()
@@ -74,7 +74,7 @@ struct MultiProcessTests {
         let directory = try TemporaryDirectory("replica-processes")
         defer { directory.remove() }
         let db = directory.path("blog.sqlite")
-        let server = try Server(directory: directory)
+        let server = try await Server(directory: directory)
         defer { server.stop() }
         // Round 0 creates the file.
         for (entity, data) in [("Post", Self.posts(round: 0)), ("Comment", Self.comments(round: 0))] {
@@ -183,7 +183,7 @@ struct MultiProcessTests {
         #expect(created.status == 0, "\(created.stderr)")
         let (holder, out) = try Self.lockHolder(path: db, seconds: 1)
         defer { if holder.isRunning { holder.terminate() }; holder.waitUntilExit() }
-        #expect(SyncCommandTests.firstLine(out) == "locked")
+        #expect(await SyncCommandTests.firstLine(out) == "locked")
         let clock = ContinuousClock()
         async let query = Self.timed(clock) { try await ChildProcess.run(ChildProcess.replica, ["query", "--db", db, "Post"]) }
         async let imported = Self.timed(clock) {
@@ -218,7 +218,7 @@ struct MultiProcessTests {
         let (holder, out) = try Self.lockHolder(path: db, seconds: 60)
         // Killed, the holder never commits its row.
         defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) }; holder.waitUntilExit() }
-        #expect(SyncCommandTests.firstLine(out) == "locked")
+        #expect(await SyncCommandTests.firstLine(out) == "locked")
         let more = directory.path("more.json")
         try Data(#"[{"id": 2, "user_id": 1, "title": "second"}]"#.utf8).write(to: URL(fileURLWithPath: more))
         let output = try await ChildProcess.run(ChildProcess.replica, ["import", "--db", db, "--entity", "Post",

@@ -36,7 +36,7 @@ struct NestedKeySyncTests {
             let engine = try SQLiteReplica(store: store)
             let base = try #require(URL(string: server.baseURL))
             var configuration = ClientConfiguration(transport: HTTPTransport(), baseURLs: [.production: base])
-            configuration.timeout = .seconds(10)
+            configuration.timeout = .seconds(60)  // a hang guard: heads have taken over 10 s in a loaded parallel run
             let client = ReplicaClient(engine: engine, configuration: configuration)
 
             let synced = try await client.call("/places")

@@ -131,7 +131,8 @@ struct ReadAheadTransportTests {
             gate.open()
             // The head and the first piece come at once; the rest only once the deadline has passed
             // (the server waits for the test to say so, however long the head took on a busy machine).
-            let timeout = Duration.seconds(3)
+            // 10 s: a loaded parallel run has taken more than 3 s to bring a head over loopback.
+            let timeout = Duration.seconds(10)
             let sent = ContinuousClock.now
             let response = try await transport.send(try Self.request(server, "/slow-body", timeout: timeout))
             var iterator = response.body.makeAsyncIterator()

@@ -18,7 +18,7 @@ struct SyncCommandTests {
              "cars": [{"name": "beetle", "color": "red", "person_id": 1}, {"name": "mini", "color": "blue", "person_id": 2}]}
             """.utf8).write(to: data)
         let schema = packageRoot.appendingPathComponent("Schemas/people.json").path
-        let (serve, line) = try Self.serve(schema: schema, data: data)
+        let (serve, line) = try await Self.serve(schema: schema, data: data)
         defer { if serve.isRunning { serve.interrupt() }; serve.waitUntilExit() }
         #expect(line.hasPrefix("Listening on http://127.0.0.1:"))
         let base = String(line.dropFirst("Listening on ".count))
@@ -49,7 +49,7 @@ struct SyncCommandTests {
 
     /// Starts `replica serve --schema SCHEMA --data DATA --port 0`; returns the process (the caller
     /// stops it) and the first line it printed (`Listening on http://127.0.0.1:PORT`).
-    static func serve(schema: String, data: URL) throws -> (Process, String) {
+    static func serve(schema: String, data: URL) async throws -> (Process, String) {
         let serve = Process()
         serve.executableURL = URL(fileURLWithPath: ChildProcess.replica)
         serve.arguments = ["serve", "--schema", schema, "--data", data.path, "--port", "0"]
@@ -57,7 +57,7 @@ struct SyncCommandTests {
         serve.standardOutput = out
         serve.standardError = FileHandle.nullDevice
         try serve.run()
-        guard let line = firstLine(out.fileHandleForReading) else {
+        guard let line = await firstLine(out.fileHandleForReading) else {
             if serve.isRunning { serve.interrupt() }
             serve.waitUntilExit()
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "replica serve printed nothing"])
@@ -65,7 +65,15 @@ struct SyncCommandTests {
         return (serve, line)
     }
 
-    static func firstLine(_ handle: FileHandle) -> String? {
+    /// The first line `handle` gives (without its newline), read on a thread of its own: a child
+    /// that starts slowly on a loaded machine must not hold one of Swift's two cooperative threads.
+    static func firstLine(_ handle: FileHandle) async -> String? {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: readFirstLine(handle)) }
+        }
+    }
+
+    private static func readFirstLine(_ handle: FileHandle) -> String? {
         var bytes: [UInt8] = []
         while let chunk = try? handle.read(upToCount: 1), let byte = chunk.first {
             if byte == 10 { break }

@@ -156,7 +156,7 @@ struct UnmappedKeyCommandTests {
             """#.utf8).write(to: URL(fileURLWithPath: schema))
         let data = directory.url("data.json")
         try Data("{\"users\": \(GitHubFixture.users)}".utf8).write(to: data)
-        let (serve, line) = try SyncCommandTests.serve(schema: schema, data: data)
+        let (serve, line) = try await SyncCommandTests.serve(schema: schema, data: data)
         defer { if serve.isRunning { serve.interrupt() }; serve.waitUntilExit() }
         let base = String(line.dropFirst("Listening on ".count))
 

@@ -226,6 +226,26 @@ public final class MockServer: Sendable {
         }
     }
 
+    /// Ends every stall in progress now (`.stall` and `.stallBody` faults): a stalled answer's
+    /// connection closes, a stalled body sends the rest. Requests that meet a stall fault afterwards
+    /// stall as before. A test can so hold a response exactly as long as it needs, however slowly
+    /// the machine runs, instead of guessing a duration.
+    ///
+    /// ```swift
+    /// server.setConditions(MockConditions(faults: [
+    ///     MockFault(.stallBody(afterBytes: 4000, duration: .seconds(120)), method: "GET", path: "/people"),
+    /// ]))
+    /// let sync = Task { try await client.call("/people") }   // parses the first 4000 bytes, then waits
+    /// // … whatever must happen while the body is held …
+    /// server.releaseStalls()                                  // the rest of the body goes out
+    /// try await sync.value
+    /// ```
+    /// - Returns: how many stalled requests were released.
+    @discardableResult
+    public func releaseStalls() -> Int {
+        stalls.releaseWaiting()
+    }
+
     /// Stops accepting connections, finishes requests in flight (stalled ones are released and dropped)
     /// and returns once the server is down. Does nothing on a stopped server.
     ///

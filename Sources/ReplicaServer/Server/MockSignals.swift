@@ -37,7 +37,7 @@ final class MockOneShot<Value: Sendable>: Sendable {
     }
 }
 
-/// Holds stalled requests until the server stops (or their limit passes).
+/// Holds stalled requests until the server stops, `releaseWaiting()` lets them go, or their limit passes.
 final class MockStallGate: Sendable {
     private let waiters = NIOLockedValueBox<(open: Bool, list: [Int: CheckedContinuation<Void, Never>], next: Int)>((false, [:], 0))
 
@@ -79,6 +79,18 @@ final class MockStallGate: Sendable {
             return Array(state.list.values)
         }
         for continuation in list { continuation.resume() }
+    }
+
+    /// Releases the requests stalled now; later ones stall as before.
+    /// - Returns: how many were released.
+    @discardableResult
+    func releaseWaiting() -> Int {
+        let list = waiters.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
+            defer { state.list = [:] }
+            return Array(state.list.values)
+        }
+        for continuation in list { continuation.resume() }
+        return list.count
     }
 
     /// Makes stalls hold again (after a restart).
