@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import ReplicaServer
+import ReplicaTestSupport
 import Testing
 
 @Suite("MockServer conditions: latency, faults, conditional requests")
@@ -81,6 +82,36 @@ struct MockServerConditionTests {
             // parallel run, 0.1 s alone) proves release rather than waiting it out.
             #expect(stopping.duration(to: .now) < .seconds(30))
             await #expect(throws: (any Error).self) { try await pending.value }
+        }
+    }
+
+    @Test("releaseStalls() ends the stalls in progress: a held body sends the rest, a held answer's connection closes; later requests stall again")
+    func releaseStalls() async throws {
+        try await withServer(try Fixture.peopleResources) { server, client in
+            #expect(try await client.post("/people", #"{"name":"john"}"#).status == 201)
+            server.setConditions(MockConditions(faults: [
+                MockFault(.stallBody(afterBytes: 5, duration: .seconds(120)), method: "GET", path: "/people"),
+                MockFault(.stall, method: "GET", path: "/people/:id"),
+            ]))
+            let start = ContinuousClock.now
+            let body = Task { try await client.send(.GET, "/people", timeout: .seconds(120)) }
+            let held = Task { try await client.send(.GET, "/people/1", timeout: .seconds(120)) }
+            // Released as they reach their stalls, however long that takes on a loaded machine.
+            var released = 0
+            try await waitUntil("both requests stalled and released", timeout: .seconds(60)) {
+                released += server.releaseStalls()
+                return released == 2
+            }
+            #expect(released == 2)
+            let whole = try await body.value
+            #expect(whole.status == 200)
+            #expect(whole.json?.arrayValue?.map { $0["name"] } == ["john"])
+            await #expect(throws: (any Error).self) { try await held.value }
+            // Waited out, the stalls would take 120 s.
+            #expect(start.duration(to: .now) < .seconds(60))
+            // A request that meets the fault afterwards stalls again.
+            await #expect(throws: HTTPClientError.self) { try await client.send(.GET, "/people/1", timeout: .milliseconds(400)) }
+            _ = server.releaseStalls()  // that request's stall, which the server may still hold
         }
     }
 
