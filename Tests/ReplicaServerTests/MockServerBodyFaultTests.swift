@@ -58,7 +58,7 @@ struct MockServerBodyFaultTests {
             let started = ContinuousClock.now
             #expect(try await client.get("/people").bytes == normal.bytes)
             let waited = started.duration(to: .now)
-            #expect(waited >= .milliseconds(160) && waited < .seconds(10), "\(waited)")
+            #expect(waited >= .milliseconds(160) && waited < .seconds(30), "\(waited)")  // the stall's own 60 s, cut to 0.2 s
         }
     }
 
