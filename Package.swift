@@ -160,11 +160,19 @@ let package = Package(
             path: "Tests/ReplicaTestSupport",
             swiftSettings: swiftSettings
         ),
+        // A fault-injecting SQLite VFS (a full disk, one failing read, write or sync) for the
+        // tests that a failed write leaves the store as it was.
+        .target(
+            name: "CSQLiteFaults",
+            path: "Tests/CSQLiteFaults",
+            linkerSettings: [.linkedLibrary("sqlite3")]
+        ),
         .testTarget(
             name: "ReplicaTests",
             dependencies: [
                 "Replica",
                 "ReplicaTestSupport",
+                "CSQLiteFaults",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],

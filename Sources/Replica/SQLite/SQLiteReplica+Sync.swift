@@ -37,10 +37,19 @@ extension SQLiteReplica: StoreBackend {
             defer { sqlite3_busy_timeout(db.sqliteConnection, store.options.busyTimeoutMilliseconds) }
             let waiting = clock.now
             var outcome: WriteOutcome?
+            // No statement of the job commits but its transaction's COMMIT (SQLiteCommitGuard).
+            let guarded = SQLiteCommitGuard()
+            db.add(transactionObserver: guarded, extent: .observerLifetime)
+            defer { db.remove(transactionObserver: guarded) }
             do {
                 try db.inTransaction(.immediate) {
-                    outcome = try Self.write(job, in: db, maps: maps, frontEnd: frontEnd, observers: observers,
-                                             sequence: sequence, clock: clock, trace: trace)
+                    let (written, publishing) = try Self.write(job, in: db, maps: maps, frontEnd: frontEnd,
+                                                               sequence: sequence, clock: clock, trace: trace)
+                    try guarded.allowCommit(db, source: job.source)
+                    // Published once committed, never for a transaction that did not.
+                    let changes = written.changes
+                    if !changes.isEmpty { db.afterNextTransaction { _ in observers.publish(changes, trace: publishing) } }
+                    outcome = written
                     return .commit
                 }
             } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_BUSY && outcome == nil {
@@ -55,10 +64,10 @@ extension SQLiteReplica: StoreBackend {
     }
 
     /// The job's statements inside its transaction: rows, stale deletions, a deleted row, the
-    /// client's records; the change set is published once the transaction commits.
+    /// client's records; returns the outcome and the trace its change set is published with.
     private static func write(_ job: WriteJob, in db: Database, maps: [PropertyMap], frontEnd: SyncFrontEnd,
-                              observers: ChangeObservers, sequence: SequenceCounter,
-                              clock: ContinuousClock, trace: WriteTrace?) throws -> WriteOutcome {
+                              sequence: SequenceCounter, clock: ContinuousClock,
+                              trace: WriteTrace?) throws -> (WriteOutcome, WriteTrace?) {
         let started = clock.now
         if Task.isCancelled { throw SyncError(.cancelled, "cancelled; nothing was written", source: job.source) }
         let writer = try RowWriter(db: db, mapping: frontEnd.mapping, trackSeen: job.tracked)
@@ -87,10 +96,9 @@ extension SQLiteReplica: StoreBackend {
         }
         try ClientCache.write(job.records, in: db)
         let changes = ChangeSet(sequence: sequence.next(), entities: writer.entityChanges())
-        if !changes.isEmpty { db.afterNextTransaction { [publishing] _ in observers.publish(changes, trace: publishing) } }
-        return WriteOutcome(changes: changes, summary: summary, skipped: skipped,
-                            reportedKeys: job.reportedEntity.map { writer.seenKeys(of: $0) } ?? PrimaryKeys(),
-                            writeLockDuration: started.duration(to: clock.now))
+        return (WriteOutcome(changes: changes, summary: summary, skipped: skipped,
+                             reportedKeys: job.reportedEntity.map { writer.seenKeys(of: $0) } ?? PrimaryKeys(),
+                             writeLockDuration: started.duration(to: clock.now)), publishing)
     }
 
     /// What SQLite objected to, in the user's terms (``Store/describe(_:)``).

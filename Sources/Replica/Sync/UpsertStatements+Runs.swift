@@ -180,8 +180,15 @@ extension UpsertStatements {
                 }
             }
             let code = sqlite3_step(statement)
-            sqlite3_reset(statement)
-            if code != SQLITE_DONE {
+            if code == SQLITE_DONE {
+                sqlite3_reset(statement)
+            } else {
+                // Only a row's own failure is retried row by row, to name the row; after any other
+                // SQLite may have rolled the transaction back, and a statement more would run
+                // (and commit) on its own.
+                let failure = failure()
+                sqlite3_reset(statement)
+                guard failure.isStatementOnly else { throw failure }
                 var last: LastUpsert?
                 for offset in offsets[start..<start + perStatement] {
                     do {

@@ -15,6 +15,27 @@ final class UpsertStatements {
         var message: String
         /// The index of the failing row in its batch, when a run of rows was written together.
         var row: Int?
+        /// Whether the failure was the statement's own (a constraint, a value of the wrong type or
+        /// size), which SQLite undoes alone while the transaction goes on. Any other result
+        /// (a full disk, an I/O error, no memory, a corrupt file, a busy lock, an interrupt) may
+        /// have rolled the whole transaction back: nothing more may be written after it.
+        var isStatementOnly = false
+    }
+
+    /// The failure SQLite reported for the last step on the connection, with its message and
+    /// whether the transaction still stands (``RowFailure/isStatementOnly``).
+    func failure() -> RowFailure {
+        Self.failure(connection)
+    }
+
+    static func failure(_ connection: OpaquePointer) -> RowFailure {
+        let code = sqlite3_extended_errcode(connection)
+        let primary = code & 0xff
+        let ownError = primary == SQLITE_CONSTRAINT || primary == SQLITE_MISMATCH || primary == SQLITE_TOOBIG
+            || primary == SQLITE_RANGE
+        let transactionStands = sqlite3_get_autocommit(connection) == 0
+        return RowFailure(message: String(cString: sqlite3_errmsg(connection)), row: nil,
+                          isStatementOnly: ownError && transactionStands)
     }
 
     /// The statement cache key: the entity and which attributes are present (a bit mask for up
@@ -235,7 +256,7 @@ final class UpsertStatements {
         sqlite3_set_last_insert_rowid(connection, sentinel)
         let code = sqlite3_step(statement)
         sqlite3_reset(statement)
-        guard code == SQLITE_DONE else { throw RowFailure(message: String(cString: sqlite3_errmsg(connection))) }
+        guard code == SQLITE_DONE else { throw failure() }
         if sqlite3_changes(connection) == 0 { return .unchanged }
         return sqlite3_last_insert_rowid(connection) == sentinel ? .updated : .inserted
     }
@@ -265,7 +286,7 @@ final class UpsertStatements {
             }
             let code = sqlite3_step(statement)
             sqlite3_reset(statement)
-            guard code == SQLITE_DONE else { throw RowFailure(message: String(cString: sqlite3_errmsg(connection))) }
+            guard code == SQLITE_DONE else { throw failure() }
             if sqlite3_changes(connection) > 0 { return .updated }
         }
         let probe: OpaquePointer
@@ -276,9 +297,10 @@ final class UpsertStatements {
             exists[key.entity] = probe
         }
         for (offset, keyCell) in keyCells.enumerated() { bind(keyCell, at: Int32(offset + 1), to: probe, arena: arena) }
-        let found = sqlite3_step(probe) == SQLITE_ROW
+        let code = sqlite3_step(probe)
         sqlite3_reset(probe)
-        return found ? .unchanged : nil
+        guard code == SQLITE_ROW || code == SQLITE_DONE else { throw failure() }
+        return code == SQLITE_ROW ? .unchanged : nil
     }
 
     /// `"pk" = ?`, or for a composite key `"owner" = ? AND "repo" = ? AND "ref" = ?` (parts in key order).
@@ -319,7 +341,7 @@ final class UpsertStatements {
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else {
                 sqlite3_reset(read)
-                throw RowFailure(message: String(cString: sqlite3_errmsg(connection)))
+                throw failure()
             }
             stored.append(Self.column(read, 0))
         }
@@ -362,7 +384,7 @@ final class UpsertStatements {
         bind(child, at: 2, to: statement)
         let code = sqlite3_step(statement)
         sqlite3_reset(statement)
-        guard code == SQLITE_DONE else { throw RowFailure(message: String(cString: sqlite3_errmsg(connection))) }
+        guard code == SQLITE_DONE else { throw failure() }
     }
 
     /// A key cell as a value (keys are integers or text).
