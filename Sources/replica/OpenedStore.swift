@@ -92,9 +92,41 @@ enum CreatedFile {
         !PostgresURL.isPostgres(db) && !FileManager.default.fileExists(atPath: db)
     }
 
-    /// Removes the SQLite file at `path` with its `-wal` and `-shm` files (an open connection
-    /// keeps reading what it had; nothing can open them again).
+    /// Removes the SQLite file at `path` with its `-wal` and `-shm` files, unless another
+    /// process has it open: two commands that create one file at the same moment share it, and
+    /// the one that fails must not take it from the other.
+    ///
+    /// SQLite's locks tell: a connection that reads or writes holds one of the database file's
+    /// lock bytes (from `PENDING_BYTE`, 0x40000000, through the shared range), and a connection
+    /// in WAL mode holds the shared-memory file's DMS byte (128) for as long as it is open. The
+    /// file is removed only while this process holds the database file's lock bytes itself (a
+    /// process opening it meanwhile waits, then finds no file) and no other holds the DMS byte.
     static func remove(_ path: String) {
+        let database = open(path, O_RDWR)
+        guard database >= 0 else { return }
+        // Closing the descriptor releases the locks below (and any this process held on the file).
+        defer { close(database) }
+        guard lockBytes(database, type: F_WRLCK, start: 0x4000_0000, length: 512, test: false) else { return }
+        let shm = open(path + "-shm", O_RDWR)
+        if shm >= 0 {
+            defer { close(shm) }
+            guard lockBytes(shm, type: F_WRLCK, start: 128, length: 1, test: true) else { return }
+        }
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// Takes (or with `test`, only tests for) a POSIX lock of `length` bytes at `start`; `false`
+    /// when another process holds a lock there.
+    private static func lockBytes(_ descriptor: Int32, type: Int32, start: Int, length: Int, test: Bool) -> Bool {
+        var lock = flock()
+        lock.l_type = Int16(type)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = off_t(start)
+        lock.l_len = off_t(length)
+        if test {
+            guard fcntl(descriptor, F_GETLK, &lock) == 0 else { return false }
+            return lock.l_type == Int16(F_UNLCK)
+        }
+        return fcntl(descriptor, F_SETLK, &lock) == 0
     }
 }

@@ -65,14 +65,13 @@ public final class Store: Sendable {
                 throw StoreError(.invalidSchema, "the schema cannot open a store: \(error)", path: path)
             }
         }
-        let pool: DatabasePool
         let clock = ContinuousClock()
         let opening = clock.now
         let checkpointer = options.readOnly ? nil : WALCheckpointer(path: path)
+        let pool: DatabasePool
         do {
-            pool = try DatabasePool(path: path, configuration: Store.configuration(options, checkpointer: checkpointer))
+            pool = try Store.openPool(path: path, options: options, checkpointer: checkpointer)
         } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_BUSY {
-            // Setting up WAL in a file no connection has open writes once: another process took the lock first.
             throw StoreError(.busy, "cannot open database: "
                              + Store.lockWaitMessage(waited: opening.duration(to: clock.now), timeout: options.busyTimeout), path: path)
         } catch {
@@ -127,8 +126,19 @@ public final class Store: Sendable {
             let clock = ContinuousClock()
             let waiting = clock.now
             do {
-                // As a writer, planned again: another process may have migrated in the meantime.
-                self.schema = try database.write { db in try migrator.prepare(db, schema: schema) }
+                // As a writer, planned again: another process may have migrated in the meantime. The
+                // lock is taken first (BEGIN IMMEDIATE, waiting up to the busy timeout): a deferred
+                // transaction that read the schema before another process created its tables could
+                // not write at all (SQLITE_BUSY at once, with no wait).
+                self.schema = try database.writeWithoutTransaction { db in
+                    var prepared: Schema?
+                    try db.inTransaction(.immediate) {
+                        prepared = try migrator.prepare(db, schema: schema)
+                        return .commit
+                    }
+                    guard let prepared else { throw StoreError(.sqlite, "the schema was not prepared", path: path) }
+                    return prepared
+                }
             } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_BUSY {
                 throw StoreError(.busy, Store.lockWaitMessage(waited: waiting.duration(to: clock.now), timeout: options.busyTimeout)
                                  + " to create or migrate tables; nothing was changed", path: path)
@@ -137,6 +147,30 @@ public final class Store: Sendable {
             throw error
         } catch {
             throw StoreError(.sqlite, Store.describe(error), path: path)
+        }
+    }
+
+    /// Opens the pool at `path`, retrying while another process holds a lock its setting up
+    /// needs, until the store's busy timeout has passed.
+    ///
+    /// Creating a file, switching it to WAL and making its WAL file write once, outside any
+    /// transaction that SQLite's busy handler would wait for: two processes opening one new file
+    /// at the same moment see `SQLITE_BUSY` at once (no wait) in one of them. Opening is retried
+    /// with short pauses (1 ms doubling up to 50 ms), as SQLite's busy handler waits for a lock.
+    ///
+    /// - Throws: GRDB's `DatabaseError`: `SQLITE_BUSY` once the busy timeout has passed, any other at once.
+    static func openPool(path: String, options: StoreOptions, checkpointer: WALCheckpointer?) throws -> DatabasePool {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .milliseconds(Int64(options.busyTimeoutMilliseconds)))
+        var pause = 0.001
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: Store.configuration(options, checkpointer: checkpointer))
+            } catch let error as DatabaseError
+                        where [.SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode.primaryResultCode) && clock.now < deadline {
+                Thread.sleep(forTimeInterval: pause)
+                pause = min(pause * 2, 0.05)
+            }
         }
     }
 
