@@ -19,6 +19,8 @@ struct ServeCommand: AsyncParsableCommand {
             GET /users/:userID/posts lists a user's posts, POST /pet creates, GET /pet/:petId shows, PUT /pet \
             updates the body's key, GET /user/:username finds by a property. Collections take filters \
             (?color=red), _sort/_order, and _page/_limit or limit/offset with Link and X-Total-Count headers. \
+            A nested to-one object (POST /issues with "user": {"id": 7, "login": "ann"}) is stored in its own \
+            resource, the foreign key (user_id) set, and served back. --data is loaded before the port opens. \
             The first line on standard output is the address; each request logs one line on standard error.
             Example: replica serve --schema Schemas/people.json --port 8888 --latency 50-200
             """
@@ -27,7 +29,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The schema file whose entities become resources.")
     var schema: String?
 
-    @Option(help: "A JSON file to load at start: an object keyed by resource names, each an array of objects.")
+    @Option(help: "A JSON file to load at start, before the port opens: an object keyed by resource names, each an array of objects.")
     var data: String?
 
     @Option(help: "The port (0 picks a free one).")
@@ -55,6 +57,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("idle-timeout"),
             help: "Seconds a connection may stay open with no request in progress before it is closed.")
     var idleTimeout: Double = 60
+
+    @Option(name: .customLong("body-timeout"),
+            help: "Seconds a request's body may take to arrive once its head is in, however steadily it trickles (then 408 and close).")
+    var bodyTimeout: Double = 60
 
     @Option(help: "The serializer of every resource: plain (objects as stored, collections as arrays) or namespaced ({\"person\": {...}}, {\"people\": [...]}).")
     var serializer: String = "plain"
@@ -96,6 +102,7 @@ struct ServeCommand: AsyncParsableCommand {
         try OptionChecks.integer(maxBody, option: "--max-body", in: 1...(1 << 30), unit: "of bytes")
         try OptionChecks.seconds(headerTimeout, option: "--header-timeout")
         try OptionChecks.seconds(idleTimeout, option: "--idle-timeout")
+        try OptionChecks.seconds(bodyTimeout, option: "--body-timeout")
         guard store == "memory" || (store.hasPrefix("sqlite:") && store.count > 7) || PostgresURL.isPostgres(store) else {
             throw ValidationError("--store takes memory, sqlite:PATH or postgres://USER@HOST:PORT/DB, not '\(store)'")
         }
@@ -129,6 +136,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         var options = MockServerOptions(host: host, port: port, maxBodySize: maxBody,
                                         headerReadTimeout: .seconds(headerTimeout), idleTimeout: .seconds(idleTimeout))
+        options.bodyTimeout = .seconds(bodyTimeout)
         if store.hasPrefix("sqlite:") {
             do { options.store = try SQLiteMockStore(path: String(store.dropFirst(7))) } catch { throw CLIError("\(error)") }
         } else if PostgresURL.isPostgres(store) {
@@ -143,6 +151,8 @@ struct ServeCommand: AsyncParsableCommand {
         options.requestLog = { entry in
             Output.write(entry.description + "\n", to: .standardError)
         }
+        // Loaded before the port opens: a client connecting at once never sees an empty collection.
+        if let data { options.seeds = [.file(data)] }
         let server: MockServer
         do {
             server = try await MockServer.start(resources: resources, routes: routes, options: options)
@@ -150,14 +160,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw CLIError("\(error)")
         }
         if let data {
-            do {
-                let result = try await server.load(file: data)
-                printInfo("loaded \(result.loaded) objects, rejected \(result.rejected) from \(data)")
-                for rejection in result.rejections.prefix(5) { printWarning(rejection) }
-            } catch {
-                await server.stop()
-                throw CLIError("\(error)")
-            }
+            let result = server.seedResult
+            printInfo("loaded \(result.loaded) objects, rejected \(result.rejected) from \(data)")
+            for rejection in result.rejections.prefix(5) { printWarning(rejection) }
         }
         Output.write("Listening on \(server.baseURL)\n", to: .standardOutput)
         let names = server.resources.map { "/" + $0.name }.joined(separator: ", ")

@@ -228,6 +228,8 @@ struct MockServerCLITests {
             (["--header-timeout=-1"], "Error: --header-timeout takes a number of seconds above 0 up to 31536000, not -1.0"),
             (["--idle-timeout", "inf"], "Error: --idle-timeout takes a number of seconds above 0 up to 31536000, not inf"),
             (["--idle-timeout", "nan"], "Error: --idle-timeout takes a number of seconds above 0 up to 31536000, not nan"),
+            (["--body-timeout", "0"], "Error: --body-timeout takes a number of seconds above 0 up to 31536000, not 0.0"),
+            (["--data", "/nonexistent-seed.json"], "/nonexistent-seed.json"),
             (["--format-extension", ""], "Error: --format-extension takes an extension such as .json, not ''"),
             (["--format-extension", "a/b"], "Error: --format-extension takes an extension such as .json, not 'a/b'"),
         ]

@@ -88,7 +88,8 @@ public enum MockCRUD {
     }
 
     /// Creates an object from the body's known properties (the parent key set from a nested route,
-    /// the leading parts of a composite key from `/refs/:owner/:repo`).
+    /// the leading parts of a composite key from `/refs/:owner/:repo`); nested to-one objects
+    /// (``MockResource/toOne``) are upserted into their own resources first.
     ///
     /// ```swift
     /// let response = try await MockCRUD.create(request) // 201 {...}
@@ -101,6 +102,8 @@ public enum MockCRUD {
     public static func create(_ request: MockRequest) async throws -> MockResponse {
         let parameters = request.serializer.deserialize(parameters: try requireBody(request), of: request.resource)
         var values = try request.resource.harvest(parameters, keepingKey: true)
+        // Nested to-one objects go to their own resources; the foreign keys point at them.
+        values = try await request.resource.storingToOne(values, existing: nil, resources: request.resources, store: request.store)
         if let parent = request.parent {
             try await requireParent(parent, request)
             values[parent.parent.key] = parent.id
@@ -135,7 +138,12 @@ public enum MockCRUD {
     public static func update(_ request: MockRequest) async throws -> MockResponse {
         let id = try requireID(request)
         let parameters = request.serializer.deserialize(parameters: try requireBody(request), of: request.resource)
-        let values = try request.resource.harvest(parameters, keepingKey: false)
+        var values = try request.resource.harvest(parameters, keepingKey: false)
+        if !request.resource.toOne.isEmpty {
+            let existing = request.resource.needsExistingForToOne(values) ? try await request.store.object(request.resource, id: id) : nil
+            values = try await request.resource.storingToOne(values, existing: existing, resources: request.resources,
+                                                             store: request.store)
+        }
         guard let object = try await request.store.modify(request.resource, id: id, values: values) else {
             return try await putCreate(request, id: id, values: values)
         }

@@ -3,7 +3,7 @@
 /// Reserved parameters: `_sort` (comma-separated properties, `-name` for descending), `_order`
 /// (`asc`/`desc`, comma-separated to match `_sort`), `_page` (from 1) with `_limit` (default 10), or
 /// `limit` with `offset`, and `since` (a change-feed cursor, see ``MockCRUD/changes(_:since:)``). Every other parameter naming a property is an equality filter; unknown ones
-/// are ignored.
+/// are ignored (and left out of `Link`). At most ``maximumFilters`` filters and ``maximumSortKeys`` sort keys.
 struct MockCollectionQuery {
     enum Paging {
         case none
@@ -26,10 +26,19 @@ struct MockCollectionQuery {
                                                code: "invalidFilter")
             }
             query.filters.append(MockQuery.Filter(property: property.name, value: value))
+            guard query.filters.count <= Self.maximumFilters else {
+                throw MockHTTPError.badRequest("too many filters: at most \(Self.maximumFilters) property filters in one request",
+                                               code: "tooManyFilters")
+            }
         }
         if let sort = request.query("_sort"), !sort.isEmpty {
             let orders = (request.query("_order") ?? "").split(separator: ",").map { $0.lowercased() }
-            for (index, field) in sort.split(separator: ",").enumerated() {
+            let fields = sort.split(separator: ",")
+            guard fields.count <= Self.maximumSortKeys else {
+                throw MockHTTPError.badRequest("_sort: too many sort keys: at most \(Self.maximumSortKeys), not \(fields.count)",
+                                               code: "tooManySortKeys")
+            }
+            for (index, field) in fields.enumerated() {
                 var name = String(field)
                 var descending = false
                 if name.hasPrefix("-") { descending = true; name.removeFirst() }
@@ -62,6 +71,13 @@ struct MockCollectionQuery {
             if let limit { paging = .offsets(limit: limit, offset: offset) }
         }
     }
+
+    /// The most property filters one request may give, on every store (SQLite's expression depth would
+    /// refuse about a thousand): more are a 400 `tooManyFilters` naming the limit.
+    static let maximumFilters = 256
+    /// The most `_sort` keys one request may give, on every store (SQLite refuses 2,000 `ORDER BY` terms):
+    /// more are a 400 `tooManySortKeys` naming the limit.
+    static let maximumSortKeys = 64
 
     /// The largest `_page`, `_limit`, `limit` or `offset` taken.
     static let maximumNumber = 1_000_000_000
@@ -99,7 +115,12 @@ struct MockCollectionQuery {
             if offset + limit < total { links.append(("next", params(offset + limit))) }
             links.append(("last", params(lastOffset)))
         }
-        let kept = request.queryItems.filter { !Self.reserved.contains($0.name) || $0.name == "_sort" || $0.name == "_order" }
+        // Only what the server understood (property filters, `_sort`, `_order`), so that the header stays
+        // bounded by the filters it took: unknown parameters are not repeated into every link.
+        let kept = request.queryItems.filter { item in
+            item.name == "_sort" || item.name == "_order"
+                || (!Self.reserved.contains(item.name) && request.resource.property(named: item.name) != nil)
+        }
         let path = request.segments.map(MockPath.encode).joined(separator: "/")
         return links.map { rel, params in
             let items = kept.map { ($0.name, $0.value) } + params

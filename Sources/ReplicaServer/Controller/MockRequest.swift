@@ -58,6 +58,8 @@ public struct MockRequest: Sendable {
     var envelope: String?
     /// The server's change feed: collection cursors and `?since=` answers.
     public var changes: MockChangeFeed?
+    /// The server's resources by name, for nested to-one objects (``MockResource/toOne``).
+    var resources: [String: MockResource] = [:]
 
     /// The first query value named `name`.
     ///

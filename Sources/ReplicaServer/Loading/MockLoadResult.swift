@@ -19,6 +19,14 @@ public struct MockLoadResult: Sendable, Hashable, CustomStringConvertible {
     /// Objects rejected in all.
     public var rejected: Int { rejectedByResource.values.reduce(0, +) }
 
+    /// Adds another load's counts to these.
+    mutating func add(_ other: MockLoadResult) {
+        loadedByResource.merge(other.loadedByResource, uniquingKeysWith: +)
+        rejectedByResource.merge(other.rejectedByResource, uniquingKeysWith: +)
+        unknownResources += other.unknownResources.filter { !unknownResources.contains($0) }
+        rejections += other.rejections.prefix(max(0, 20 - rejections.count))
+    }
+
     public var description: String {
         "loaded \(loaded), rejected \(rejected)" + (unknownResources.isEmpty ? "" : " (unknown resources: \(unknownResources.joined(separator: ", ")))")
     }

@@ -3,9 +3,11 @@ import Foundation
 extension MockServer {
     /// Loads objects from JSON: an array for `resource`, or (without it) one object keyed by resource
     /// names like a MANY response (`{"people": [...], "cars": [...]}`). Each object's known properties are
-    /// harvested and unknown keys dropped; objects with no known property, a wrongly typed value or
-    /// a composite key lacking a part are rejected. Objects with a key replace or merge into the stored
-    /// ones. Works before and while running.
+    /// harvested and unknown keys dropped, nested to-one objects stored in their own resources
+    /// (``MockToOne``); objects with no known property, a wrongly typed value or a composite key lacking
+    /// a part are rejected. Objects with a key replace or merge into the stored ones. Works before and
+    /// while running; data clients must find from the first request goes in ``MockServerOptions/seeds``,
+    /// loaded before the port opens.
     ///
     /// ```swift
     /// let result = try await server.load(json: try JSONValue(parsing: #"{"people": [{"name": "ann"}]}"#))
@@ -41,7 +43,12 @@ extension MockServer {
             for (index, item) in items.enumerated() {
                 do {
                     // An object lacking a part of a composite key is rejected alone, not with its batch.
-                    harvested.append(try target.assigningKey(to: try target.harvest(item, keepingKey: true)))
+                    var values = try target.harvest(item, keepingKey: true)
+                    // Nested to-one objects are stored in their own resources, as a POST stores them.
+                    if !target.toOne.isEmpty {
+                        values = try await target.storingToOne(values, existing: nil, resources: known, store: recordingStore)
+                    }
+                    harvested.append(try target.assigningKey(to: values))
                 } catch let error as MockHTTPError {
                     result.rejectedByResource[name, default: 0] += 1
                     if result.rejections.count < 20 { result.rejections.append("\(name)[\(index)]: \(error.message)") }
@@ -50,6 +57,7 @@ extension MockServer {
             let stored = try await recordingStore.upsert(target, objects: harvested)
             result.loadedByResource[name, default: 0] += stored
             if stored > 0 { touch(name) }
+            for relation in target.toOne { touch(relation.resource) }
         }
         return result
     }

@@ -22,6 +22,13 @@ public struct MockResource: Sendable, Hashable {
     public let primaryKey: MockPrimaryKey
     /// The parents whose routes nest this resource (`/people/:id/cars`).
     public let parents: [MockParent]
+    /// The to-one relationships whose nested objects are stored in their own resources and served back
+    /// (``MockToOne``): each has a `.json` property under its key, holding the child as last written.
+    ///
+    /// ```swift
+    /// MockResource(entity: issue, in: schema).toOne   // [MockToOne("user", resource: "users", foreignKey: "user_id")]
+    /// ```
+    public let toOne: [MockToOne]
     /// Where each property sits in JSON objects (dotted names nest).
     let keyPaths: MockKeyPaths
     /// A `json` property that holds the keys of objects no other property takes, served merged back
@@ -45,12 +52,16 @@ public struct MockResource: Sendable, Hashable {
     ///   - actions: the allowed actions, all by default.
     ///   - primaryKey: the key, auto-incrementing `id` by default.
     ///   - parents: parent resources for nested routes.
+    ///   - toOne: to-one relationships whose nested objects are stored in their resources (``MockToOne``);
+    ///     their foreign keys and a `.json` property under each key are added when missing. One whose key
+    ///     names a property of another type is left out.
     public init(
         _ name: String,
         properties: [MockProperty],
         actions: MockActions = .all,
         primaryKey: MockPrimaryKey = .default,
-        parents: [MockParent] = []
+        parents: [MockParent] = [],
+        toOne: [MockToOne] = []
     ) {
         self.name = name
         self.actions = actions
@@ -61,13 +72,25 @@ public struct MockResource: Sendable, Hashable {
         for parent in parents where !properties.contains(where: { $0.name == parent.key }) {
             properties.append(MockProperty(parent.key, .integer))
         }
+        var relations: [MockToOne] = []
+        for relation in toOne where !relation.key.isEmpty && relation.key != relation.foreignKey
+            && !primaryKey.contains(relation.key) && !relations.contains(where: { $0.key == relation.key }) {
+            if let existing = properties.first(where: { $0.name == relation.key }), existing.type != .json { continue }
+            if !properties.contains(where: { $0.name == relation.foreignKey }) {
+                properties.append(MockProperty(relation.foreignKey, .integer))
+            }
+            if !properties.contains(where: { $0.name == relation.key }) { properties.append(MockProperty(relation.key, .json)) }
+            relations.append(relation)
+        }
+        self.toOne = relations
         var seen = Set<String>()
         self.properties = properties.filter { seen.insert($0.name).inserted }
         keyPaths = MockKeyPaths(self.properties)
     }
 
     /// A resource for a Replica schema entity: its table name as the path, its attributes under their JSON
-    /// keys, its to-one relationships as parents (keyed by the foreign key's JSON key), its many-to-many
+    /// keys, its to-one relationships as parents (keyed by the foreign key's JSON key) and as ``toOne``
+    /// relationships (a nested object at the relationship's JSON key is stored in its own resource), its many-to-many
     /// relationships as JSON properties (the nested array, objects or keys, stored and served back as
     /// given, so a sync of the resource links what it lists). An entity with a composite primary key
     /// gets a ``MockPrimaryKey/composite(_:)`` key of its parts' JSON keys: `/refs/:owner/:repo/:ref`
@@ -100,11 +123,15 @@ public struct MockResource: Sendable, Hashable {
             primaryKey = keyAttribute.type == .integer ? .autoIncrement(keyName) : .string(keyName)
         }
         var parents: [MockParent] = []
+        var toOne: [MockToOne] = []
         for relationship in entity.relationships where relationship.kind == .toOne {
             guard let destination = schema.entity(named: relationship.destination),
                   let foreignKey = relationship.foreignKey,
                   let attribute = entity.attribute(named: foreignKey) else { continue }
             parents.append(MockParent(destination.tableName, key: jsonKey(attribute)))
+            // The nested object, where the client reads it: the relationship's JSON key.
+            let key = relationship.jsonKey.flatMap { $0.isEmpty ? nil : $0 } ?? schema.keyConvention.jsonKey(forAttribute: relationship.name)
+            toOne.append(MockToOne(key, resource: destination.tableName, foreignKey: jsonKey(attribute)))
         }
         // The column of kept unmapped keys holds what no other property takes; objects are served with it merged in.
         var properties = entity.attributes.map { MockProperty(jsonKey($0), MockPropertyType($0.type)) }
@@ -124,7 +151,7 @@ public struct MockResource: Sendable, Hashable {
                 }
             })
         } ?? .all
-        self.init(entity.tableName, properties: properties, actions: allowed, primaryKey: primaryKey, parents: parents)
+        self.init(entity.tableName, properties: properties, actions: allowed, primaryKey: primaryKey, parents: parents, toOne: toOne)
         unmappedProperty = entity.unmappedAttribute.map(jsonKey)
     }
 
@@ -310,12 +337,15 @@ extension MockResource {
     ///   - values: the stored values, keyed by property name.
     /// - Returns: the JSON object.
     public func nested(_ values: JSONObject) -> JSONObject {
-        mergingUnmapped(keyPaths.nests ? MockKeyPaths.build(keyPaths.root, from: values, properties: properties) : complete(values))
+        omittingAbsentToOne(mergingUnmapped(keyPaths.nests ? MockKeyPaths.build(keyPaths.root, from: values, properties: properties)
+                                                           : complete(values)))
     }
 
-    /// A store's object (every property present already) as it goes on the wire: as it is when no property nests.
+    /// A store's object (every property present already) as it goes on the wire: as it is when no property
+    /// nests and no to-one relationship may be left out.
     func wire(_ stored: JSONObject) -> JSONObject {
-        mergingUnmapped(keyPaths.nests ? MockKeyPaths.build(keyPaths.root, from: stored, properties: properties) : stored)
+        omittingAbsentToOne(mergingUnmapped(keyPaths.nests ? MockKeyPaths.build(keyPaths.root, from: stored, properties: properties)
+                                                           : stored))
     }
 
     /// The object with the members of ``unmappedProperty`` in place of it (nested ones merged into

@@ -32,7 +32,8 @@ struct MockPageRenderer: Sendable {
     let resource: MockResource
     /// The envelope's keys, outermost first (`data.items` → `data`, `items`).
     let envelope: [String]
-    /// Whether rows go on the wire as stored: no dotted property nests, no kept unmapped keys merge in.
+    /// Whether rows go on the wire as stored: no dotted property nests, no kept unmapped keys merge in, no
+    /// to-one value is left out.
     let isFlat: Bool
     /// `{"id":` then `,"name":` …: each property's key as it precedes its value.
     private let keyPrefixes: [[UInt8]]
@@ -52,7 +53,7 @@ struct MockPageRenderer: Sendable {
 
     /// Whether `resource`'s rows go on the wire as stored (``isFlat``).
     static func isFlat(_ resource: MockResource) -> Bool {
-        !resource.keyPaths.nests && resource.unmappedProperty == nil
+        !resource.keyPaths.nests && resource.unmappedProperty == nil && resource.toOne.isEmpty
     }
 
     /// A writer with the envelope and `[` written.

@@ -29,14 +29,17 @@ struct MockHTTPChannel: ServerChildChannel, HTTPChannelHandler {
 
     let responder: HTTPChannelHandler.Responder
     let headerReadTimeout: TimeAmount
+    let bodyTimeout: TimeAmount
     let idleTimeout: Duration
 
     /// The server builder for `Application`.
     static func builder(options: MockServerOptions) -> HTTPServerBuilder {
         let headerReadTimeout = TimeAmount(options.headerReadTimeout)
+        let bodyTimeout = TimeAmount(options.bodyTimeout)
         let idleTimeout = options.idleTimeout
         return HTTPServerBuilder { responder in
-            MockHTTPChannel(responder: responder, headerReadTimeout: headerReadTimeout, idleTimeout: idleTimeout)
+            MockHTTPChannel(responder: responder, headerReadTimeout: headerReadTimeout, bodyTimeout: bodyTimeout,
+                            idleTimeout: idleTimeout)
         }
     }
 
@@ -57,7 +60,7 @@ struct MockHTTPChannel: ServerChildChannel, HTTPChannelHandler {
                 withDecoderLimitConfiguration: limits
             )
             try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
-            try pipeline.addHandler(MockTransportErrorHandler(connection: connection))
+            try pipeline.addHandler(MockTransportErrorHandler(connection: connection, bodyTimeout: bodyTimeout))
             try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
             return try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
         }
@@ -80,6 +83,10 @@ final class MockConnectionState {
     var closing = false
     /// The head timeout, while `headStarted`.
     var timer: Scheduled<Void>?
+    /// The body deadline, from a request's head to its end.
+    var bodyTimer: Scheduled<Void>?
+    /// The answer being written says `Connection: close`.
+    var answerCloses = false
     /// What the started head looked like, to say which limit it broke.
     var headBytes = 0
     var headLines = 0
@@ -181,9 +188,11 @@ final class MockTransportErrorHandler: ChannelDuplexHandler, RemovableChannelHan
     typealias OutboundOut = HTTPResponsePart
 
     private let connection: MockConnectionState
+    private let bodyTimeout: TimeAmount
 
-    init(connection: MockConnectionState) {
+    init(connection: MockConnectionState, bodyTimeout: TimeAmount) {
         self.connection = connection
+        self.bodyTimeout = bodyTimeout
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -193,17 +202,61 @@ final class MockTransportErrorHandler: ChannelDuplexHandler, RemovableChannelHan
             connection.headReceived()
             connection.requestOpen = true
             connection.responsesPending += 1
+            startBodyDeadline(context)
         case .body:
             break
         case .end:
             connection.requestOpen = false
+            connection.bodyTimer?.cancel()
+            connection.bodyTimer = nil
         }
         context.fireChannelRead(data)
     }
 
+    /// However steadily a body trickles in, it must end within `bodyTimeout` of its head: then the
+    /// reader of the body gets ``MockBodyTimeout`` (answered 408 with `Connection: close`), or, when the
+    /// answer has already gone out, the connection closes.
+    private func startBodyDeadline(_ context: ChannelHandlerContext) {
+        connection.bodyTimer?.cancel()
+        let timeout = bodyTimeout
+        connection.bodyTimer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [connection] in
+            connection.bodyTimer = nil
+            guard connection.requestOpen, !connection.closing, context.channel.isActive else { return }
+            if connection.responsesPending > 0 {
+                context.fireErrorCaught(MockBodyTimeout(seconds: Double(timeout.nanoseconds) / 1e9))
+            } else {
+                connection.closeLingering(context)
+            }
+        }
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { connection.responsesPending -= 1 }
-        context.write(data, promise: promise)
+        switch unwrapOutboundIn(data) {
+        case .head(let head):
+            connection.answerCloses = head.headerFields[.connection]?.lowercased() == "close"
+            context.write(data, promise: promise)
+        case .body:
+            context.write(data, promise: promise)
+        case .end:
+            connection.responsesPending -= 1
+            // An answer given before its request's body ended (413 for a body over the limit, 408 for one too
+            // slow) closes the connection: the rest of the body is dropped, not read to its end.
+            guard connection.answerCloses, connection.requestOpen, !connection.closing else {
+                return context.write(data, promise: promise)
+            }
+            connection.closing = true
+            connection.bodyTimer?.cancel()
+            connection.bodyTimer = nil
+            let written = promise ?? context.eventLoop.makePromise()
+            context.writeAndFlush(data, promise: written)
+            written.futureResult.assumeIsolated().whenComplete { [connection] _ in connection.closeLingering(context) }
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connection.bodyTimer?.cancel()
+        connection.bodyTimer = nil
+        context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -283,5 +336,15 @@ final class MockTransportErrorHandler: ChannelDuplexHandler, RemovableChannelHan
 
     static func format(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+    }
+}
+
+/// What the reader of a request body gets when the body did not end within
+/// ``MockServerOptions/bodyTimeout`` of its head.
+struct MockBodyTimeout: Error, CustomStringConvertible {
+    var seconds: Double
+
+    var description: String {
+        "the request body was not complete within \(MockTransportErrorHandler.format(seconds)) s (the body timeout, --body-timeout)"
     }
 }

@@ -22,9 +22,15 @@ public struct MockHTTPError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The methods a 405 names in its `Allow` header.
     public var allow: [String] = []
 
-    /// The headers the error response carries (`Allow` for 405).
+    /// Whether the answer closes the connection (`Connection: close`): for a request whose body is not
+    /// read to its end (413 for a body over the limit, 408 for one too slow).
+    var closesConnection = false
+
+    /// The headers the error response carries (`Allow` for 405, `Connection: close`).
     var headers: [(name: String, value: String)] {
-        allow.isEmpty && status != 405 ? [] : [(name: "Allow", value: allow.joined(separator: ", "))]
+        var headers: [(name: String, value: String)] = allow.isEmpty && status != 405 ? [] : [(name: "Allow", value: allow.joined(separator: ", "))]
+        if closesConnection { headers.append((name: "Connection", value: "close")) }
+        return headers
     }
 
     private struct FieldError: Sendable, Hashable {

@@ -26,6 +26,8 @@ extension MockServer {
         if case .answer(let response, let resource, _, _) = outcome, let resource, response.status < 400,
            ["POST", "PUT", "PATCH", "DELETE"].contains(method) {
             touch(resource)
+            // Nested to-one objects were written to their resources too.
+            if method != "DELETE" { for relation in snapshot.resources[resource]?.toOne ?? [] { touch(relation.resource) } }
         }
         if case .answer(let response, let resource, let bodyFault, let modified) = outcome, method == "GET" || method == "HEAD" {
             outcome = .answer(conditional(response, request: request, modified: modified ?? MockModification(time: startedAt)),
@@ -102,7 +104,7 @@ extension MockServer {
                 scope: routed.scope, store: recordingStore,
                 serializer: snapshot.serializers[routed.resource.name] ?? options.defaultSerializer,
                 baseURL: "http://\(host)", memberRoute: routed.memberRoute, envelope: routed.envelope,
-                changes: changes)
+                changes: changes, resources: snapshot.resources)
             let controller = snapshot.controllers[routed.resource.name] ?? options.defaultController
             let bodyFault = fault.flatMap { $0.altersBody ? $0 : nil }
             let response: MockResponse
@@ -168,22 +170,33 @@ extension MockServer {
     }
 
     /// Reads and parses a body within `maxBodySize` — JSON, or form and multipart fields (typed once
-    /// the resource is known); an oversized body is drained, then answered 413. A form-typed body that
-    /// is a JSON object or array (`curl -d '{"name":"john"}'`) is read as JSON.
+    /// the resource is known). A body over the limit is answered 413: one of a declared length (up to 64
+    /// times the limit) once drained, so that the client reads the answer cleanly; a chunked one as soon as
+    /// it passes the limit, closing the connection. A body not complete within `bodyTimeout` is answered 408
+    /// and closes the connection. A form-typed body that is a JSON object or array
+    /// (`curl -d '{"name":"john"}'`) is read as JSON.
     private func readBody(_ request: Request) async throws -> (JSONValue?, JSONObject?) {
         let limit = options.maxBodySize
         let drainLimit = max(limit, 1 << 20) * 64
-        if let text = request.headers[.contentLength], let length = Int(text), length > drainLimit {
-            throw Self.tooLarge(limit)
+        let declared = request.headers[.contentLength].flatMap { Int($0) }
+        if let declared, declared > drainLimit {
+            throw Self.tooLarge(limit, closing: true)
         }
         var collected = ByteBuffer()
         var seen = 0
         do {
             for try await chunk in request.body {
                 seen += chunk.readableBytes
-                if seen > drainLimit { break }
+                if seen > limit && declared == nil { throw Self.tooLarge(limit, closing: true) }
+                if seen > drainLimit { throw Self.tooLarge(limit, closing: true) }
                 if seen <= limit { collected.writeImmutableBuffer(chunk) }
             }
+        } catch let error as MockHTTPError {
+            throw error
+        } catch let error as MockBodyTimeout {
+            var timeout = MockHTTPError(status: 408, code: "bodyTimeout", message: error.description)
+            timeout.closesConnection = true
+            throw timeout
         } catch {
             throw MockHTTPError.badRequest("the request body could not be read: \(error)", code: "invalidBody")
         }
@@ -201,8 +214,11 @@ extension MockServer {
         }
     }
 
-    private static func tooLarge(_ limit: Int) -> MockHTTPError {
-        MockHTTPError(status: 413, code: "bodyTooLarge", message: "the request body is larger than \(limit) bytes")
+    private static func tooLarge(_ limit: Int, closing: Bool = false) -> MockHTTPError {
+        var error = MockHTTPError(status: 413, code: "bodyTooLarge",
+                                  message: "the request body is larger than \(limit) bytes (the body limit, --max-body)")
+        error.closesConnection = closing
+        return error
     }
 
     /// Adds `ETag` and `Last-Modified` to a 200 GET and turns it into 304 when the client's copy is current.

@@ -44,6 +44,8 @@ public final class MockServer: Sendable {
     public let options: MockServerOptions
     let registry: NIOLockedValueBox<Registry>
     let stalls = MockStallGate()
+    /// What the seeds loaded before the first start.
+    private let seeded = NIOLockedValueBox(MockLoadResult())
     private let lifecycle = NIOLockedValueBox(Lifecycle.stopped(lastPort: nil))
     let startedAt = Date().timeIntervalSince1970
     /// Every write this server made, in order: the cursors of its collections (`X-Cursor`), their
@@ -71,7 +73,7 @@ public final class MockServer: Sendable {
     /// ```
     /// - Parameters:
     ///   - resources: the resources to serve (parents before or after children, any order).
-    ///   - options: bind address, store, conditions and limits.
+    ///   - options: bind address, store, seeds (loaded before the port opens), conditions and limits.
     /// - Returns: the running server; `port` is the bound port.
     /// - Throws: `MockServerError` `.invalidResource` for a bad resource, `.storeFailed` when the store cannot
     ///   prepare a table, `.bindFailed` when the address cannot be bound.
@@ -89,10 +91,11 @@ public final class MockServer: Sendable {
     /// - Parameters:
     ///   - resources: the resources to serve (parents before or after children, any order).
     ///   - routes: the API's routes, each naming one of `resources`.
-    ///   - options: bind address, store, conditions and limits.
+    ///   - options: bind address, store, seeds (loaded before the port opens), conditions and limits.
     /// - Returns: the running server.
     /// - Throws: `MockServerError` `.invalidResource` for a bad resource or route (one naming a resource
-    ///   not served, or a property its resource lacks), `.storeFailed`, `.bindFailed`.
+    ///   not served, or a property its resource lacks), `.storeFailed`, `.bindFailed`; a seed's errors
+    ///   (``load(file:into:)``), the port never opened.
     public static func start(resources: [MockResource], routes: [MockRoute],
                              options: MockServerOptions = MockServerOptions()) async throws -> MockServer {
         let server = MockServer(options: options)
@@ -110,6 +113,15 @@ public final class MockServer: Sendable {
         }
         // Validated together above: a child may come before its parent.
         for resource in resources { try await server.register(resource) }
+        // Loaded before the port opens: no client ever sees the collections empty or half loaded.
+        var seeded = MockLoadResult()
+        for seed in options.seeds {
+            switch seed {
+            case .file(let path, let resource): seeded.add(try await server.load(file: path, into: resource))
+            case .json(let json, let resource): seeded.add(try await server.load(json: json, into: resource))
+            }
+        }
+        server.seeded.withLockedValue { $0 = seeded }
         try await server.start()
         return server
     }
@@ -125,11 +137,20 @@ public final class MockServer: Sendable {
     /// ```
     /// - Parameters:
     ///   - schema: the schema.
-    ///   - options: bind address, store, conditions and limits.
+    ///   - options: bind address, store, seeds (loaded before the port opens), conditions and limits.
     /// - Returns: the running server.
     /// - Throws: as ``start(resources:routes:options:)``.
     public static func start(schema: Schema, options: MockServerOptions = MockServerOptions()) async throws -> MockServer {
         try await start(resources: MockResource.resources(for: schema), routes: MockRoute.routes(for: schema), options: options)
+    }
+
+    /// What ``MockServerOptions/seeds`` loaded before the server started listening (empty without seeds).
+    ///
+    /// ```swift
+    /// print(server.seedResult)   // loaded 20000, rejected 0
+    /// ```
+    public var seedResult: MockLoadResult {
+        seeded.withLockedValue { $0 }
     }
 
     /// The API's own routes being served, as given.

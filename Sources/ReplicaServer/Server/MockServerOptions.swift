@@ -27,6 +27,23 @@ public struct MockServerOptions: Sendable {
     /// The longest a keep-alive connection may stay open with no request in progress (and a new one with
     /// no request at all) before the server closes it. 60 s by default.
     public var idleTimeout: Duration
+    /// The longest a request's body may take to arrive once its head is in, however steadily it trickles;
+    /// then the server answers 408 (`bodyTimeout`) and closes the connection. 60 s by default. (A gap of
+    /// ``idleTimeout`` with no byte at all closes the connection sooner.)
+    ///
+    /// ```swift
+    /// options.bodyTimeout = .seconds(10)   // `replica serve --body-timeout 10`
+    /// ```
+    public var bodyTimeout: Duration = .seconds(60)
+    /// Data loaded into the store before the server listens, in order (``MockSeed``): a client that
+    /// connects as soon as the port opens finds all of it, never an empty or partial collection.
+    /// ``MockServer/seedResult`` says what was loaded.
+    ///
+    /// ```swift
+    /// options.seeds = [.file("seed.json")]                       // {"people": [...], "cars": [...]}
+    /// options.seeds = [.json(try JSONValue(parsing: "[{\"name\": \"ann\"}]"), into: "people")]
+    /// ```
+    public var seeds: [MockSeed] = []
     /// Called once per answered request (method, path, status, time), on the request's task.
     public var requestLog: (@Sendable (MockRequestLogEntry) -> Void)?
     /// How many changes of each resource the change feed keeps (``MockChangeFeed``): a `?since=`
@@ -86,6 +103,21 @@ public struct MockServerOptions: Sendable {
         self.idleTimeout = idleTimeout
         self.requestLog = requestLog
     }
+}
+
+/// Data a server loads before it listens (``MockServerOptions/seeds``), as ``MockServer/load(json:into:)``
+/// and ``MockServer/load(file:into:)`` load it.
+///
+/// ```swift
+/// var options = MockServerOptions()
+/// options.seeds = [.file("people.json", into: "people"), .file("many.json")]
+/// let server = try await MockServer.start(schema: schema, options: options)   // listens once both are loaded
+/// ```
+public enum MockSeed: Sendable {
+    /// A JSON file: an object keyed by resource names, or (with a resource) an array of its objects.
+    case file(String, into: String? = nil)
+    /// A JSON value, shaped as a file's.
+    case json(JSONValue, into: String? = nil)
 }
 
 /// One answered request, for logs.
