@@ -93,16 +93,24 @@ extension PostgresReplica: StoreBackend {
 }
 
 extension PostgresConnection {
-    /// Runs `body` in one transaction (postgres-nio's `withTransaction`: `BEGIN`, then `COMMIT`,
-    /// or `ROLLBACK` when `body` throws): every transaction of the replica goes through here.
+    /// Runs `body` in one transaction (`BEGIN`, then `COMMIT`, or `ROLLBACK` when it throws):
+    /// every transaction of the replica goes through here.
     ///
-    /// - Throws: What `body` threw, or the error of `BEGIN` or `COMMIT`, unwrapped from
-    ///   postgres-nio's `PostgresTransactionError` so that callers see the cause.
+    /// A connection that closed in the middle (dropped by the network, terminated by the server)
+    /// took its transaction with it: PostgreSQL rolls back a session's open transaction when the
+    /// session ends. No `ROLLBACK` is sent on it then: postgres-nio's `withTransaction` sent one,
+    /// and on a connection that closed during a `COPY` it never returned, so the sync hung.
+    ///
+    /// - Throws: What `body` threw, or the error of `BEGIN` or `COMMIT`; nothing is written then.
     func transaction<T: Sendable>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await query("BEGIN;", logger: logger)
         do {
-            return try await withTransaction(logger: logger) { connection in try await body(connection) }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error.beginError ?? error.commitError ?? error
+            let value = try await body(self)
+            try await query("COMMIT;", logger: logger)
+            return value
+        } catch {
+            if !isClosed { _ = try? await query("ROLLBACK;", logger: logger) }
+            throw error
         }
     }
 }
