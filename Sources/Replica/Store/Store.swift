@@ -75,9 +75,14 @@ public final class Store: Sendable {
             throw StoreError(.busy, "cannot open database: "
                              + Store.lockWaitMessage(waited: opening.duration(to: clock.now), timeout: options.busyTimeout), path: path)
         } catch {
-            throw StoreError(.sqlite, "cannot open database: \(Store.describe(error))", path: path)
+            throw (options.readOnly ? Store.readOnlyDirectoryError(path: path) : nil)
+                ?? StoreError(.sqlite, "cannot open database: \(Store.describe(error))", path: path)
         }
-        try self.init(database: pool, path: path, schema: schema, options: options, checkpointer: checkpointer)
+        do {
+            try self.init(database: pool, path: path, schema: schema, options: options, checkpointer: checkpointer)
+        } catch let error as StoreError where options.readOnly {
+            throw Store.readOnlyDirectoryError(path: path) ?? error
+        }
     }
 
     /// Creates an empty in-memory store for `schema`.
@@ -148,6 +153,18 @@ public final class Store: Sendable {
         } catch {
             throw StoreError(.sqlite, Store.describe(error), path: path)
         }
+    }
+
+    /// Why a read-only store could not read `path`, when it is that its directory is read-only: a
+    /// database in WAL mode is read through its shared-memory file (`PATH-shm`), which SQLite
+    /// must create beside it when no process has it open. `nil` otherwise.
+    static func readOnlyDirectoryError(path: String) -> StoreError? {
+        let directory = (path as NSString).deletingLastPathComponent
+        let folder = directory.isEmpty ? "." : directory
+        guard !FileManager.default.fileExists(atPath: path + "-shm"), access(folder, W_OK) != 0 else { return nil }
+        return StoreError(.readOnly, "cannot read the database: it is in WAL mode and SQLite must create "
+                          + "\((path as NSString).lastPathComponent)-shm beside it, but the directory \(folder) is read-only "
+                          + "(for this user); make the directory writable, or copy the file into one that is", path: path)
     }
 
     /// Opens the pool at `path`, retrying while another process holds a lock its setting up

@@ -33,7 +33,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// Opening had to create or migrate tables, and another process held the write lock for
         /// longer than ``StoreOptions/busyTimeout``; nothing was changed.
         public static let busy = Code(rawValue: "busy")
-        /// A store opened with ``StoreOptions/readOnly`` was asked to write (to record or migrate a schema).
+        /// A store opened with ``StoreOptions/readOnly`` was asked to write (to record or migrate a
+        /// schema), or cannot read a database in WAL mode from a read-only directory.
         public static let readOnly = Code(rawValue: "readOnly")
         /// The schema given to create or migrate tables fails ``Schema/checkOpening(in:transforms:)``
         /// (its property maps cannot be built, or it exceeds the database's limits); nothing was changed.
