@@ -9,8 +9,14 @@ import Tracing
 /// disk, response bodies stream straight into the sync engine's parser, so a 1 GB response never
 /// sits in memory whole.
 ///
+/// It follows redirects itself (up to ``ClientRequest/maxRedirects``; a loop fails at once,
+/// naming the chain): one to another origin only when ``ClientRequest/allowedHosts`` admits it,
+/// and then without the headers configured for the first (``ClientRequest/redirected(status:to:original:)``).
+/// Every body is held to its ``ClientRequest/bodyLimits``; gzip and deflate bodies are
+/// decompressed and bounded by their decompressed size, not by a ratio.
+///
 /// ```swift
-/// let transport = HTTPTransport()                       // uses HTTPClient.shared
+/// let transport = HTTPTransport()                       // uses HTTPTransport.defaultClient
 /// var configuration = ClientConfiguration(transport: transport,
 ///                                         baseURLs: [.production: URL(string: "https://api.example.com")!])
 /// let client = ReplicaClient(engine: engine, configuration: configuration)
@@ -23,20 +29,51 @@ public final class HTTPTransport: Transport {
     /// and stops reading past it (back-pressure). 1 MiB by default.
     public let readAhead: Int
 
-    /// A transport on an existing client (by default AsyncHTTPClient's shared one); you shut it down.
+    /// The client `HTTPTransport()` uses, shared by all of them and never shut down (like
+    /// `HTTPClient.shared`, on its event loops): AsyncHTTPClient's browser-like settings, except
+    /// that redirects are left to the transport (which filters headers by origin), gzip and
+    /// deflate bodies are decompressed without a ratio limit (the body's size limit bounds them)
+    /// and there is no read timeout (``BodyLimits/idleTimeout`` does not count the time
+    /// back-pressure holds the connection).
+    public static let defaultClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+                                                 configuration: configured(.singletonConfiguration))
+
+    /// `configuration` as the transport needs it: redirects disallowed (the transport follows
+    /// them), decompression (when enabled) bounded by size through ``BodyLimits/maxBytes`` rather
+    /// than by ratio, no read timeout.
+    ///
+    /// ```swift
+    /// let client = HTTPClient(eventLoopGroup: group, configuration: HTTPTransport.configured(HTTPClient.Configuration()))
+    /// ```
+    public static func configured(_ configuration: HTTPClient.Configuration) -> HTTPClient.Configuration {
+        var configuration = configuration
+        configuration.redirectConfiguration = .disallow
+        if case .enabled = configuration.decompression { configuration.decompression = .enabled(limit: .none) }
+        configuration.timeout.read = nil
+        return configuration
+    }
+
+    /// A transport on an existing client (by default ``defaultClient``); you shut it down.
+    /// Give it a client made with ``configured(_:)``: one that follows redirects itself sends
+    /// every header but `Authorization` and `Cookie` to the other hosts they lead to.
     ///
     /// ```swift
     /// let transport = HTTPTransport(readAhead: 4 << 20)   // up to 4 MiB of each body ahead of the parser
     /// ```
-    public init(client: HTTPClient = .shared, readAhead: Int = 1 << 20) {
-        self.client = client
+    public init(client: HTTPClient? = nil, readAhead: Int = 1 << 20) {
+        self.client = client ?? Self.defaultClient
         self.ownsClient = false
         self.readAhead = max(1, readAhead)
     }
 
-    /// A transport on its own client; call ``shutdown()`` when done.
+    /// A transport on its own client, made from ``configured(_:)`` of `configuration`; call
+    /// ``shutdown()`` when done.
+    ///
+    /// ```swift
+    /// let transport = HTTPTransport(configuration: HTTPClient.Configuration(decompression: .enabled(limit: .none)))
+    /// ```
     public init(configuration: HTTPClient.Configuration, readAhead: Int = 1 << 20) {
-        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.configured(configuration))
         self.ownsClient = true
         self.readAhead = max(1, readAhead)
     }
@@ -46,9 +83,38 @@ public final class HTTPTransport: Transport {
         if ownsClient { try await client.shutdown() }
     }
 
+    /// Sends `request`, following redirects (see the type's summary).
+    ///
+    /// - Throws: ``ClientError``: `.redirect` for a loop or too many, `.crossOrigin` for a
+    ///   redirect to an origin not allowed, the exchange's own (`.timeout`, `.connection` …).
     public func send(_ request: ClientRequest) async throws -> ClientResponse {
-        let timeout = TimeAmount.nanoseconds(Int64(request.timeout.components.seconds) * 1_000_000_000
-                                             + request.timeout.components.attoseconds / 1_000_000_000)
+        var current = request
+        var chain = [request.url]
+        while true {
+            let response = try await exchange(current)
+            guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["Location"],
+                  let target = URL(string: location, relativeTo: current.url)?.absoluteURL,
+                  target.scheme == "http" || target.scheme == "https" else { return response }
+            let what = "\(request.method) \(request.url.absoluteString)"
+            let links = (chain + [target]).map(\.absoluteString).joined(separator: " → ")
+            if chain.contains(where: { $0.absoluteString == target.absoluteString }) {
+                throw ClientError(.redirect, "redirect loop: \(links)", request: what)
+            }
+            if chain.count > request.maxRedirects {
+                throw ClientError(.redirect, "too many redirects (more than \(request.maxRedirects), "
+                                  + "ClientConfiguration.maxRedirects): \(links)", request: what)
+            }
+            guard current.mayFollow(to: target) else {
+                throw current.crossOriginError(to: target, what: "a redirect (HTTP \(response.status))")
+            }
+            chain.append(target)
+            current = current.redirected(status: response.status, to: target, original: request)
+        }
+    }
+
+    /// One exchange, no redirect followed.
+    private func exchange(_ request: ClientRequest) async throws -> ClientResponse {
+        let timeout = ReadAheadExchange.amount(request.timeout)
         let what = "\(request.method) \(request.url.absoluteString)"
         let bytes: [UInt8]?
         switch request.body {
@@ -57,12 +123,11 @@ public final class HTTPTransport: Transport {
         case .bytes(let body):
             bytes = body
         case .file, .multipart:
-            // Uploads stream from disk through AsyncHTTPClient's async API, with its back-pressure;
-            // what answers them is small, so reading it ahead would gain nothing.
+            // Uploads stream from disk through AsyncHTTPClient's async API, with its back-pressure.
             return try await sendThroughAsyncAPI(request, timeout: timeout, what: what)
         }
         // Only AsyncHTTPClient's async API sends the traceparent of its own span: with a tracer
-        // that records, requests go that way (its body sequence reads one chunk at a time).
+        // that records, requests go that way.
         if injectsTraceHeaders { return try await sendThroughAsyncAPI(request, timeout: timeout, what: what) }
         var headers = HTTPHeaders()
         for (name, value) in request.headers { headers.add(name: name, value: value) }
@@ -74,7 +139,7 @@ public final class HTTPTransport: Transport {
             throw Self.clientError(error, request: what)
         }
         if let bytes { request.uploadProgress?(Int64(bytes.count), Int64(bytes.count)) }
-        let exchange = ReadAheadExchange(limit: readAhead, request: what)
+        let exchange = ReadAheadExchange(limit: readAhead, request: what, limits: request.bodyLimits)
         let (head, body) = try await exchange.start(outgoing, on: client, timeout: timeout)
         var fields = HeaderFields()
         for header in head.headers { fields.add(header.name, header.value) }
@@ -83,7 +148,7 @@ public final class HTTPTransport: Transport {
 
     /// The exchange through AsyncHTTPClient's async API: uploads, and every request when its
     /// client traces (it does so under a span of its own and sends that span's `traceparent` in
-    /// place of the client's). Its body comes one socket buffer per round trip.
+    /// place of the client's). Its body is relayed ahead of the consumer under the same limits.
     private func sendThroughAsyncAPI(_ request: ClientRequest, timeout: TimeAmount, what: String) async throws -> ClientResponse {
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = .init(rawValue: request.method.rawValue)
@@ -115,8 +180,18 @@ public final class HTTPTransport: Transport {
         }
         var headers = HeaderFields()
         for header in response.headers { headers.add(header.name, header.value) }
-        let body = ResponseBody(StreamedBody(body: response.body, request: what))
-        return ClientResponse(status: Int(response.status.code), headers: headers, body: body)
+        switch request.body {
+        case .file, .multipart:
+            // An upload's answer is small: pulled as the consumer reads it. Relayed ahead of the
+            // consumer while the upload streamed, its body let the 200 MB upload's memory grow by
+            // 100-150 MB (UploadTests); ReplicaClient still bounds its size (BodyLimits.maxBytes).
+            return ClientResponse(status: Int(response.status.code), headers: headers,
+                                  body: ResponseBody(StreamedBody(body: response.body, request: what)))
+        case .none, .bytes:
+            let exchange = ReadAheadExchange(limit: readAhead, request: what, limits: request.bodyLimits)
+            let body = exchange.relay(response.body, headers: response.headers, on: client.eventLoopGroup.any())
+            return ClientResponse(status: Int(response.status.code), headers: headers, body: ResponseBody(body))
+        }
     }
 
     /// Whether AsyncHTTPClient traces the requests itself: with a tracer that records, it sends
@@ -127,40 +202,30 @@ public final class HTTPTransport: Transport {
         return !(tracer is NoOpTracer)
     }
 
-    /// AsyncHTTPClient's errors as ``ClientError``s: timeouts apart from other connection failures.
+    /// AsyncHTTPClient's errors as ``ClientError``s: timeouts apart from other connection
+    /// failures, its redirect and decompression limits (of a client given to the transport) said plainly.
     static func clientError(_ error: any Error, request: String) -> ClientError {
         if let error = error as? ClientError { return error }
         if error is CancellationError { return ClientError(.cancelled, "cancelled", request: request) }
-        if let error = error as? HTTPClientError,
-           error == .deadlineExceeded || error == .connectTimeout || error == .readTimeout || error == .writeTimeout {
-            return ClientError(.timeout, "timed out (\(error))", request: request)
+        if let error = error as? HTTPClientError {
+            if error == .deadlineExceeded || error == .connectTimeout || error == .readTimeout || error == .writeTimeout {
+                return ClientError(.timeout, "timed out (\(error))", request: request)
+            }
+            if error == .redirectCycleDetected {
+                return ClientError(.redirect, "redirect loop (detected by the HTTPClient given to HTTPTransport)", request: request)
+            }
+            if error == .redirectLimitReached {
+                return ClientError(.redirect, "too many redirects (the limit of the HTTPClient given to HTTPTransport)",
+                                   request: request)
+            }
+        }
+        if String(describing: type(of: error)) == "DecompressionError", String(describing: error) == "limit" {
+            return ClientError(.bodyTooLarge, "the compressed response body inflated past the decompression limit of the "
+                               + "HTTPClient given to HTTPTransport (its `decompression` setting; HTTPTransport.configured(_:) "
+                               + "bounds decompressed bodies by BodyLimits.maxBytes instead)", request: request)
         }
         return ClientError(.connection, String(describing: error), request: request)
     }
-}
-
-/// The response body as byte chunks, pulled from AsyncHTTPClient (back-pressure preserved),
-/// with its errors as ``ClientError``s.
-struct StreamedBody: AsyncSequence, Sendable {
-    typealias Element = [UInt8]
-    let body: HTTPClientResponse.Body
-    let request: String
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        var base: HTTPClientResponse.Body.AsyncIterator
-        let request: String
-
-        mutating func next() async throws -> [UInt8]? {
-            do {
-                guard let buffer = try await base.next() else { return nil }
-                return Array(buffer: buffer)
-            } catch {
-                throw HTTPTransport.clientError(error, request: request)
-            }
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: body.makeAsyncIterator(), request: request) }
 }
 
 /// Request body chunks as `ByteBuffer`s, reporting upload progress as they are taken.
@@ -187,4 +252,28 @@ struct CountingChunks: AsyncSequence, Sendable {
     func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(base: chunks.makeAsyncIterator(), total: total, progress: progress)
     }
+}
+
+/// An upload's answer as byte chunks, pulled from AsyncHTTPClient as the consumer reads them
+/// (back-pressure preserved), with its errors as ``ClientError``s.
+struct StreamedBody: AsyncSequence, Sendable {
+    typealias Element = [UInt8]
+    let body: HTTPClientResponse.Body
+    let request: String
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: HTTPClientResponse.Body.AsyncIterator
+        let request: String
+
+        mutating func next() async throws -> [UInt8]? {
+            do {
+                guard let buffer = try await base.next() else { return nil }
+                return Array(buffer: buffer)
+            } catch {
+                throw HTTPTransport.clientError(error, request: request)
+            }
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: body.makeAsyncIterator(), request: request) }
 }

@@ -171,8 +171,19 @@ struct ImportCommand: AsyncParsableCommand {
             values[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
         }
         if let route {
+            let pattern: RoutePattern
             do {
-                let path = route.contains(":") || route.contains("{") ? try RoutePattern(route).path(with: values) : route
+                pattern = try RoutePattern(route)
+            } catch {
+                throw CLIError("--route \(route): \(error)")
+            }
+            // A name the route does not have would be ignored: say which it has.
+            for name in values.keys.sorted() where !pattern.variables.contains(name) {
+                let known = pattern.variables.isEmpty ? "it has none" : "its variables: " + pattern.variables.joined(separator: ", ")
+                throw CLIError("--var \(name): route \(route) has no variable '\(name)' (\(known))")
+            }
+            do {
+                let path = route.contains(":") || route.contains("{") ? try pattern.path(with: values) : route
                 return .route(.get, path)
             } catch {
                 throw CLIError("--route \(route): \(error)")

@@ -71,6 +71,32 @@ enum OptionChecks {
         }
         return (name, value)
     }
+
+    /// A size in bytes: a whole number with an optional unit `K`, `M`, `G` or `T` (powers of 1024,
+    /// `KiB`/`KB` spelled out too), from 1 byte to 1 PiB.
+    ///
+    /// ```swift
+    /// try OptionChecks.byteSize("512M", option: "--max-body")   // 536_870_912
+    /// ```
+    ///
+    /// - Throws: `ValidationError` naming the option and saying what a size looks like.
+    static func byteSize(_ text: String, option: String) throws -> Int64 {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
+        let digits = trimmed.prefix { $0.isASCII && $0.isNumber }
+        var unit = trimmed.dropFirst(digits.count).trimmingCharacters(in: .whitespaces)
+        if unit.hasSuffix("IB") {
+            unit.removeLast(2)
+        } else if unit.hasSuffix("B") {
+            unit.removeLast()
+        }
+        let shifts: [String: Int64] = ["": 0, "K": 10, "M": 20, "G": 30, "T": 40]
+        guard let number = Int64(digits), let shift = shifts[unit], number >= 1,
+              number <= (Int64(1) << 50) >> shift else {
+            throw ValidationError("\(option) takes a size in bytes from 1 to 1P, with an optional unit K, M, G or T "
+                                  + "(e.g. 512M, 2G), not '\(text)'")
+        }
+        return number << shift
+    }
 }
 
 extension Duration {

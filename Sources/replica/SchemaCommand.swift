@@ -290,6 +290,7 @@ extension SchemaCommand {
             }
             let patterns = routes.filter { Self.split($0) == nil }
             let transport = HTTPTransport()
+            // `--header` values belong to the base URL's origin: a next link elsewhere is not followed.
             do {
                 for path in paths {
                     let pages = try await inference.addPath(path, baseURL: base, routes: patterns, transport: transport,

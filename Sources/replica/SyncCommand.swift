@@ -41,8 +41,24 @@ struct SyncCommand: AsyncParsableCommand {
             help: "With --every: serve Prometheus metrics at http://127.0.0.1:PORT/metrics (0 picks a free port).")
     var metricsPort: Int?
 
-    @Option(help: "Seconds before a request times out.")
+    @Option(help: "Seconds before a request times out, to its response head (the body has --idle-timeout and --body-timeout).")
     var timeout: Double = 30
+
+    @Option(name: .customLong("allow-host"),
+            help: "A host a next page link or a redirect may lead to (host, host:port, an origin, *.domain or *); it gets no --header. Repeatable.")
+    var allowedHosts: [String] = []
+
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a response body may send no byte before the sync fails.")
+    var idleTimeout: Double = 60
+
+    @Option(name: .customLong("body-timeout"), help: "Seconds one request may take, head and whole body, before the sync fails.")
+    var bodyTimeout: Double = 1800
+
+    @Option(name: .customLong("max-body"), help: "The largest response body, decompressed (e.g. 512M, 2G).")
+    var maxBody: String = "1G"
+
+    @Option(name: .customLong("max-staging"), help: "The most response bytes one sync takes in, all its pages together (e.g. 8G).")
+    var maxStaging: String = "4G"
 
     @Option(name: .customLong("busy-timeout"),
             help: "Seconds a write waits while another process writes to the database before that sync fails (writing nothing).")
@@ -63,6 +79,13 @@ struct SyncCommand: AsyncParsableCommand {
         if let every { try OptionChecks.seconds(every, option: "--every") }
         try OptionChecks.metricsPort(metricsPort, every: every)
         try OptionChecks.seconds(timeout, option: "--timeout")
+        try OptionChecks.seconds(idleTimeout, option: "--idle-timeout")
+        try OptionChecks.seconds(bodyTimeout, option: "--body-timeout")
+        _ = try OptionChecks.byteSize(maxBody, option: "--max-body")
+        _ = try OptionChecks.byteSize(maxStaging, option: "--max-staging")
+        for host in allowedHosts where host.trimmingCharacters(in: .whitespaces).isEmpty || host.contains("/") && !host.contains("://") {
+            throw ValidationError("--allow-host takes a host, host:port, an origin (https://host:port), *.domain or *, not '\(host)'")
+        }
         try OptionChecks.busyTimeout(busyTimeout)
         for header in headers { _ = try OptionChecks.header(header) }
         guard let url = URL(string: baseURL), url.scheme == "http" || url.scheme == "https" else {
@@ -91,6 +114,9 @@ struct SyncCommand: AsyncParsableCommand {
         let transport = HTTPTransport()
         var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
         configuration.timeout = .checkedSeconds(timeout)
+        configuration.allowedHosts = allowedHosts
+        configuration.bodyLimits = BodyLimits(idleTimeout: .checkedSeconds(idleTimeout), deadline: .checkedSeconds(bodyTimeout),
+                                              maxBytes: try OptionChecks.byteSize(maxBody, option: "--max-body"))
         // The call's own headers: they override the schema's (top level and routes).
         var callHeaders = HeaderFields()
         for header in headers {
@@ -98,7 +124,10 @@ struct SyncCommand: AsyncParsableCommand {
             callHeaders[name] = value
         }
         let client = ReplicaClient(store: opened.store, configuration: configuration)
-        if let every { return try await keepSynced(client, opened: opened, every: every, headers: callHeaders) }
+        var options = SyncOptions(strictKeys: strict, busyTimeout: busyTimeout)
+        options.sharedChildren = sharedChildren
+        options.maxStagingBytes = try OptionChecks.byteSize(maxStaging, option: "--max-staging")
+        if let every { return try await keepSynced(client, opened: opened, every: every, headers: callHeaders, options: options) }
         var failed = false
         var synced = false
         let warned = Locked(Set<String>())
@@ -106,8 +135,6 @@ struct SyncCommand: AsyncParsableCommand {
             do {
                 // Syncing needs a route (the client would answer a path without one ad hoc, syncing nothing).
                 _ = try opened.routes.resolve(.get, String(path.split(separator: "?", maxSplits: 1).first ?? ""))
-                var options = SyncOptions(strictKeys: strict, busyTimeout: busyTimeout)
-                options.sharedChildren = sharedChildren
                 let result = try await client.call(path, headers: callHeaders, options: options)
                 synced = true
                 // Unbuffered: each line shows at once and in order with the warnings, in a pipe too.
@@ -124,9 +151,7 @@ struct SyncCommand: AsyncParsableCommand {
     /// `--every`: the paths kept synced by a ``ReplicaService`` under a `ServiceGroup` until SIGTERM
     /// or SIGINT; each sync prints its line and the path's status line. Exits 0 once stopped.
     private func keepSynced(_ client: ReplicaClient, opened: OpenedStore, every: Double,
-                            headers: HeaderFields) async throws -> (failed: Bool, synced: Bool) {
-        var options = SyncOptions(strictKeys: strict, busyTimeout: busyTimeout)
-        options.sharedChildren = sharedChildren
+                            headers: HeaderFields, options: SyncOptions) async throws -> (failed: Bool, synced: Bool) {
         var syncs: [ReplicaService.Sync] = []
         for path in paths {
             do {

@@ -90,6 +90,20 @@ struct ImportCommandTests {
         #expect(second.stdout.hasPrefix("inserted 0, updated 0, deleted 1, skipped 0 (1 objects, "), "\(second.stdout)")
     }
 
+    @Test("a --var the route does not have fails naming the route's variables, and writes nothing")
+    func unknownRouteVariable() async throws {
+        let directory = try TemporaryDirectory("replica-cli")
+        defer { directory.remove() }
+        let db = directory.path("blog.sqlite")
+        let output = try await ReplicaTool.run(["import", "--db", db, "--schema", Self.schema, "--route", "/users/:userID/posts",
+                                                "--var", "userId=3", "-"],
+                                               stdin: Data(#"{"posts": [{"id": 1, "title": "a"}]}"#.utf8))
+        #expect(output.status == 1)
+        #expect(output.stderr == "Error: --var userId: route /users/:userID/posts has no variable 'userId' (its variables: userID)\n",
+                "\(output.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: db))
+    }
+
     @Test("malformed JSON exits non-zero with one line naming file and byte, and changes nothing")
     func malformed() async throws {
         let (directory, db, file) = try Self.scratch(file: "users.json", #"[{"user_id": 1, "name": "a"} {"user_id": 2, "name": "b"}]"#)

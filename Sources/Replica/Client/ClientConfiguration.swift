@@ -61,7 +61,7 @@ public struct ClientConfiguration: Sendable {
     public var headerProviders: [HeaderProvider]
     /// Path variables always available (the current user's id), by name.
     public var variableProviders: [String: @Sendable () async throws -> String?]
-    /// The timeout of each request.
+    /// The timeout of each request, to its response head (its body has ``bodyLimits``).
     public var timeout: Duration
     /// Body encodings by route pattern (`/upload/:id`), JSON when not listed.
     public var bodyEncodings: [String: BodyEncoding]
@@ -95,6 +95,27 @@ public struct ClientConfiguration: Sendable {
     /// The largest response a typed endpoint decodes (``ReplicaClient/perform(_:_:pathVariables:files:headers:)``
     /// reads it into memory to decode it): 64 MiB by default.
     public var maxDecodedBodyBytes: Int
+    /// Other hosts a next page link or a redirect may lead to. A page's `Link: <…>; rel="next"` or a
+    /// redirect to another origin (scheme, host, port) than the request's fails with
+    /// ``ClientError/Code/crossOrigin`` naming both, unless an entry here admits it: `*` (any),
+    /// an origin (`https://cdn.example.com`), `host:port`, `host` or `*.example.com` (see
+    /// ``Origin/isAllowed(by:from:)``). Even then the request there carries none of the configured
+    /// headers, header providers' values or cookies, only ``ClientRequest/headersSentToOtherOrigins``.
+    /// Empty by default.
+    ///
+    /// ```swift
+    /// configuration.allowedHosts = ["cdn.example.com"]   // pages 2… come from the CDN, without the API key
+    /// ```
+    public var allowedHosts: [String]
+    /// The most redirects one request follows (10 by default); a longer chain fails with
+    /// ``ClientError/Code/redirect`` naming it, and so does a loop, at once.
+    public var maxRedirects: Int
+    /// The limits of every response body: idle 60 s, deadline 30 minutes, 1 GiB (``BodyLimits``).
+    ///
+    /// ```swift
+    /// configuration.bodyLimits.maxBytes = 4 << 30   // 4 GiB pages
+    /// ```
+    public var bodyLimits: BodyLimits
     /// The factory given to ``metricsFactory``; `nil` reads swift-metrics' global one at each call.
     var chosenMetricsFactory: (any MetricsFactory)?
     /// The tracer given to ``tracer``; `nil` reads the global one at each call.
@@ -125,6 +146,9 @@ public struct ClientConfiguration: Sendable {
         self.maxDecodedBodyBytes = 64 << 20
         self.parameterHooks = []
         self.timeZone = TimeZone(secondsFromGMT: 0) ?? .current
+        self.allowedHosts = []
+        self.maxRedirects = 10
+        self.bodyLimits = BodyLimits()
     }
 }
 

@@ -28,6 +28,11 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
         public static let invalidRequest = Code(rawValue: "invalidRequest")
         /// The call was cancelled.
         public static let cancelled = Code(rawValue: "cancelled")
+        /// A next page link or a redirect leads to another origin than the request's, one
+        /// ``ClientConfiguration/allowedHosts`` does not admit: it was not followed.
+        public static let crossOrigin = Code(rawValue: "crossOrigin")
+        /// Redirects that loop, or more of them than ``ClientConfiguration/maxRedirects``.
+        public static let redirect = Code(rawValue: "redirect")
         /// The server's answer is not what the call needs: a body that is not JSON (an HTML
         /// page; its content type is named), a body that does not decode, a 304 for a page
         /// never recorded, or page links that lead back to a page already fetched.
@@ -151,6 +156,17 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
             details = parsed.details
             fieldErrors = parsed.fieldErrors
         }
+    }
+
+    /// How long the server asked the client to wait before trying again: a 429's or 503's
+    /// `Retry-After` (seconds or an HTTP-date), at most an hour; `nil` without one.
+    ///
+    /// ```swift
+    /// if let wait = error.retryAfter { try await Task.sleep(for: wait) }
+    /// ```
+    public var retryAfter: Duration? {
+        guard code == .status, let value = headers["Retry-After"] else { return nil }
+        return RetryAfter.delay(value, maximum: .seconds(3600))
     }
 
     /// The body as text.

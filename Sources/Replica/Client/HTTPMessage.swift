@@ -84,7 +84,7 @@ public struct ClientRequest: Sendable {
     public var url: URL
     public var headers: HeaderFields
     public var body: RequestBody
-    /// How long the whole exchange may take.
+    /// How long the response head may take to arrive (the body has ``bodyLimits``).
     public var timeout: Duration
     /// The route pattern the request was built from (`/users/:userID/posts`), for logs and delegates.
     public var route: String?
@@ -93,6 +93,17 @@ public struct ClientRequest: Sendable {
     /// The names of the trace headers the client's tracer injected (`traceparent`, `tracestate`),
     /// for a transport whose HTTP client injects its own.
     package var traceHeaderNames: [String] = []
+    /// The origin the headers were configured for, once the request has moved (a next link, a
+    /// redirect) to another; `nil` means the URL's own (see ``headersOrigin``).
+    public var configuredOrigin: Origin?
+    /// Other origins a redirect (or a next link) may lead to (``ClientConfiguration/allowedHosts``):
+    /// a transport that follows redirects follows one elsewhere only when ``mayFollow(to:)``
+    /// says so, and with ``redirected(status:to:original:)``'s headers.
+    public var allowedHosts: [String] = []
+    /// The most redirects a transport follows for this request (``ClientConfiguration/maxRedirects``).
+    public var maxRedirects = 10
+    /// How long and how large the response body may be (``ClientConfiguration/bodyLimits``).
+    public var bodyLimits = BodyLimits()
 
     public init(method: HTTPMethod, url: URL, headers: HeaderFields = HeaderFields(), body: RequestBody = .none,
                 timeout: Duration = .seconds(30), route: String? = nil) {

@@ -86,6 +86,7 @@ extension ReplicaClient {
         let query = encoding == .query ? Parameter.flatten(fields) : []
         var request = ClientRequest(method: endpoint.method, url: try url(for: path, query: query),
                                     timeout: configuration.timeout, route: endpoint.path)
+        confine(&request)
         request.headers = try await baseHeaders()
         switch encoding {
         case .query:

@@ -33,6 +33,9 @@ extension ReplicaClient {
                 var connected = false
                 do {
                     var request = ClientRequest(method: .get, url: try eventsURL(path), timeout: .seconds(86_400), route: nil)
+                    confine(&request)
+                    // A stream has no end and may be quiet for long: it is bounded by its reconnections, not its size.
+                    request.bodyLimits = BodyLimits(idleTimeout: .seconds(86_400), deadline: .seconds(366 * 86_400), maxBytes: .max)
                     request.headers = try await baseHeaders()
                     request.headers["Accept"] = "text/event-stream"
                     request.headers["Cache-Control"] = "no-cache"

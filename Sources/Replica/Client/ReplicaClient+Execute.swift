@@ -160,11 +160,10 @@ extension ReplicaClient {
                 capture?.beginPage()
                 // A next page the headers name already: ask for it now, so that it arrives while this one is written.
                 if configuration.prefetchPages, isCollection, rule == nil || rule == .linkHeader, pages < configuration.maxPages,
-                   let nextURL = Self.nextLink(response.headers, relativeTo: current.url) {
+                   let nextURL = Self.nextLink(response.headers, relativeTo: current.url), current.mayFollow(to: nextURL) {
                     let nextKey = cacheKey(for: nextURL, dropping: since?.incremental.parameter)
                     if !visited.contains(nextKey) {
-                        var nextRequest = current
-                        nextRequest.url = nextURL
+                        var nextRequest = request.moved(to: nextURL)
                         nextRequest.headers["If-None-Match"] = nil
                         nextRequest.headers["If-Modified-Since"] = nil
                         prefetched = prefetch(nextRequest, key: nextKey, sendsValidators: sendsValidators, isCollection: isCollection,
@@ -206,8 +205,10 @@ extension ReplicaClient {
                 throw ClientError(.invalidResponse, "the page links lead back to \(nextURL.absoluteString), fetched already",
                                   request: "\(current.method) \(current.url.absoluteString)")
             }
+            // Another origin only when allowed, and then without the headers configured for this one.
+            guard current.mayFollow(to: nextURL) else { throw current.crossOriginError(to: nextURL, what: "the next page link") }
             revalidate = true
-            current.url = nextURL
+            current = request.moved(to: nextURL)
             current.headers["If-None-Match"] = nil
             current.headers["If-Modified-Since"] = nil
             if prefetched?.key != key {

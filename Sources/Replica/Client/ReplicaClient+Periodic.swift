@@ -17,7 +17,7 @@ public final class SyncTask: Sendable {
 
 extension ReplicaClient {
     /// Keeps `path` synced: calls it now and then every `interval`, backing off exponentially
-    /// (with jitter, up to 32 intervals) after failures, and reports each outcome on `queue`.
+    /// (with jitter, up to 32 intervals; never sooner than a `Retry-After`) after failures, and reports each outcome on `queue`.
     ///
     /// ```swift
     /// let task = client.keepSynced("/users", every: .seconds(30)) { result in print(result) }
@@ -43,8 +43,11 @@ extension ReplicaClient {
                 }
                 queue.async { onResult(outcome) }
                 let factor = failures == 0 ? 1.0 : min(32, pow(2, Double(failures - 1))) * Double.random(in: 1...1.5)
+                var delay = interval * factor
+                // A 429 or 503 saying when to come back: not before.
+                if case .failure(let error) = outcome, let wait = (error as? ClientError)?.retryAfter { delay = max(delay, wait) }
                 do {
-                    try await Task.sleep(for: interval * factor)
+                    try await Task.sleep(for: delay)
                 } catch {
                     break
                 }

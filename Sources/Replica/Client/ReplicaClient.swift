@@ -245,6 +245,7 @@ public final class ReplicaClient: Sendable {
         query += extraQuery
         var request = ClientRequest(method: method, url: try url(for: path, query: query),
                                   timeout: configuration.timeout, route: route)
+        confine(&request)
         request.headers = try await baseHeaders()
         if sendsBody {
             let encoding: BodyEncoding = remaining.values.contains(where: \.containsFile)
@@ -280,6 +281,13 @@ public final class ReplicaClient: Sendable {
         return headers
     }
 
+    /// Gives `request` the configuration's body limits, allowed hosts and redirect limit.
+    func confine(_ request: inout ClientRequest) {
+        request.bodyLimits = configuration.bodyLimits
+        request.allowedHosts = configuration.allowedHosts
+        request.maxRedirects = configuration.maxRedirects
+    }
+
     /// `params` after every ``ClientConfiguration/parameterHooks`` hook.
     func applyParameterHooks(method: HTTPMethod, path: String, route: String?,
                              params: [String: Parameter]) async throws -> [String: Parameter] {
@@ -294,7 +302,7 @@ public final class ReplicaClient: Sendable {
     func send(_ request: ClientRequest) async throws -> ClientResponse {
         let request = traced(request)
         let what = "\(request.method) \(request.url.absoluteString)"
-        let response: ClientResponse
+        var response: ClientResponse
         do {
             response = try await configuration.interceptors.run(request, transport: configuration.transport)
         } catch var error as ClientError {
@@ -308,6 +316,11 @@ public final class ReplicaClient: Sendable {
         guard response.status <= 299 || response.status == 304 else {
             let body = (try? await response.body.collect(upTo: 1 << 20)) ?? []
             throw ClientError(status: response.status, headers: response.headers, body: body, request: what)
+        }
+        if request.bodyLimits.maxBytes < .max {
+            // The transport's own limit aside (a custom one may have none), the body stops past the maximum.
+            response.body = ResponseBody(LimitedBody(body: response.body, limits: request.bodyLimits, request: what,
+                                                     encoding: response.headers["Content-Encoding"]))
         }
         return response
     }

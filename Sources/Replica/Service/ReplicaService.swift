@@ -198,7 +198,9 @@ public final class ReplicaService: Service, Sendable {
             onResult?(sync.path, outcome)
             if isStopping { break }
             let factor = failures == 0 ? 1.0 : min(32, pow(2, Double(failures - 1))) * Double.random(in: 1...1.5)
-            let delay = sync.interval * factor
+            var delay = sync.interval * factor
+            // A 429 or 503 saying when to come back: not before (its Retry-After, at most an hour).
+            if case .failure(let error) = outcome, let wait = (error as? ClientError)?.retryAfter { delay = max(delay, wait) }
             board.update(sync.path) { status in
                 status.phase = .waiting
                 status.nextAttempt = Date().addingTimeInterval(Self.seconds(delay))

@@ -105,6 +105,18 @@ public struct SyncOptions: Sendable {
     /// What a child nested under two parents of a one-to-many relationship in one response
     /// does: an error (the default) or the last parent keeps it (see ``SharedChildPolicy``).
     public var sharedChildren: SharedChildPolicy = .fail
+    /// The most bytes of response bodies one ``SyncSession`` takes in, all its pages together
+    /// (4 GiB by default): what it stages (in memory, then in scratch files in the temporary
+    /// directory) or writes into its open transaction. Past it the session fails with
+    /// ``SyncError/Code-swift.struct/input`` naming the limit, the page and how much had
+    /// arrived, and the store is unchanged. Each single body also has
+    /// ``ClientConfiguration/bodyLimits`` (1 GiB).
+    ///
+    /// ```swift
+    /// var options = SyncOptions()
+    /// options.maxStagingBytes = 16 << 30   // a 16 GiB collection in one sync
+    /// ```
+    public var maxStagingBytes: Int64 = 4 << 30
 
     public init(stalePolicy: StalePolicy? = nil, onInvalid: InvalidObjectPolicy = .fail,
                 progress: (@Sendable (SyncProgress) -> Void)? = nil, progressInterval: Int = 10_000,

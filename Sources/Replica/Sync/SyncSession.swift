@@ -73,6 +73,8 @@ public final class SyncSession: @unchecked Sendable {
     /// Guarded by `lock`.
     private var state: State
     private let staged: StagedRows
+    /// The body bytes taken in so far, against ``SyncOptions/maxStagingBytes``.
+    let intake: StagingIntake
     /// The open transaction the pages are written into, while they are (see ``writesLive``).
     private let live = Locked<LiveTransaction?>(nil)
     /// Whether pages are written into an open transaction as they are parsed: until a pause
@@ -91,6 +93,7 @@ public final class SyncSession: @unchecked Sendable {
         self.options = options
         self.source = source
         self.staged = StagedRows(memoryBudget: max(0, options.stagingMemory))
+        self.intake = StagingIntake(limit: options.maxStagingBytes)
         self.state = State(plan: plan, entityCount: store.mapping.maps.count, source: source)
         var isData = false
         if case .data = plan.shape { isData = true }
@@ -219,10 +222,10 @@ public final class SyncSession: @unchecked Sendable {
         try withState { try $0.beginStage() }
         let page: State.Page
         do {
-            page = try await stagePage(source: source, channel: channel, next: next)
+            page = try await stagePage(source: source, channel: channel, next: Self.counting(next, into: intake, source: source))
         } catch {
             apply(withState { $0.fail() })
-            throw error
+            throw Self.surfaced(error)
         }
         let (keys, effect) = withState { $0.endStage(page) }
         apply(effect)
@@ -353,7 +356,7 @@ public final class SyncSession: @unchecked Sendable {
             return result
         } catch {
             apply(withState { $0.fail() })
-            throw store.writeError(error, source: source)
+            throw Self.surfaced(store.writeError(error, source: source))
         }
     }
 

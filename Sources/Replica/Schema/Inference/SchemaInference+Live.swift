@@ -23,8 +23,8 @@ extension SchemaInference {
     ///   - timeout: the limit of each request.
     /// - Returns: the number of pages read.
     /// - Throws: ``SchemaError`` `.fetchFailed` naming the URL for a failed request or a status other
-    ///   than 2xx (with the start of the error body), `.invalidJSON` naming the URL and byte offset
-    ///   of a malformed body.
+    ///   than 2xx (with the start of the error body) or a next page link to another origin,
+    ///   `.invalidJSON` naming the URL and byte offset of a malformed body.
     @discardableResult
     public mutating func addPath(_ path: String, baseURL: URL, routes: [String] = [], transport: any Transport,
                                  headers: HeaderFields = HeaderFields(), maxPages: Int = 10,
@@ -39,10 +39,16 @@ extension SchemaInference {
         var url: URL? = first
         var pages = 0
         var seen: Set<URL> = []
+        var requestHeaders = headers
+        if requestHeaders["Accept"] == nil { requestHeaders["Accept"] = "application/json" }
+        let firstRequest = ClientRequest(method: .get, url: first, headers: requestHeaders, timeout: timeout)
         while let next = url, pages < max(1, maxPages), seen.insert(next).inserted {
-            var requestHeaders = headers
-            if requestHeaders["Accept"] == nil { requestHeaders["Accept"] = "application/json" }
-            let request = ClientRequest(method: .get, url: next, headers: requestHeaders, timeout: timeout)
+            // A next link to another origin is not followed: the headers (credentials) were given for the first.
+            guard next == first || firstRequest.mayFollow(to: next) else {
+                throw SchemaError(.fetchFailed, "GET \(first.absoluteString): the next page link leads to \(next.absoluteString), "
+                                  + "another origin than the base URL's; it is not followed, so that the headers given go nowhere else")
+            }
+            let request = firstRequest.moved(to: next)
             let response: ClientResponse
             do {
                 response = try await transport.send(request)
