@@ -147,9 +147,11 @@ struct MultiProcessTests {
     }
 
     /// A python3 process holding SQLite's write lock (`BEGIN IMMEDIATE`) on `path` with one
-    /// uncommitted row for `seconds`; it prints `locked` once it holds the lock. Like any
-    /// process that has written, it has the file's WAL set up (a row inserted and deleted).
-    static func lockHolder(path: String, seconds: Double) throws -> (Process, FileHandle) {
+    /// uncommitted row until a line (or end of file) reaches its standard input, then committing
+    /// it; it prints `locked` once it holds the lock. Like any process that has written, it has
+    /// the file's WAL set up (a row inserted and deleted). No timing decides what a test sees:
+    /// the test releases the lock when it has checked what must happen while it is held.
+    static func lockHolder(path: String) throws -> (Process, FileHandle, release: FileHandle) {
         let script = """
             import sqlite3, sys, time
             connection = sqlite3.connect(sys.argv[1], isolation_level=None)
@@ -158,20 +160,22 @@ struct MultiProcessTests {
             connection.execute("BEGIN IMMEDIATE")
             connection.execute("INSERT INTO posts (id, userID, title, published) VALUES (424242, 1, 'uncommitted', 0)")
             print("locked", flush=True)
-            time.sleep(float(sys.argv[2]))
+            sys.stdin.readline()
             connection.execute("COMMIT")
             """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, path, String(seconds)]
+        process.arguments = ["python3", "-c", script, path]
         let out = Pipe()
+        let input = Pipe()
         process.standardOutput = out
+        process.standardInput = input
         try process.run()
-        return (process, out.fileHandleForReading)
+        return (process, out.fileHandleForReading, input.fileHandleForWriting)
     }
 
-    @Test("a query and an import that start while another process holds the write lock for 1 s: the query reads at once, the import waits and commits after it")
-    func behindOneSecondLock() async throws {
+    @Test("a query and an import that start while another process holds the write lock: the query reads the committed rows at once, the import waits and commits after it")
+    func behindWriteLock() async throws {
         let directory = try TemporaryDirectory("replica-lock")
         defer { directory.remove() }
         let db = directory.path("blog.sqlite")
@@ -181,28 +185,39 @@ struct MultiProcessTests {
         let created = try await ChildProcess.run(ChildProcess.replica, ["import", "--db", db, "--schema", Self.schema,
                                                                        "--entity", "Post", posts])
         #expect(created.status == 0, "\(created.stderr)")
-        let (holder, out) = try Self.lockHolder(path: db, seconds: 1)
+        let (holder, out, release) = try Self.lockHolder(path: db)
         defer { if holder.isRunning { holder.terminate() }; holder.waitUntilExit() }
         #expect(await SyncCommandTests.firstLine(out) == "locked")
         let clock = ContinuousClock()
-        async let query = Self.timed(clock) { try await ChildProcess.run(ChildProcess.replica, ["query", "--db", db, "Post"]) }
-        async let imported = Self.timed(clock) {
-            try await ChildProcess.run(ChildProcess.replica, ["import", "--db", db, "--entity", "Post", "--stale", "delete", posts])
+        // The query runs to its end while the lock is held: a reader never waits for a writer.
+        let (reader, readerTime) = try await Self.timed(clock) {
+            try await ChildProcess.run(ChildProcess.replica, ["query", "--db", db, "Post"])
         }
-        let (reader, readerTime) = try await query
-        let (writer, writerTime) = try await imported
-        holder.waitUntilExit()
-        #expect(holder.terminationStatus == 0)
+        #expect(holder.isRunning, "the holder let go of the lock before the query ended")
         #expect(reader.status == 0, "\(reader.stderr)")
         // The reader sees the committed rows, not the holder's uncommitted one.
         #expect(reader.stdout.contains("first") && reader.stdout.contains("second") && !reader.stdout.contains("uncommitted"))
         #expect(reader.stdout.hasSuffix("(2 rows)\n"), "\(reader.stdout)")
+        // The import starts under the lock and waits for it (up to its busy timeout of 30 s).
+        let started = clock.now
+        let importing = Task {
+            try await ChildProcess.run(ChildProcess.replica, ["import", "--db", db, "--entity", "Post", "--stale", "delete",
+                                                               "--busy-timeout", "30", posts])
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let released = clock.now
+        release.write(Data("commit\n".utf8))
+        let writer = try await importing.value
+        let writerTime = started.duration(to: clock.now)
+        holder.waitUntilExit()
+        #expect(holder.terminationStatus == 0)
         #expect(writer.status == 0, "\(writer.stderr)")
+        #expect(started.duration(to: released) <= writerTime, "the import ended before the lock was released")
         // The import committed after the holder: its stale deletion removed the holder's row.
         #expect(writer.stdout.hasPrefix("inserted 0, updated 0, deleted 1, skipped 0 (2 objects"), "\(writer.stdout)")
         let store = try Store(path: db, options: StoreOptions(readOnly: true))
         #expect(try store.rows("Post", sort: [.ascending("id")]).map { $0["title"] } == [.string("first"), .string("second")])
-        print("behind a 1 s write lock: the query took \(readerTime), the import \(writerTime)")
+        print("behind a write lock: the query took \(readerTime); the import, released after \(started.duration(to: released)), took \(writerTime)")
     }
 
     @Test("an import that waits longer than --busy-timeout fails, names the file and the wait, and writes nothing")
@@ -215,7 +230,7 @@ struct MultiProcessTests {
         let created = try await ChildProcess.run(ChildProcess.replica, ["import", "--db", db, "--schema", Self.schema,
                                                                        "--entity", "Post", posts])
         #expect(created.status == 0, "\(created.stderr)")
-        let (holder, out) = try Self.lockHolder(path: db, seconds: 60)
+        let (holder, out, _) = try Self.lockHolder(path: db)
         // Killed, the holder never commits its row.
         defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) }; holder.waitUntilExit() }
         #expect(await SyncCommandTests.firstLine(out) == "locked")
