@@ -71,6 +71,21 @@ struct SyncCommand: AsyncParsableCommand {
             help: "fail, or last-parent-wins (with a warning), when one child is nested under two parents of a one-to-many relationship.")
     var sharedChildren: SharedChildPolicy = .fail
 
+    @Option(name: .customLong("unfollowed-pages"),
+            help: "fail (write nothing), or warn (write the pages read, delete nothing), when the last page says the collection goes on (has_more, a next cursor or link, a total above what was read) and the route's pagination found no next page.")
+    var unfollowedPages: UnfollowedPagesPolicy = .fail
+
+    @Option(name: .customLong("max-pages"),
+            help: "The most pages one path's sync reads; a sync stopped there writes what it read and deletes nothing.")
+    var maxPages: Int?
+
+    @Option(help: "Retries of a request answered 429 or 503 (after its Retry-After, or a backoff) or 403/429 with a used-up rate limit (at its reset); 0 fails at once.")
+    var retries: Int = 3
+
+    @Option(name: .customLong("max-wait"),
+            help: "The longest wait in seconds for a Retry-After or a rate limit's reset; a later reset fails the path at once, naming it.")
+    var maxWait: Double = 120
+
     @Argument(help: "API paths, e.g. /people /people/1/cars.")
     var paths: [String]
 
@@ -87,6 +102,11 @@ struct SyncCommand: AsyncParsableCommand {
             throw ValidationError("--allow-host takes a host, host:port, an origin (https://host:port), *.domain or *, not '\(host)'")
         }
         try OptionChecks.busyTimeout(busyTimeout)
+        if retries < 0 || retries > 100 { throw ValidationError("--retries takes a number from 0 up to 100, not \(retries)") }
+        try OptionChecks.seconds(maxWait, option: "--max-wait")
+        if let maxPages, maxPages < 1 || maxPages > 1_000_000_000 {
+            throw ValidationError("--max-pages takes a number of pages from 1 up to 1000000000, not \(maxPages)")
+        }
         for header in headers { _ = try OptionChecks.header(header) }
         guard let url = URL(string: baseURL), url.scheme == "http" || url.scheme == "https" else {
             throw ValidationError("--base-url must be an http or https URL")
@@ -115,6 +135,13 @@ struct SyncCommand: AsyncParsableCommand {
         var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: base])
         configuration.timeout = .checkedSeconds(timeout)
         configuration.allowedHosts = allowedHosts
+        configuration.unfollowedPages = unfollowedPages
+        if let maxPages { configuration.maxPages = maxPages }
+        if retries > 0 {
+            var retry = RetryInterceptor(maxAttempts: retries + 1, maxRetryAfter: .checkedSeconds(maxWait))
+            retry.retriesFailedConnections = false
+            configuration.interceptors = [retry]
+        }
         configuration.bodyLimits = BodyLimits(idleTimeout: .checkedSeconds(idleTimeout), deadline: .checkedSeconds(bodyTimeout),
                                               maxBytes: try OptionChecks.byteSize(maxBody, option: "--max-body"))
         // The call's own headers: they override the schema's (top level and routes).
@@ -213,7 +240,13 @@ struct SyncCommand: AsyncParsableCommand {
         let counts = ChangeSummary.counts(result.changes, entityOrder: entityOrder).text
         var pages = result.pages > 1 ? ", \(result.pages) pages" : ""
         if result.unchangedPages > 0 { pages += ", \(result.unchangedPages) not modified" }
-        if result.isTruncated { pages += ", stopped at the page limit: nothing deleted" }
+        if let more = result.unfollowedPages {
+            pages += ", the last page says there is more (\(more)) that the route's pagination did not follow: nothing deleted"
+        } else if result.isTruncated {
+            pages += ", stopped at the page limit after \(result.pages) page\(result.pages == 1 ? "" : "s"): nothing deleted"
+        }
         return "\(path): \(result.status), \(counts) (\(result.sync.objectCount) objects\(pages))"
     }
 }
+
+extension UnfollowedPagesPolicy: ExpressibleByArgument {}

@@ -18,6 +18,10 @@ public struct CallResult: Sendable {
     public var isTruncated: Bool
     /// The route the call went through.
     public var route: String
+    /// With ``ClientConfiguration/unfollowedPages`` `.warn`: the sign on the last page read that
+    /// the collection goes on past it (`/has_more: true`); its pages were stored and no stale
+    /// row was deleted (``isTruncated`` is `true`).
+    public var unfollowedPages: MorePagesSignal?
     /// How the call synced: in full, incrementally (a since-cursor), or in full because the
     /// server no longer knew the cursor.
     public var mode: SyncMode = .full

@@ -27,16 +27,6 @@ public struct HeaderProvider: Sendable {
     }
 }
 
-/// How a route's collection continues on further pages.
-public enum PaginationRule: Sendable, Hashable {
-    /// Follow `Link: <…>; rel="next"` headers.
-    case linkHeader
-    /// Send `parameter` = 1, 2, … until a page returns no objects.
-    case page(parameter: String, startingAt: Int)
-    /// Send the cursor found at `pointer` in each response's metadata as `parameter`, until it is null or missing.
-    case cursor(parameter: String, pointer: JSONPointer)
-}
-
 /// The configuration of a ``ReplicaClient``.
 ///
 /// ```swift
@@ -65,12 +55,27 @@ public struct ClientConfiguration: Sendable {
     public var timeout: Duration
     /// Body encodings by route pattern (`/upload/:id`), JSON when not listed.
     public var bodyEncodings: [String: BodyEncoding]
-    /// Pagination by route pattern.
+    /// Pagination by route pattern (`/v1/customers`), over the route's own ``Route/pagination``
+    /// and the schema's ``Schema/pagination``; `Link` headers when none says.
+    ///
+    /// ```swift
+    /// configuration.pagination["/v1/customers"] = .stripe
+    /// ```
     public var pagination: [String: PaginationRule]
     /// Remember ETag / Last-Modified per URL and send conditional GETs.
     public var conditionalRequests: Bool
-    /// The most pages one call follows.
+    /// The most pages one call follows. A call stopped there deletes no stale row
+    /// (``CallResult/isTruncated``).
     public var maxPages: Int
+    /// What a sync does when its last page says the collection goes on (`"has_more": true`, a
+    /// non-empty next cursor, a `links.next`, a total above what was read) but the route's
+    /// pagination found no page after it: fail and write nothing (`.fail`, the default), or write
+    /// the pages read and delete nothing (`.warn`). Never a stale deletion.
+    ///
+    /// ```swift
+    /// configuration.unfollowedPages = .warn
+    /// ```
+    public var unfollowedPages: UnfollowedPagesPolicy = .fail
     /// Whether a paged call asks for the next page as soon as a page's `Link: <…>; rel="next"`
     /// header names it, so that it arrives while the page before it is parsed and written
     /// (`true` by default). At most one page is asked for ahead; one that the traversal does not

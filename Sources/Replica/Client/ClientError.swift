@@ -33,6 +33,14 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
         public static let crossOrigin = Code(rawValue: "crossOrigin")
         /// Redirects that loop, or more of them than ``ClientConfiguration/maxRedirects``.
         public static let redirect = Code(rawValue: "redirect")
+        /// The last page a sync read says the collection goes on (`"has_more": true`, a next
+        /// cursor, a `links.next`, a total above what was read), but the route's pagination found
+        /// no page after it: nothing was written (``ClientConfiguration/unfollowedPages``).
+        public static let unfollowedPages = Code(rawValue: "unfollowedPages")
+        /// The API's rate limit is used up (a 403 or 429 whose rate-limit headers leave no
+        /// request) until a reset further off than ``RetryInterceptor/maxRetryAfter`` allows
+        /// waiting; the message names when it resets and ``ClientError/retryAfter`` the wait.
+        public static let rateLimited = Code(rawValue: "rateLimited")
         /// The server's answer is not what the call needs: a body that is not JSON (an HTML
         /// page; its content type is named), a body that does not decode, a 304 for a page
         /// never recorded, or page links that lead back to a page already fetched.
@@ -150,7 +158,10 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
     ///   - body: The response body (the first MiB).
     ///   - request: The method and URL of the request.
     public init(status: Int, headers: HeaderFields = HeaderFields(), body: [UInt8], request: String? = nil) {
-        self.init(.status, "HTTP \(status)", status: status, headers: headers, body: body, request: request)
+        // A used-up rate limit says until when (GitHub answers 403 for it).
+        let limit = ClientResponse(status: status, headers: headers).exhaustedRateLimit
+        self.init(.status, "HTTP \(status)" + (limit.map { " (rate limit used up: \($0))" } ?? ""), status: status, headers: headers,
+                  body: body, request: request)
         if let parsed = ErrorBody(parsing: body) {
             serverMessage = parsed.message
             details = parsed.details
@@ -165,8 +176,34 @@ public struct ClientError: Error, Sendable, CustomStringConvertible {
     /// if let wait = error.retryAfter { try await Task.sleep(for: wait) }
     /// ```
     public var retryAfter: Duration? {
-        guard code == .status, let value = headers["Retry-After"] else { return nil }
-        return RetryAfter.delay(value, maximum: .seconds(3600))
+        guard code == .status || code == .rateLimited, let status else { return nil }
+        if let value = headers["Retry-After"] { return RetryAfter.delay(value, maximum: .seconds(3600)) }
+        // A used-up rate limit: not before its reset.
+        guard let limit = ClientResponse(status: status, headers: headers).exhaustedRateLimit, let wait = limit.wait() else { return nil }
+        return min(wait, .seconds(3600))
+    }
+
+    /// The rate limit the response's headers say is used up (a 403 or 429 leaving no request), or `nil`.
+    ///
+    /// ```swift
+    /// if let limit = error.rateLimit { print("rate limited until", limit.reset ?? Date()) }
+    /// ```
+    public var rateLimit: RateLimitStatus? {
+        guard let status else { return nil }
+        return ClientResponse(status: status, headers: headers).exhaustedRateLimit
+    }
+
+    /// A call given up because its rate limit resets later than `waitAllowed` from now.
+    static func rateLimited(_ limit: RateLimitStatus, waitAllowed: Duration, status: Int, headers: HeaderFields,
+                            body: [UInt8], request: String) -> ClientError {
+        let seconds = limit.wait().map { Int(($0 / .seconds(1)).rounded(.up)) } ?? 0
+        let allowed = waitAllowed / .seconds(1)
+        let allowedText = allowed == allowed.rounded() ? String(Int(allowed)) : String(allowed)
+        var error = ClientError(.rateLimited, "HTTP \(status): the rate limit is used up (\(limit)), in \(seconds) s: later than "
+                                + "the longest wait of \(allowedText) s (RetryInterceptor.maxRetryAfter, replica sync --max-wait)",
+                                status: status, headers: headers, body: body, request: request)
+        error.serverMessage = ErrorBody(parsing: body)?.message
+        return error
     }
 
     /// The body as text.

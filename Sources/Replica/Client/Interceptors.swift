@@ -128,8 +128,12 @@ public struct HeaderInterceptor: Interceptor {
 
 /// Retries idempotent requests (GET, HEAD, OPTIONS, PUT, DELETE) after connection errors,
 /// timeouts, 429 and 503, with exponential backoff and jitter, honoring `Retry-After` in both
-/// of its forms (delta-seconds or an HTTP-date), at most `maxRetryAfter`. Each retry of a
-/// client's sync is counted (``ReplicaMetrics/retries``) and noted on its page's span.
+/// of its forms (delta-seconds or an HTTP-date), at most `maxRetryAfter`. A 403 or 429 whose
+/// rate-limit headers leave no request (GitHub's `X-RateLimit-Remaining: 0` with
+/// `X-RateLimit-Reset`, the IETF `RateLimit` fields; ``RateLimitStatus``) waits until the reset
+/// instead; a reset further off than `maxRetryAfter` is not waited for: the call fails at once
+/// with ``ClientError/Code/rateLimited`` naming it. Each retry of a client's sync is counted
+/// (``ReplicaMetrics/retries``) and noted on its page's span.
 ///
 /// ```swift
 /// RetryInterceptor(maxAttempts: 4, baseDelay: .milliseconds(200), maxRetryAfter: .seconds(30))
@@ -144,6 +148,14 @@ public struct RetryInterceptor: Interceptor {
     /// The longest wait a server's `Retry-After` can ask for; longer (or infinite) waits are
     /// cut to this. Two minutes by default.
     public var maxRetryAfter: Duration
+    /// Whether a connection that failed or timed out before its response is tried again (`true`
+    /// by default); `false` retries statuses alone.
+    ///
+    /// ```swift
+    /// var retry = RetryInterceptor(maxAttempts: 4)
+    /// retry.retriesFailedConnections = false
+    /// ```
+    public var retriesFailedConnections = true
 
     /// Creates a retry interceptor.
     ///
@@ -155,7 +167,8 @@ public struct RetryInterceptor: Interceptor {
     ///   - baseDelay: the backoff before the second attempt; it doubles for each one after.
     ///   - maxDelay: the longest backoff.
     ///   - statuses: the response statuses that are retried.
-    ///   - maxRetryAfter: the longest wait honored from a `Retry-After` header.
+    ///   - maxRetryAfter: the longest wait honored from a `Retry-After` header (a longer one is
+    ///     cut to it) or until a rate limit's reset (a later reset fails the call with `.rateLimited`).
     public init(maxAttempts: Int = 3, baseDelay: Duration = .milliseconds(250), maxDelay: Duration = .seconds(30),
                 statuses: Set<Int> = [429, 503], maxRetryAfter: Duration = .seconds(120)) {
         self.maxAttempts = max(1, maxAttempts)
@@ -184,11 +197,25 @@ public struct RetryInterceptor: Interceptor {
         while true {
             do {
                 let response = try await next(request)
-                guard statuses.contains(response.status), attempt < maxAttempts else { return response }
-                _ = try? await response.body.collect(upTo: 1 << 20)
-                try await Task.sleep(for: delay(after: attempt, retryAfter: response.headers["Retry-After"]))
+                let limited = response.exhaustedRateLimit
+                guard statuses.contains(response.status) || limited != nil, attempt < maxAttempts else { return response }
+                let body = (try? await response.body.collect(upTo: 1 << 20)) ?? []
+                let wait: Duration
+                if let limited, response.headers["Retry-After"] == nil, let untilReset = limited.wait() {
+                    // Used up until the reset: wait for it, unless it is further off than allowed.
+                    guard untilReset <= maxRetryAfter else {
+                        throw ClientError.rateLimited(limited, waitAllowed: maxRetryAfter, status: response.status,
+                                                      headers: response.headers, body: body,
+                                                      request: "\(request.method) \(request.url.absoluteString)")
+                    }
+                    wait = untilReset
+                } else {
+                    wait = delay(after: attempt, retryAfter: response.headers["Retry-After"])
+                }
+                try await Task.sleep(for: wait)
                 PageTelemetry.current?.retrying(attempt: attempt + 1, status: response.status)
-            } catch let error as ClientError where (error.code == .connection || error.code == .timeout) && attempt < maxAttempts {
+            } catch let error as ClientError where (error.code == .connection || error.code == .timeout) && retriesFailedConnections
+                        && attempt < maxAttempts {
                 try await Task.sleep(for: delay(after: attempt, retryAfter: nil))
                 PageTelemetry.current?.retrying(attempt: attempt + 1, status: nil)
             }

@@ -8,7 +8,7 @@ extension ReplicaClient {
     /// when it last answered 200, and the traversal goes on to the next page its 304 links to
     /// (or its record names; a recorded last page stays the last when it was shorter than the
     /// page before it, and a full one whose 304 cannot tell is asked again without validators,
-    /// see ``nextURL(afterUnchanged:request:recorded:keys:previousPageKeyCount:number:rule:)``).
+    /// see ``nextURL(afterUnchanged:request:recorded:keys:previousPageKeyCount:rule:)``).
     /// The call is "not modified" only when every page was and the
     /// traversal ended where it did before. Stale rows are deleted only after a complete
     /// traversal (the last page reached, every page answered) of a full (not incremental) sync.
@@ -65,6 +65,9 @@ extension ReplicaClient {
         var extraQuery: [(String, Parameter)] = []
         let delta = since?.cursor != nil
         if let since, let cursor = since.cursor { extraQuery.append((since.incremental.parameter, .value(.string(cursor)))) }
+        let isCollection = isGet && prepared.entry.entity != nil && !prepared.entry.isSingleObject
+        let (rule, declaredRule) = paginationRule(for: prepared)
+        if isCollection { extraQuery += Self.firstPageQuery(for: rule, given: prepared.remaining) }
         var request = try await request(for: prepared, headers: headers, extraQuery: extraQuery)
         request.uploadProgress = uploadProgress
         if prepared.method == .delete {
@@ -75,14 +78,13 @@ extension ReplicaClient {
         let routePath = prepared.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? prepared.path
         let session = try deltaSession(prepared, path: routePath, options: options, items: delta ? since?.incremental.items : nil)
         defer { session.discard() }
-        let isCollection = isGet && prepared.entry.entity != nil && !prepared.entry.isSingleObject
-        let rule = configuration.pagination[routeName]
         // The cursor the next sync sends: a full sync's first one (changes made during its
         // traversal come again), an incremental answer's last one.
         var nextCursor: String?
 
         var records: [ClientCache.Record] = []
-        var visited: Set<String> = [firstKey]
+        // Each page's record key and its number: a link or cursor that leads back names both pages.
+        var visited: [String: Int] = [firstKey: 1]
         var key = firstKey
         var entry = firstEntry
         var current = request
@@ -99,6 +101,9 @@ extension ReplicaClient {
         var vouched = PrimaryKeys()
         // Validators are sent for a page with a recorded copy, unless the call syncs incrementally or anew.
         let sendsValidators = isGet && !delta && since?.resync != true && configuration.conditionalRequests
+        // What the pages held, and the last page's sign that the collection goes on past what was read.
+        var progress = PageProgress(rule: rule)
+        var unfollowed: MorePagesSignal?
         // The next page, requested while this one is parsed and written.
         var prefetched: PrefetchedPage?
         defer { prefetched?.discard() }
@@ -129,8 +134,8 @@ extension ReplicaClient {
                 }
                 if isCollection {
                     let recordedKeys = entry.keys ?? PrimaryKeys()
-                    let known = try nextURL(afterUnchanged: response, request: current, recorded: entry, keys: recordedKeys,
-                                            previousPageKeyCount: previousPageKeyCount, number: pages + 1, rule: rule)
+                    let known = nextURL(afterUnchanged: response, request: current, recorded: entry, keys: recordedKeys,
+                                        previousPageKeyCount: previousPageKeyCount, rule: rule)
                     // A 304 even without validators: the server vouches for it as it stands.
                     guard let found = known ?? (revalidate ? nil : .some(nil)) else {
                         // Recorded as a full last page, and the 304 does not say whether it still is (the
@@ -150,6 +155,8 @@ extension ReplicaClient {
                     session.vouch(for: recordedKeys)
                     vouched.formUnion(recordedKeys)
                     previousPageKeyCount = recordedKeys.count
+                    progress.read(recordedKeys)
+                    unfollowed = nil
                 }
                 pages += 1
                 unchanged += 1
@@ -159,10 +166,10 @@ extension ReplicaClient {
                 if first == nil || first?.status == 304 { first = response }
                 capture?.beginPage()
                 // A next page the headers name already: ask for it now, so that it arrives while this one is written.
-                if configuration.prefetchPages, isCollection, rule == nil || rule == .linkHeader, pages < configuration.maxPages,
+                if configuration.prefetchPages, isCollection, rule == .linkHeader, pages < configuration.maxPages,
                    let nextURL = Self.nextLink(response.headers, relativeTo: current.url), current.mayFollow(to: nextURL) {
                     let nextKey = cacheKey(for: nextURL, dropping: since?.incremental.parameter)
-                    if !visited.contains(nextKey) {
+                    if visited[nextKey] == nil {
                         var nextRequest = request.moved(to: nextURL)
                         nextRequest.headers["If-None-Match"] = nil
                         nextRequest.headers["If-Modified-Since"] = nil
@@ -174,8 +181,12 @@ extension ReplicaClient {
                     try await stage(response, into: session, prepared: prepared, request: current, capture: capture)
                 }
                 if isCollection {
-                    next = try nextURL(after: response, request: current, page: page, number: pages, rule: rule)
+                    next = try nextURL(after: response, request: current, page: page, number: pages, rule: rule, progress: &progress)
                     previousPageKeyCount = page.keys.count
+                    // The traversal ends here: unless the page itself says it goes on (a full sync's last page;
+                    // an incremental answer is not the collection).
+                    unfollowed = next == nil && !delta && rule == .linkHeader
+                        ? MorePagesSignal.find(metadata: page.metadata, objectsRead: progress.objectsRead) : nil
                 }
                 if let since {
                     try session.delete(try tombstones(in: page, declared: since.incremental, prepared: prepared,
@@ -187,7 +198,7 @@ extension ReplicaClient {
                 // An incremental answer is not the collection: its pages keep no validators or keys.
                 if isGet && !delta {
                     var record = ClientCache.Entry(cursor: nil, next: next?.absoluteString, keys: isCollection ? page.keys : nil)
-                    record.paged = isCollection && (rule != nil || pages > 1 || !response.headers.values("Link").isEmpty)
+                    record.paged = isCollection && (rule != .linkHeader || pages > 1 || !response.headers.values("Link").isEmpty)
                     if configuration.conditionalRequests {
                         record.etag = response.headers["ETag"]
                         record.lastModified = response.headers["Last-Modified"]
@@ -201,10 +212,12 @@ extension ReplicaClient {
             }
             if pages >= configuration.maxPages { break }
             key = cacheKey(for: nextURL, dropping: since?.incremental.parameter)
-            guard visited.insert(key).inserted else {
-                throw ClientError(.invalidResponse, "the page links lead back to \(nextURL.absoluteString), fetched already",
+            if let earlier = visited[key] {
+                throw ClientError(.invalidResponse, "page \(pages) leads back to page \(earlier), \(nextURL.absoluteString), "
+                                  + "fetched already (pagination: \(rule.summary))",
                                   request: "\(current.method) \(current.url.absoluteString)")
             }
+            visited[key] = pages + 1
             // Another origin only when allowed, and then without the headers configured for this one.
             guard current.mayFollow(to: nextURL) else { throw current.crossOriginError(to: nextURL, what: "the next page link") }
             revalidate = true
@@ -216,6 +229,20 @@ extension ReplicaClient {
                 prefetched?.discard()
                 prefetched = nil
                 entry = try await store.backend.clientCacheEntry(for: key)
+            }
+        }
+        // A declared total above the distinct objects read: the collection shifted under its pages.
+        if complete, !delta, unfollowed == nil { unfollowed = progress.shortfall }
+        if complete, let unfollowed {
+            let message = "the last page read says the collection goes on (\(unfollowed)), but the route's pagination ("
+                + rule.summary + (declaredRule ? "" : ", the default") + ") found no page after it"
+            switch configuration.unfollowedPages {
+            case .fail:
+                throw ClientError(.unfollowedPages, message + "; nothing was written: declare the route's pagination, or "
+                                  + "write the pages without deleting (unfollowedPages = .warn, --unfollowed-pages warn)",
+                                  request: "\(current.method) \(current.url.absoluteString)")
+            case .warn:
+                complete = false
             }
         }
         let firstResponse = first ?? ClientResponse(status: 304)
@@ -240,8 +267,10 @@ extension ReplicaClient {
             }
         }
         let result = try await telemetry.merge { try await session.commit(complete: complete && !delta, records: records) }
-        return CallResult(status: firstResponse.status, headers: firstResponse.headers, sync: result, notModified: false,
-                          pages: pages, unchangedPages: unchanged, isTruncated: !complete, route: routeName, mode: mode)
+        var called = CallResult(status: firstResponse.status, headers: firstResponse.headers, sync: result, notModified: false,
+                                pages: pages, unchangedPages: unchanged, isTruncated: !complete, route: routeName, mode: mode)
+        called.unfollowedPages = complete ? nil : unfollowed
+        return called
     }
 
     /// A page requested before the traversal reached it: its request (with its validators), the
@@ -394,83 +423,5 @@ extension ReplicaClient {
             throw ClientError(.emptyBody, "HTTP \(response.status) with an empty body; route \(prepared.routeName) needs one",
                               status: response.status, headers: response.headers, request: what)
         }
-    }
-
-    /// The page after an unchanged (304) page: `.some(nil)` when it is the last, `nil` when the
-    /// 304 cannot tell (recorded as a full last page, and no `Link` header now to say otherwise).
-    ///
-    /// Servers often send a 304 without the `Link` header (RFC 9110 does not require it). The
-    /// page after it is then the one recorded when it last answered 200. A page recorded as the
-    /// last one of several is still the last when it held fewer keys than the page before it:
-    /// it was not full, so an object added after it would have changed it, and it did not
-    /// change. A full last page (or a lone page sent with links, whose size nothing tells) can
-    /// stay the same while the collection grows past it: that one the 304 cannot settle.
-    ///
-    /// - Parameters:
-    ///   - keys: The keys recorded for the unchanged page.
-    ///   - previousPageKeyCount: How many keys the page before it held in this traversal; `nil`
-    ///     for the first page.
-    func nextURL(afterUnchanged response: ClientResponse, request: ClientRequest, recorded: ClientCache.Entry,
-                 keys: PrimaryKeys, previousPageKeyCount: Int?, number: Int, rule: PaginationRule?) throws -> URL?? {
-        switch rule {
-        case nil, .linkHeader?:
-            // A 304 with links (rel="first", "last", "next") says where the collection goes on now.
-            if !response.headers.values("Link").isEmpty { return .some(Self.nextLink(response.headers, relativeTo: request.url)) }
-            if let next = recorded.next { return .some(URL(string: next)) }
-            // A lone response is the whole collection: its 304 says it all.
-            guard recorded.paged else { return .some(nil) }
-            // The last page of several, shorter than the page before it: still the last.
-            if let previous = previousPageKeyCount, keys.count < previous { return .some(nil) }
-            return nil
-        case .page(let parameter, let start)?:
-            guard !keys.isEmpty else { return .some(nil) }
-            return .some(try Self.setting(parameter, to: String(start + number), in: request.url))
-        case .cursor?:
-            return .some(recorded.next.flatMap { URL(string: $0) })
-        }
-    }
-
-    /// The URL of the page after `page` (the `number`-th), or `nil` when it was the last.
-    func nextURL(after response: ClientResponse, request: ClientRequest, page: StagedPage, number: Int,
-                 rule: PaginationRule?) throws -> URL? {
-        switch rule {
-        case nil, .linkHeader?:
-            return Self.nextLink(response.headers, relativeTo: request.url)
-        case .page(let parameter, let start)?:
-            // A page with no objects ends the collection.
-            guard !page.keys.isEmpty else { return nil }
-            return try Self.setting(parameter, to: String(start + number), in: request.url)
-        case .cursor(let parameter, let pointer)?:
-            guard let cursor = page.metadata?[pointer: pointer], !cursor.isNull,
-                  let text = Parameter.value(cursor).text, !text.isEmpty else { return nil }
-            return try Self.setting(parameter, to: text, in: request.url)
-        }
-    }
-
-    /// The `rel="next"` target of a `Link` header, resolved against `base`.
-    static func nextLink(_ headers: HeaderFields, relativeTo base: URL) -> URL? {
-        for header in headers.values("Link") {
-            for link in header.split(separator: ",") {
-                let parts = link.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-                guard let target = parts.first, target.hasPrefix("<"), target.hasSuffix(">") else { continue }
-                let isNext = parts.dropFirst().contains { part in
-                    let lower = part.lowercased().replacingOccurrences(of: " ", with: "")
-                    return lower == "rel=\"next\"" || lower == "rel=next"
-                }
-                if isNext { return URL(string: String(target.dropFirst().dropLast()), relativeTo: base)?.absoluteURL }
-            }
-        }
-        return nil
-    }
-
-    static func setting(_ parameter: String, to value: String, in url: URL) throws -> URL {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
-            throw ClientError(.invalidRequest, "invalid URL \(url)")
-        }
-        var items = (components.queryItems ?? []).filter { $0.name != parameter }
-        items.append(URLQueryItem(name: parameter, value: value))
-        components.queryItems = items
-        guard let result = components.url else { throw ClientError(.invalidRequest, "invalid URL \(url)") }
-        return result
     }
 }

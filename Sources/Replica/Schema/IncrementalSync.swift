@@ -24,39 +24,13 @@ import Foundation
 ///                                    items: JSONPointer("/items"), deleted: JSONPointer("/deleted")))
 /// ```
 public struct IncrementalSync: Sendable, Hashable {
-    /// Where a response carries the cursor for the next sync.
-    public enum Cursor: Sendable, Hashable, CustomStringConvertible {
-        /// A response header (`header:X-Cursor` in a schema file).
-        case header(String)
-        /// A JSON pointer into the response body (`/meta/cursor`); a string or a number.
-        case pointer(JSONPointer)
-
-        /// The schema file's spelling: `header:X-Cursor` or `/meta/cursor`.
-        public var description: String {
-            switch self {
-            case .header(let name): return "header:" + name
-            case .pointer(let pointer): return pointer.description
-            }
-        }
-
-        /// Reads `header:NAME` or a JSON pointer (`/cursor`).
-        ///
-        /// ```swift
-        /// IncrementalSync.Cursor("header:X-Cursor")   // .header("X-Cursor")
-        /// IncrementalSync.Cursor("/meta/cursor")      // .pointer(/meta/cursor)
-        /// ```
-        public init?(_ text: String) {
-            if text.hasPrefix("header:") {
-                let name = text.dropFirst("header:".count).trimmingCharacters(in: .whitespaces)
-                guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else { return nil }
-                self = .header(name)
-            } else if text.hasPrefix("/"), let pointer = JSONPointer(text) {
-                self = .pointer(pointer)
-            } else {
-                return nil
-            }
-        }
-    }
+    /// Where a response carries the cursor for the next sync: a header (`header:X-Cursor` in a
+    /// schema file) or a JSON pointer into the body (`/meta/cursor`).
+    ///
+    /// ```swift
+    /// IncrementalSync.Cursor("header:X-Cursor")   // .header("X-Cursor")
+    /// ```
+    public typealias Cursor = ResponseValue
 
     /// The query parameter that carries the cursor (`since`).
     public var parameter: String

@@ -30,6 +30,13 @@ public struct Route: Sendable, Hashable {
     public var incremental: IncrementalSync?
     /// The Server-Sent Events stream that says when the route's data changed, or `nil`.
     public var push: PushSource?
+    /// How the route's collection goes on past its first page (`"pagination"` in a schema
+    /// file); `nil` for the schema's ``Schema/pagination``, and without one `Link` headers.
+    ///
+    /// ```swift
+    /// Route(.get, "/v1/customers", target: .entity("Customer"), stale: .delete, envelope: "data", pagination: .stripe)
+    /// ```
+    public var pagination: PaginationRule?
 
     /// Creates a route.
     ///
@@ -40,10 +47,13 @@ public struct Route: Sendable, Hashable {
     ///       incremental: IncrementalSync(cursor: .header("X-Cursor"), items: JSONPointer("/items"),
     ///                                    deleted: JSONPointer("/deleted")),
     ///       push: PushSource(events: "/events"))
+    /// Route(.get, "/conversations.list", target: .entity("Channel"), envelope: "channels", pagination: .slack)
     /// ```
     public init(_ method: HTTPMethod = .get, _ path: String, target: RouteTarget,
                 stale: StalePolicy = .keep, envelope: String? = nil, timeout: Duration? = nil, headers: [String: String] = [:],
-                singleton: Bool = false, incremental: IncrementalSync? = nil, push: PushSource? = nil) {
+                singleton: Bool = false, incremental: IncrementalSync? = nil, push: PushSource? = nil,
+                pagination: PaginationRule? = nil) {
+        self.pagination = pagination
         self.method = method
         self.path = path
         self.target = target

@@ -114,7 +114,7 @@ struct SchemaFileReader {
         }
         let object = try self.object(value, at: root, allowed: ["$schema", "name", "version", "description",
                                                                 "keyConvention", "envelope", "entities", "routes", "headers",
-                                                                "unmappedKeys", "ignoreKeys"])
+                                                                "unmappedKeys", "ignoreKeys", "pagination"])
         let name = try requiredString(object, "name", at: root)
         var version = 1
         if let raw = object["version"] {
@@ -150,7 +150,8 @@ struct SchemaFileReader {
         return Schema(unchecked: name, version: version, keyConvention: convention, envelope: envelope,
                       entities: entities, routes: routes, headers: try headers(object["headers"], at: root / "headers"),
                       unmappedKeys: try unmappedKeyPolicy(object["unmappedKeys"], at: root / "unmappedKeys") ?? .warn,
-                      ignoreKeys: try keyGlobs(object["ignoreKeys"], at: root / "ignoreKeys"))
+                      ignoreKeys: try keyGlobs(object["ignoreKeys"], at: root / "ignoreKeys"),
+                      pagination: try object["pagination"].map { try pagination(from: $0, at: root / "pagination") })
     }
 
     func entity(named name: String, from value: JSONValue, at pointer: JSONPointer) throws -> Entity {
@@ -375,7 +376,8 @@ struct SchemaFileReader {
 
     func route(from value: JSONValue, at pointer: JSONPointer) throws -> Route {
         let object = try self.object(value, at: pointer, allowed: ["description", "method", "path", "target", "stale", "envelope",
-                                                                    "timeout", "headers", "singleton", "incremental", "push"])
+                                                                    "timeout", "headers", "singleton", "incremental", "push",
+                                                                    "pagination"])
         let path = try requiredString(object, "path", at: pointer)
         var method = HTTPMethod.get
         if let raw = try string(object["method"], at: pointer / "method") {
@@ -411,7 +413,8 @@ struct SchemaFileReader {
                      envelope: try string(object["envelope"], at: pointer / "envelope"), timeout: timeout, headers: headers,
                      singleton: try bool(object["singleton"], at: pointer / "singleton") ?? false,
                      incremental: try object["incremental"].map { try incremental(from: $0, at: pointer / "incremental") },
-                     push: try object["push"].map { try push(from: $0, at: pointer / "push") })
+                     push: try object["push"].map { try push(from: $0, at: pointer / "push") },
+                     pagination: try object["pagination"].map { try pagination(from: $0, at: pointer / "pagination") })
     }
 
     /// A route's `"incremental"` object.
@@ -420,7 +423,7 @@ struct SchemaFileReader {
         let parameter = try string(object["parameter"], at: pointer / "parameter") ?? "since"
         guard !parameter.isEmpty else { throw fail(.invalidValue, "the cursor's query parameter is empty", at: pointer / "parameter") }
         let cursorText = try requiredString(object, "cursor", at: pointer)
-        guard let cursor = IncrementalSync.Cursor(cursorText) else {
+        guard let cursor = ResponseValue(cursorText) else {
             throw fail(.invalidValue, "expected the cursor as 'header:NAME' or a JSON pointer ('/cursor'), found '\(cursorText)'",
                        at: pointer / "cursor")
         }

@@ -16,6 +16,7 @@ extension Schema {
         if !routes.isEmpty { object["routes"] = .array(routes.map(\.fileJSON)) }
         if unmappedKeys != .warn { object["unmappedKeys"] = .string(unmappedKeys.rawValue) }
         if !ignoreKeys.isEmpty { object["ignoreKeys"] = .array(ignoreKeys.map { .string($0) }) }
+        if let pagination { object["pagination"] = pagination.fileJSON }
         if !headers.isEmpty {
             object["headers"] = .object(JSONObject(headers.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
         }
@@ -136,6 +137,7 @@ extension Route {
             object["incremental"] = .object(members)
         }
         if let push { object["push"] = .object(["events": .string(push.events)]) }
+        if let pagination { object["pagination"] = pagination.fileJSON }
         if !headers.isEmpty {
             object["headers"] = .object(JSONObject(headers.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
         }

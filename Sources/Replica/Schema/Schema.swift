@@ -45,6 +45,14 @@ public struct Schema: Sendable, Hashable {
     /// let schema = try Schema(name: "github", ignoreKeys: ["*_url", "node_id"]) { … }
     /// ```
     public var ignoreKeys: [String]
+    /// How collections go on past their first page, for routes that do not say
+    /// (``Route/pagination``; `"pagination"` at the top of a schema file); `nil` for `Link` headers.
+    ///
+    /// ```swift
+    /// var schema = try Schema(name: "stripe") { … }
+    /// schema.pagination = .stripe
+    /// ```
+    public var pagination: PaginationRule?
 
     /// Creates a schema from its parts, checking that it is consistent.
     ///
@@ -70,17 +78,19 @@ public struct Schema: Sendable, Hashable {
         routes: [Route] = [],
         headers: [String: String] = [:],
         unmappedKeys: UnmappedKeyPolicy = .warn,
-        ignoreKeys: [String] = []
+        ignoreKeys: [String] = [],
+        pagination: PaginationRule? = nil
     ) throws {
         self.init(unchecked: name, version: version, keyConvention: keyConvention, envelope: envelope, entities: entities,
-                  routes: routes, headers: headers, unmappedKeys: unmappedKeys, ignoreKeys: ignoreKeys)
+                  routes: routes, headers: headers, unmappedKeys: unmappedKeys, ignoreKeys: ignoreKeys, pagination: pagination)
         try SchemaValidator(file: nil).validate(&self)
     }
 
     /// Creates a schema without validating it. Only the validator and loader use this.
     init(unchecked name: String, version: Int, keyConvention: KeyConvention, envelope: String?,
          entities: [Entity], routes: [Route], headers: [String: String] = [:],
-         unmappedKeys: UnmappedKeyPolicy = .warn, ignoreKeys: [String] = []) {
+         unmappedKeys: UnmappedKeyPolicy = .warn, ignoreKeys: [String] = [], pagination: PaginationRule? = nil) {
+        self.pagination = pagination
         self.unmappedKeys = unmappedKeys
         self.ignoreKeys = ignoreKeys
         self.name = name

@@ -118,6 +118,18 @@ struct SchemaValidator {
                                at: pointer / "incremental")
                 }
             }
+            if let pagination = route.pagination {
+                guard route.method == .get, case .entity(let name) = route.target, !route.singleton else {
+                    throw fail(.invalidRoute, "route \(route.method) \(route.path) pages, which needs a GET route of an entity's "
+                               + "collection (not \(route.singleton ? "a singleton" : "\(route.method) \(route.target)"))",
+                               at: pointer / "pagination")
+                }
+                if case .afterLastKey(let parameter, _) = pagination, let entity = schema.entity(named: name), entity.hasCompositeKey {
+                    throw fail(.invalidRoute, "route \(route.method) \(route.path) sends the last object's key as ?\(parameter)=, but "
+                               + "\(entity.name) has a composite key (\(entity.primaryKeyNames.joined(separator: ", "))): "
+                               + "use another pagination style", at: pointer / "pagination")
+                }
+            }
             if route.push != nil, route.method != .get {
                 throw fail(.invalidRoute, "route \(route.method) \(route.path) cannot be kept live by push: only GET routes are synced",
                            at: pointer / "push")

@@ -148,7 +148,15 @@ final class InferenceResolver {
             if let single = route.single { collection.shape.merge(single) }
             _ = try register(name, shape: collection.shape, route: route, variables: variables, source: source)
             file["target"] = .string(name)
-            if !collection.key.isEmpty { file["envelope"] = .string(collection.key) }
+            if !collection.key.isEmpty {
+                file["envelope"] = .string(collection.key)
+                // How the envelope says the collection goes on (`has_more`, `links.next`, `total`…).
+                if let members = route.envelopeMembers, var rule = PaginationRule.inferred(fromEnvelope: members) {
+                    // The last object's key is sent only for a single-attribute key.
+                    if case .afterLastKey = rule, draft(named: name)?.keyJSON?.count != 1 { rule = .linkHeader }
+                    if rule != .linkHeader { file["pagination"] = rule.fileJSON }
+                }
+            }
         } else if let single = route.single, single.count > 0 {
             _ = try register(name, shape: single, route: route, variables: variables, source: source)
             file["target"] = .string(name)

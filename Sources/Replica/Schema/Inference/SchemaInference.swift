@@ -123,6 +123,9 @@ final class RouteSamples {
     private(set) var scalars = 0
     /// Array elements that were not objects.
     private(set) var scalarElements = 0
+    /// The first envelope's members beside its collection (`has_more`, `links`, `total`): what
+    /// says how the collection pages (``PaginationRule/inferred(fromEnvelope:)``).
+    private(set) var envelopeMembers: JSONObject?
 
     init(pattern: String, source: String) {
         self.pattern = pattern
@@ -160,7 +163,11 @@ final class RouteSamples {
     /// several collections, or one object after all (its arrays are then its own fields).
     func endObject(arrayMembers: Set<String>) {
         defer { members = JSONObject() }
-        if RouteSamples.isEnvelope(members: members, arrays: arrayMembers) || arrayMembers.count > 1 { return }
+        if RouteSamples.isEnvelope(members: members, arrays: arrayMembers) {
+            if envelopeMembers == nil { envelopeMembers = members }
+            return
+        }
+        if arrayMembers.count > 1 { return }
         let shape = single ?? ObjectShape(tracksUniqueness: true)
         single = shape
         shape.count += 1
