@@ -79,6 +79,10 @@ struct SyncCommand: AsyncParsableCommand {
             help: "The most pages one path's sync reads; a sync stopped there writes what it read and deletes nothing.")
     var maxPages: Int?
 
+    @Option(name: .customLong("concurrent-pages"),
+            help: "Pages asked for ahead of the one being read when the pages to come are known (a total, a page count, a Link rel=\"last\"); they still commit in order.")
+    var concurrentPages: Int = 4
+
     @Option(help: "Retries of a request answered 429 or 503 (after its Retry-After, or a backoff) or 403/429 with a used-up rate limit (at its reset); 0 fails at once.")
     var retries: Int = 3
 
@@ -102,6 +106,9 @@ struct SyncCommand: AsyncParsableCommand {
             throw ValidationError("--allow-host takes a host, host:port, an origin (https://host:port), *.domain or *, not '\(host)'")
         }
         try OptionChecks.busyTimeout(busyTimeout)
+        if concurrentPages < 1 || concurrentPages > 64 {
+            throw ValidationError("--concurrent-pages takes a number from 1 up to 64, not \(concurrentPages)")
+        }
         if retries < 0 || retries > 100 { throw ValidationError("--retries takes a number from 0 up to 100, not \(retries)") }
         try OptionChecks.seconds(maxWait, option: "--max-wait")
         if let maxPages, maxPages < 1 || maxPages > 1_000_000_000 {
@@ -137,6 +144,7 @@ struct SyncCommand: AsyncParsableCommand {
         configuration.allowedHosts = allowedHosts
         configuration.unfollowedPages = unfollowedPages
         if let maxPages { configuration.maxPages = maxPages }
+        configuration.concurrentPages = concurrentPages
         if retries > 0 {
             var retry = RetryInterceptor(maxAttempts: retries + 1, maxRetryAfter: .checkedSeconds(maxWait))
             retry.retriesFailedConnections = false

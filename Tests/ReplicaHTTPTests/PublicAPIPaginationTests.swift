@@ -528,6 +528,86 @@ struct PaginationInferenceTests {
     }
 }
 
+@Suite("Pages asked for ahead when their number is known", .serialized)
+struct ConcurrentPagesTests {
+    /// A hundred objects, five a page, each page answered after 50 ms; the server counts the
+    /// requests it holds at once.
+    static func server(_ style: String) async throws -> (StreamingServer, Locked<(now: Int, most: Int, offsets: [String])>) {
+        let state = Locked<(now: Int, most: Int, offsets: [String])>((0, 0, []))
+        let router = Router()
+        router.get("/items") { request, _ -> Response in
+            state.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+            try await Task.sleep(for: .milliseconds(50))
+            state.withLock { $0.now -= 1 }
+            var query: [String: String] = [:]
+            for item in URLComponents(string: request.uri.description)?.queryItems ?? [] { query[item.name] = item.value ?? "" }
+            let size = 5
+            let start: Int
+            var fields = HTTPFields()
+            fields[.contentType] = "application/json"
+            switch style {
+            case "offset": start = Int(query["offset"] ?? "0") ?? 0
+            case "page": start = ((Int(query["page"] ?? "1") ?? 1) - 1) * size
+            default:
+                let page = Int(query["_page"] ?? "1") ?? 1
+                start = (page - 1) * size
+                var links = ["<http://\(request.head.authority ?? "")/items?_page=20&_limit=5>; rel=\"last\""]
+                if page < 20 { links.insert("<http://\(request.head.authority ?? "")/items?_page=\(page + 1)&_limit=5>; rel=\"next\"", at: 0) }
+                fields[.init("Link")!] = links.joined(separator: ", ")
+            }
+            state.withLock { $0.offsets.append(String(start)) }
+            let objects = (start..<min(start + size, 100)).map { #"{"id": \#($0 + 1), "name": "item \#($0 + 1)"}"# }.joined(separator: ", ")
+            let body = switch style {
+            case "offset": #"{"items": [\#(objects)], "total": 100, "offset": \#(start), "limit": 5}"#
+            case "page": #"{"items": [\#(objects)], "page": \#(start / size + 1), "total_pages": 20}"#
+            default: "[\(objects)]"
+            }
+            return Response(status: .ok, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+        }
+        return (try await StreamingServer.start(router), state)
+    }
+
+    static let styles: [(String, String, String, [String: String])] = [
+        ("offset", #", "envelope": "items", "pagination": {"style": "offset", "limit": 5, "total": "/total"}"#, "/items", [:]),
+        ("page", #", "envelope": "items", "pagination": {"style": "page", "pageCount": "/total_pages"}"#, "/items", [:]),
+        ("link", "", "/items", ["_page": "1", "_limit": "5"]),
+    ]
+
+    @Test("with a total, a page count or a Link rel=last, four pages are in flight at once and all commit in order; one at a time with 1",
+          arguments: ["offset", "page", "link"])
+    func concurrent(style: String) async throws {
+        let (_, routeTail, path, parameters) = try #require(Self.styles.first { $0.0 == style })
+        for concurrency in [4, 1] {
+            let (server, state) = try await Self.server(style)
+            let directory = try TemporaryDirectory("replica-concurrent-pages")
+            try await withTeardown {
+                let schema = try Schema(json: Data(#"""
+                    {"name": "items", "entities": {"Item": {"table": "items", "attributes": {"id": "integer", "name": "string"}}},
+                     "routes": [{"path": "/items", "target": "Item", "stale": "delete"\#(routeTail)}]}
+                    """#.utf8))
+                let store = try SQLiteReplica(store: Store(path: directory.path("items.sqlite"), schema: schema))
+                let base = try #require(URL(string: "http://127.0.0.1:\(server.port)"))
+                var configuration = ClientConfiguration(transport: HTTPTransport(), baseURLs: [.production: base])
+                configuration.concurrentPages = concurrency
+                let result = try await ReplicaClient(store: store, configuration: configuration)
+                    .call(path, params: parameters.mapValues { Parameter.value(.string($0)) })
+                #expect(result.pages == 20)
+                #expect(!result.isTruncated)
+                #expect(result.changes["Item"]?.inserted.count == 100)
+                #expect(try await store.rows(RowQuery("Item")).count == 100)
+                let seen = state.withLock { $0 }
+                // Each page asked for once; with concurrency the pages after the first go out together.
+                #expect(seen.offsets.sorted { Int($0) ?? 0 < Int($1) ?? 0 } == (0..<20).map { String($0 * 5) }, "\(seen.offsets)")
+                #expect(seen.most == concurrency, "\(style), concurrentPages \(concurrency): at most \(seen.most) at once")
+                await store.close()
+            } teardown: {
+                await server.stop()
+                directory.remove()
+            }
+        }
+    }
+}
+
 /// A value shared with a test server's handlers. `@unchecked Sendable`: `value` is guarded by `lock`.
 final class Locked<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()

@@ -86,6 +86,17 @@ public struct ClientConfiguration: Sendable {
     /// configuration.prefetchPages = false   // one request at a time
     /// ```
     public var prefetchPages: Bool
+    /// How many pages one paged call asks for ahead of the page it is reading (4 by default),
+    /// when the pages to come are known before they are read: offsets or page numbers with a
+    /// total or a page count, a `Link` header naming `rel="last"`. Otherwise (a cursor, a next
+    /// URL, a `Link` without `rel="last"`) only the next page is asked for ahead. Pages still
+    /// commit in order, as one transaction; a page the traversal does not reach is cancelled.
+    /// 1 asks only for the next page ahead; ``prefetchPages`` `false` for none.
+    ///
+    /// ```swift
+    /// configuration.concurrentPages = 8   // a latency-bound API: eight pages in flight
+    /// ```
+    public var concurrentPages: Int = 4
     /// Hooks that read and change a call's parameters before they are encoded (ApiModel's
     /// before-request hook, e.g. adding an `access_token`), in order, for every call, ad-hoc call,
     /// model operation and typed endpoint.

@@ -104,18 +104,44 @@ extension ReplicaClient {
         // What the pages held, and the last page's sign that the collection goes on past what was read.
         var progress = PageProgress(rule: rule)
         var unfollowed: MorePagesSignal?
-        // The next page, requested while this one is parsed and written.
-        var prefetched: PrefetchedPage?
-        defer { prefetched?.discard() }
+        // Pages requested before the traversal reaches them, in order: the next one while this one is
+        // parsed and written, and where the pages to come are known already (a page count, a total,
+        // a `Link` rel="last"), more of them, up to `concurrentPages` ahead. They commit
+        // in order all the same; one the traversal does not reach is cancelled.
+        var ahead: [PrefetchedPage] = []
+        defer { for page in ahead { page.discard() } }
+        /// Asks for `upcoming` (the pages after the current one, in order) ahead, keeping those asked already.
+        func schedule(_ upcoming: [URL]) {
+            let limit = configuration.prefetchPages ? max(0, min(configuration.concurrentPages, configuration.maxPages - pages)) : 0
+            var index = 0
+            for url in upcoming.prefix(limit) {
+                let upcomingKey = cacheKey(for: url, dropping: since?.incremental.parameter)
+                guard current.mayFollow(to: url), visited[upcomingKey] == nil else { break }
+                if index < ahead.count {
+                    if ahead[index].key == upcomingKey {
+                        index += 1
+                        continue
+                    }
+                    for page in ahead[index...] { page.discard() }
+                    ahead.removeSubrange(index...)
+                }
+                var upcomingRequest = request.moved(to: url)
+                upcomingRequest.headers["If-None-Match"] = nil
+                upcomingRequest.headers["If-Modified-Since"] = nil
+                ahead.append(prefetch(upcomingRequest, key: upcomingKey, sendsValidators: sendsValidators, isCollection: isCollection,
+                                      telemetry: telemetry.page(pages + 1 + index, request: upcomingRequest)))
+                index += 1
+            }
+        }
         while true {
-            if revalidate && sendsValidators && prefetched == nil {
+            let ready: PrefetchedPage? = ahead.first?.key == key ? ahead.removeFirst() : nil
+            if revalidate && sendsValidators && ready == nil {
                 Self.addValidators(of: entry, to: &current, isCollection: isCollection)
             }
-            let traced = prefetched?.traced ?? telemetry.page(pages + 1, request: current)
+            let traced = ready?.traced ?? telemetry.page(pages + 1, request: current)
             defer { traced.end() }
             let response: ClientResponse
-            if let ready = prefetched {
-                prefetched = nil
+            if let ready {
                 let answered = try await withTaskCancellationHandler {
                     try await ready.task.value
                 } onCancel: {
@@ -165,17 +191,10 @@ extension ReplicaClient {
                 pages += 1
                 if first == nil || first?.status == 304 { first = response }
                 capture?.beginPage()
-                // A next page the headers name already: ask for it now, so that it arrives while this one is written.
-                if configuration.prefetchPages, isCollection, rule == .linkHeader, pages < configuration.maxPages,
-                   let nextURL = Self.nextLink(response.headers, relativeTo: current.url), current.mayFollow(to: nextURL) {
-                    let nextKey = cacheKey(for: nextURL, dropping: since?.incremental.parameter)
-                    if visited[nextKey] == nil {
-                        var nextRequest = request.moved(to: nextURL)
-                        nextRequest.headers["If-None-Match"] = nil
-                        nextRequest.headers["If-Modified-Since"] = nil
-                        prefetched = prefetch(nextRequest, key: nextKey, sendsValidators: sendsValidators, isCollection: isCollection,
-                                              telemetry: telemetry.page(pages + 1, request: nextRequest))
-                    }
+                // A next page the headers name already (and those after it that `rel="last"` tells): ask
+                // for them now, so that they arrive while this one is written.
+                if isCollection, rule == .linkHeader, let nextURL = Self.nextLink(response.headers, relativeTo: current.url) {
+                    schedule(Self.upcomingLinkPages(next: nextURL, current: current.url, headers: response.headers))
                 }
                 let page = try await traced.parse {
                     try await stage(response, into: session, prepared: prepared, request: current, capture: capture)
@@ -187,6 +206,10 @@ extension ReplicaClient {
                     // an incremental answer is not the collection).
                     unfollowed = next == nil && !delta && rule == .linkHeader
                         ? MorePagesSignal.find(metadata: page.metadata, objectsRead: progress.objectsRead) : nil
+                    // Offsets or page numbers whose end the page told: the pages after the next one are known too.
+                    if let next, rule != .linkHeader {
+                        schedule(Self.upcomingPages(next: next, rule: rule, pageCount: page.keys.count, progress: progress))
+                    }
                 }
                 if let since {
                     try session.delete(try tombstones(in: page, declared: since.incremental, prepared: prepared,
@@ -224,10 +247,10 @@ extension ReplicaClient {
             current = request.moved(to: nextURL)
             current.headers["If-None-Match"] = nil
             current.headers["If-Modified-Since"] = nil
-            if prefetched?.key != key {
-                // Not the page asked for ahead (or none was): ask for this one.
-                prefetched?.discard()
-                prefetched = nil
+            if ahead.first?.key != key {
+                // Not the page asked for ahead (or none was): ask for this one, and none of the others.
+                for page in ahead { page.discard() }
+                ahead = []
                 entry = try await store.backend.clientCacheEntry(for: key)
             }
         }

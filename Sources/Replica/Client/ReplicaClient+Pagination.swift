@@ -95,6 +95,8 @@ struct PageProgress {
     var distinct: Set<AttributeValue>?
     /// The total the last page gave, under the rule's `total`.
     var total: (value: Int64, place: String)?
+    /// The page count the last page gave, under a page rule's `pageCount`.
+    var pageCount: Int64?
 
     init(rule: PaginationRule) {
         if rule.total != nil { distinct = [] }
@@ -223,7 +225,10 @@ extension ReplicaClient {
             try readTotal(total)
             if page.keys.isEmpty { return nil }
             let current = currentNumber(parameter) ?? start
-            if let pageCount, let pages = try count(pageCount, "page count"), Int64(current - start + 1) >= pages { return nil }
+            if let pageCount, let pages = try count(pageCount, "page count") {
+                progress.pageCount = pages
+                if Int64(current - start + 1) >= pages { return nil }
+            }
             if let total = progress.total, Int64(progress.objectsRead) >= total.value { return nil }
             return try Self.setting(parameter, to: String(current + 1), in: request.url)
         }
@@ -262,17 +267,99 @@ extension ReplicaClient {
         }
     }
 
+    /// The pages after the current one that a `Link` header tells: its `rel="next"`, and when it
+    /// names `rel="last"` too and the two differ in one integer query parameter (`_page=2`,
+    /// `_page=10`; `offset=300`, `offset=2700`), every page between them, stepping as the
+    /// current page's URL steps to the next (from 1 for a page number the first URL leaves out,
+    /// from 0 for an offset).
+    ///
+    /// ```swift
+    /// // Link: <…/people?_page=2&_limit=300>; rel="next", <…/people?_page=10&_limit=300>; rel="last"
+    /// ReplicaClient.upcomingLinkPages(next: next, current: current, headers: headers).count   // 9
+    /// ```
+    static func upcomingLinkPages(next: URL, current: URL, headers: HeaderFields) -> [URL] {
+        guard let last = link("last", in: headers, relativeTo: current), last != next,
+              let nextItems = URLComponents(url: next, resolvingAgainstBaseURL: true)?.queryItems,
+              let lastItems = URLComponents(url: last, resolvingAgainstBaseURL: true)?.queryItems,
+              nextItems.count == lastItems.count else { return [next] }
+        let currentItems = URLComponents(url: current, resolvingAgainstBaseURL: true)?.queryItems ?? []
+        var stepping: (name: String, from: Int, to: Int, step: Int)?
+        for (mine, theirs) in zip(nextItems, lastItems) {
+            guard mine.name == theirs.name else { return [next] }
+            guard mine.value != theirs.value else { continue }
+            guard stepping == nil, let from = mine.value.flatMap({ Int($0) }), let to = theirs.value.flatMap({ Int($0) }), to > from
+            else { return [next] }
+            let now = currentItems.last { $0.name == mine.name }?.value.flatMap { Int($0) } ?? (from == 2 ? 1 : 0)
+            guard from > now else { return [next] }
+            stepping = (mine.name, from, to, from - now)
+        }
+        guard let stepping else { return [next] }
+        var pages = [next]
+        var value = stepping.from + stepping.step
+        while value <= stepping.to, pages.count < 10_000 {
+            guard let url = try? setting(stepping.name, to: String(value), in: next) else { break }
+            pages.append(url)
+            value += stepping.step
+        }
+        return pages
+    }
+
+    /// The pages from `next` on that offsets or page numbers make known: with a total or a page
+    /// count, each one to the end, counting `pageCount` objects a page (what the page before
+    /// returned); otherwise only `next`.
+    static func upcomingPages(next: URL, rule: PaginationRule, pageCount: Int, progress: PageProgress) -> [URL] {
+        guard pageCount > 0 else { return [next] }
+        func value(_ parameter: String) -> Int? {
+            URLComponents(url: next, resolvingAgainstBaseURL: true)?.queryItems?.last { $0.name == parameter }?.value.flatMap { Int($0) }
+        }
+        var pages = [next]
+        switch rule {
+        case .offset(let parameter, _, _, _, _):
+            guard let total = progress.total?.value, let first = value(parameter) else { return pages }
+            var offset = first + pageCount
+            while Int64(offset) < total, pages.count < 10_000 {
+                guard let url = try? setting(parameter, to: String(offset), in: next) else { break }
+                pages.append(url)
+                offset += pageCount
+            }
+        case .page(let parameter, let start, _, _, _, _):
+            guard let first = value(parameter) else { return pages }
+            let lastNumber: Int
+            if let count = progress.pageCount {
+                lastNumber = start + Int(min(count, 10_000)) - 1
+            } else if let total = progress.total?.value {
+                lastNumber = start + Int(min((total + Int64(pageCount) - 1) / Int64(pageCount), 10_000)) - 1
+            } else {
+                return pages
+            }
+            var number = first + 1
+            while number <= lastNumber {
+                guard let url = try? setting(parameter, to: String(number), in: next) else { break }
+                pages.append(url)
+                number += 1
+            }
+        default:
+            break
+        }
+        return pages
+    }
+
     /// The `rel="next"` target of a `Link` header, resolved against `base`.
     static func nextLink(_ headers: HeaderFields, relativeTo base: URL) -> URL? {
+        link("next", in: headers, relativeTo: base)
+    }
+
+    /// The target of a `Link` header's relation `relation` (`next`, `last`), resolved against `base`.
+    static func link(_ relation: String, in headers: HeaderFields, relativeTo base: URL) -> URL? {
         for header in headers.values("Link") {
             for link in header.split(separator: ",") {
                 let parts = link.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
                 guard let target = parts.first, target.hasPrefix("<"), target.hasSuffix(">") else { continue }
-                let isNext = parts.dropFirst().contains { part in
+                let matches = parts.dropFirst().contains { part in
                     let lower = part.lowercased().replacingOccurrences(of: " ", with: "")
-                    return lower == "rel=\"next\"" || lower == "rel=next"
+                    return lower == "rel=\"\(relation)\"" || lower == "rel=\(relation)"
                 }
-                if isNext { return URL(string: String(target.dropFirst().dropLast()), relativeTo: base)?.absoluteURL }
+                if matches { return URL(string: String(target.dropFirst().dropLast()), relativeTo: base)?.absoluteURL }
             }
         }
         return nil
@@ -290,8 +377,14 @@ extension ReplicaClient {
               let encoded = value.addingPercentEncoding(withAllowedCharacters: unreserved) else {
             throw ClientError(.invalidRequest, "cannot encode ?\(parameter)=\(value) in \(url)")
         }
-        var items = (components.percentEncodedQueryItems ?? []).filter { $0.name.removingPercentEncoding != parameter }
-        items.append(URLQueryItem(name: name, value: encoded))
+        // In its place when the URL has it (so that the URL a server links to is the one asked for), else last.
+        var items = components.percentEncodedQueryItems ?? []
+        if let index = items.firstIndex(where: { $0.name.removingPercentEncoding == parameter }) {
+            items[index] = URLQueryItem(name: name, value: encoded)
+            items.removeAll { $0.name.removingPercentEncoding == parameter && $0.value != encoded }
+        } else {
+            items.append(URLQueryItem(name: name, value: encoded))
+        }
         components.percentEncodedQueryItems = items
         guard let result = components.url else { throw ClientError(.invalidRequest, "invalid URL \(url)") }
         return result
