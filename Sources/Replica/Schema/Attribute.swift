@@ -194,8 +194,44 @@ public struct Index: Sendable, Hashable {
         self.isUnique = unique
     }
 
-    /// The SQLite name of this index on `table`.
+    /// The database name of this index on `table`: its own name, or `<table>_<attributes>_index`
+    /// (`_unique`), shortened to 63 bytes when longer (``Identifier/fitted(_:)``), the same on
+    /// every store.
+    ///
+    /// ```swift
+    /// Index(["userID", "createdAt"]).sqlName(table: "posts")   // "posts_userID_createdAt_index"
+    /// ```
     public func sqlName(table: String) -> String {
-        name ?? "\(table)_\(attributes.joined(separator: "_"))_\(isUnique ? "unique" : "index")"
+        name ?? Identifier.fitted("\(table)_\(attributes.joined(separator: "_"))_\(isUnique ? "unique" : "index")")
+    }
+}
+
+/// Names the library makes (index names) fitted to every store's limit.
+public enum Identifier {
+    /// The longest name every store takes, in UTF-8 bytes (PostgreSQL's 63).
+    public static let maximumBytes = 63
+
+    /// `name` when it fits in ``maximumBytes``; else its start cut at a character boundary, `_`
+    /// and 8 hexadecimal digits of a hash of the whole name (FNV-1a): the same name every time,
+    /// on every store, and two long names that share their start stay apart.
+    ///
+    /// ```swift
+    /// Identifier.fitted(String(repeating: "a", count: 70))   // 54 "a"s, "_", 8 hex digits: 63 bytes
+    /// ```
+    public static func fitted(_ name: String) -> String {
+        let bytes = Array(name.utf8)
+        guard bytes.count > maximumBytes else { return name }
+        var hash: UInt32 = 2_166_136_261
+        for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        var prefix = ""
+        var used = 0
+        for character in name {
+            let size = String(character).utf8.count
+            guard used + size <= maximumBytes - 9 else { break }
+            prefix.append(character)
+            used += size
+        }
+        let hex = String(hash, radix: 16)
+        return prefix + "_" + String(repeating: "0", count: 8 - hex.count) + hex
     }
 }

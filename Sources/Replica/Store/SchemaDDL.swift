@@ -76,7 +76,7 @@ package enum SchemaDDL {
     }
 
     /// The name of a join table's index on its second column.
-    static func joinIndexName(_ join: JoinTable) -> String { "\(join.name)_\(join.columns[1])_index" }
+    static func joinIndexName(_ join: JoinTable) -> String { Identifier.fitted("\(join.name)_\(join.columns[1])_index") }
 
     static func createIndex(_ index: Index, on entity: Entity) -> String {
         let columns = index.attributes.map(\.quotedIdentifier).joined(separator: ", ")

@@ -131,12 +131,28 @@ struct OpeningCheckTests {
                  "Label": {"attributes": {"id": "integer"}}}}
                 """#)
         }
+        // The join table's index name is the library's: fitted to 63 bytes, the same every time.
         let long = String(repeating: "j", count: 50)
         let index = try schema(through: long)
         try index.checkOpening(in: .sqlite)
-        let error = #expect(throws: SchemaError.self) { try index.checkOpening(in: .postgres) }
-        #expect(error?.description == "/entities/Issue/relationships/labels/through: join table index name "
-                + "'\(long)_labelID_index' is 64 bytes long; PostgreSQL names hold at most 63 bytes")
+        try index.checkOpening(in: .postgres)
+        let issue = try #require(index.entity(named: "Issue"))
+        let labels = try #require(issue.relationship(named: "labels"))
+        let join = try #require(index.joinTable(for: labels, of: issue))
+        let fitted = SchemaDDL.joinIndexName(join)
+        #expect(fitted.utf8.count == 63)
+        #expect(fitted.hasPrefix(String(repeating: "j", count: 50) + "_lab_"), "\(fitted)")
+        #expect(fitted == Identifier.fitted("\(long)_labelID_index"))
+        #expect(Identifier.fitted("\(long)_labelID_indey") != fitted)
+        #expect(Identifier.fitted("short_index") == "short_index")
+        // Cut at a character boundary: 2-byte characters never split.
+        let accented = Identifier.fitted(String(repeating: "é", count: 40))
+        #expect(accented.utf8.count <= 63 && accented.hasPrefix(String(repeating: "é", count: 27) + "_"), "\(accented)")
+        // A table name the schema gives is the user's: too long is still refused, naming it.
+        let table = String(repeating: "t", count: 64)
+        let named = #expect(throws: SchemaError.self) { try schema(through: table).checkOpening(in: .postgres) }
+        #expect(named?.description == "/entities/Issue/relationships/labels/through: join table name "
+                + "'\(table)' is 64 bytes long; PostgreSQL names hold at most 63 bytes")
         let xmin = try schema(through: "issue_labels", keys: #", "throughKeys": ["issueID", "xmin"]"#)
         let reserved = #expect(throws: SchemaError.self) { try xmin.checkOpening(in: .postgres) }
         #expect(reserved?.description == "/entities/Issue/relationships/labels/throughKeys/1: column 'xmin' of join table "
