@@ -66,9 +66,14 @@ extension OpenAPIImporter {
                 if method != .get { route["method"] = .string(method.rawValue) }
                 route["path"] = .string(routePath)
                 switch target {
-                case .entity(let name, _, let envelope):
+                case .entity(let name, let collection, let envelope):
                     route["target"] = .string(name)
                     if let envelope { route["envelope"] = .string(envelope) }
+                    if method == .get, collection,
+                       let rule = Self.pagination(members: envelopeMembers[template],
+                                                  parameters: queryParameters(of: operation, in: pathItem)) {
+                        route["pagination"] = rule.schemaFileJSON
+                    }
                 case .data, .none:
                     route["target"] = "DATA"
                 }
@@ -187,11 +192,86 @@ extension OpenAPIImporter {
             if inline, let made = inlineEntity(named: Inflection.entityName(forPath: path), object: object, pointer: resolved.pointer) {
                 return .entity(made.name, collection: false, envelope: nil)
             }
-            if let (key, entity) = envelope(of: object) { return .entity(entity, collection: true, envelope: key) }
+            if let (key, entity) = envelope(of: object) {
+                envelopeMembers[path] = Self.placeholders(object, skipping: key)
+                return .entity(entity, collection: true, envelope: key)
+            }
             return .data
         case .scalar, .json:
             return .data
         }
+    }
+
+    /// The names of an operation's query parameters (its own and its path's, references followed).
+    func queryParameters(of operation: OpenAPI.Operation, in pathItem: OpenAPI.PathItem) -> Set<String> {
+        var names: Set<String> = []
+        for either in pathItem.parameters + operation.parameters {
+            let parameter: OpenAPI.Parameter?
+            switch either {
+            case .a(let reference): parameter = document.components[reference]
+            case .b(let inline): parameter = inline
+            }
+            if let parameter, parameter.location == .query { names.insert(parameter.name) }
+        }
+        return names
+    }
+
+    /// An envelope's members beside its collection as placeholders of their types (`false`,
+    /// `""`, `null` for numbers, objects of their own members), for
+    /// ``PaginationRule/inferred(fromEnvelope:)``.
+    static func placeholders(_ object: ObjectShape, skipping key: String) -> JSONObject {
+        var members = JSONObject()
+        for property in object.properties where property.key != key {
+            members[property.key] = placeholder(property.value)
+        }
+        return members
+    }
+
+    private static func placeholder(_ resolved: Resolved) -> JSONValue {
+        switch resolved.shape {
+        case .scalar("bool"): return .bool(false)
+        case .scalar("string"), .scalar("date"): return .string("")
+        case .object(let object): return .object(placeholders(object, skipping: ""))
+        case .array: return .array([])
+        default: return .null
+        }
+    }
+
+    /// The pagination of a collection's GET from its query parameters and its envelope's
+    /// members: `starting_after` is Stripe's; a next URL or a cursor in the envelope (its
+    /// parameter named as the operation names it: `cursor`, `start_cursor`, `page_token`…);
+    /// `offset` (Jira's `startAt`) with the envelope's `total`; `page` with a size parameter and
+    /// the envelope's `total` or `total_pages`. `nil` when neither shows one.
+    static func pagination(members: JSONObject?, parameters: Set<String>) -> PaginationRule? {
+        let members = members ?? JSONObject()
+        func pointer(_ key: String) -> JSONPointer? { members[key] != nil ? JSONPointer("/" + key) : nil }
+        let total: ResponseValue? = (pointer("total") ?? pointer("total_count") ?? pointer("totalCount")).map { .pointer($0) }
+        if parameters.contains("starting_after") {
+            return .afterLastKey(parameter: "starting_after", hasMore: pointer("has_more") ?? JSONPointer("/has_more") ?? .root)
+        }
+        let found = PaginationRule.inferred(fromEnvelope: members)
+        switch found {
+        case .nextURL?:
+            return found
+        case .cursor(let parameter, let cursor, let hasMore)?:
+            let named = ["cursor", "start_cursor", "page_token", "pageToken", "after"].first(where: parameters.contains)
+            return .cursor(parameter: named ?? parameter, cursor: cursor, hasMore: hasMore)
+        default:
+            break
+        }
+        if parameters.contains("startAt"), parameters.contains("maxResults") {
+            return .offset(parameter: "startAt", limitParameter: "maxResults", limit: nil, total: total, isLast: pointer("isLast"))
+        }
+        if parameters.contains("offset") {
+            return .offset(parameter: "offset", limitParameter: parameters.contains("limit") ? "limit" : nil, limit: nil, total: total)
+        }
+        if parameters.contains("page") {
+            let size = ["per_page", "page_size", "pageSize", "perPage", "size", "limit"].first(where: parameters.contains)
+            let count = ["total_pages", "totalPages", "page_count", "pageCount"].compactMap(pointer).first
+            return .page(parameter: "page", startingAt: 1, sizeParameter: size, size: nil, total: total,
+                         pageCount: count.map { .pointer($0) })
+        }
+        return found
     }
 
     /// A wrapper: one array of entities beside members that are no entity and no other array of

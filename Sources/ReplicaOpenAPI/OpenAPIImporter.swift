@@ -39,6 +39,9 @@ final class OpenAPIImporter {
     private(set) var notes: [SchemaInference.Note] = []
     /// The document's path templates by route path (`/pet/:petId` → `/pet/{petId}`), for pointers.
     var routeTemplates: [String: String] = [:]
+    /// The members beside the collection of each path's envelope response (placeholders of
+    /// their types), by path template: what its pagination is recognised from.
+    var envelopeMembers: [String: JSONObject] = [:]
 
     init(document: OpenAPI.Document, raw: JSONValue, source: String) {
         self.document = document

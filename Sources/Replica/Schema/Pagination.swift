@@ -170,6 +170,14 @@ extension JSONPointer {
 }
 
 extension PaginationRule {
+    /// The rule in the schema-file format (its route's `"pagination"`): `"link"`, or an object
+    /// with its `"style"`.
+    ///
+    /// ```swift
+    /// PaginationRule.stripe.schemaFileJSON.serialized()   // {"style":"after","parameter":"starting_after","hasMore":"/has_more"}
+    /// ```
+    public var schemaFileJSON: JSONValue { fileJSON }
+
     /// The rule in the schema-file format: `"link"`, or an object with its `"style"`.
     var fileJSON: JSONValue {
         var object = JSONObject()
