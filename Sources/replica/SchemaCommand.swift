@@ -195,13 +195,16 @@ extension SchemaCommand {
         @Option(name: .shortAndLong, help: "Write the schema to this file instead of standard output.")
         var output: String?
 
+        @Option(help: "A schema file to add to what the samples show that it lacks (new attributes nullable, new entities and routes; nothing removed), raising its version; written back to it unless -o names another file.")
+        var update: String?
+
         @Option(help: "json or ndjson; by default as each file's name says (.ndjson, .jsonl).")
         var format: InputFormat?
 
         func validate() throws {
             if openapi != nil {
-                guard files.isEmpty, routes.isEmpty, baseURL == nil, headers.isEmpty, format == nil else {
-                    throw ValidationError("--openapi reads one document: give no sample files, paths, --route, --base-url, --header or --format with it")
+                guard files.isEmpty, routes.isEmpty, baseURL == nil, headers.isEmpty, format == nil, update == nil else {
+                    throw ValidationError("--openapi reads one document: give no sample files, paths, --route, --base-url, --header, --format or --update with it")
                 }
                 return
             }
@@ -258,7 +261,23 @@ extension SchemaCommand {
                 if let baseURL, let base = URL(string: baseURL) {
                     try await fetch(files, from: base, into: &inference)
                 }
-                try write(try inference.infer())
+                guard let update else {
+                    try write(try inference.infer())
+                    return
+                }
+                let existing = try Schema(contentsOf: URL(fileURLWithPath: update))
+                let (updated, added) = try inference.infer().updating(existing)
+                for note in updated.notes { Output.write("note: \(note)\n", to: .standardError) }
+                let target = output ?? update
+                do {
+                    try updated.text.write(toFile: target, atomically: true, encoding: .utf8)
+                } catch {
+                    throw CLIError("cannot write \(target): \(error.localizedDescription)")
+                }
+                Output.write(added.isEmpty
+                             ? "\(target): nothing to add; version \(existing.version) kept\n"
+                             : "wrote \(target): version \(existing.version) → \(updated.schema.version), added \(added.joined(separator: ", "))\n",
+                             to: .standardError)
             } catch let error as SchemaError {
                 throw CLIError("\(error)")
             }
