@@ -326,6 +326,50 @@ struct MockServerPaginationTests {
         }
     }
 
+    @Test("keyset and page styles walk every store alike, a filter and a descending sort on a non-key property held",
+          arguments: ["memory", "sqlite", "postgres"])
+    func stores(kind: String) async throws {
+        // Names sort against the keys: p23 first descending.
+        let expected = Array(stride(from: 23, through: 1, by: -2))
+        for style in [MockPagination.cursor, .stripe, .gitlab, .hal] {
+            var options = Self.options(style)
+            options.store = try await Fixture.store(kind)
+            try await withServer([Self.people], options: options) { _, client in
+                var seen: [Int] = []
+                var path = "/people?team=odd&_sort=name&_order=desc" + (style == .hal ? "&size=4" : style == .gitlab ? "&per_page=4" : "&limit=4")
+                for _ in 0..<10 {
+                    let page = try await client.get(path)
+                    #expect(page.status == 200, "\(kind) \(style): \(page.text)")
+                    var next: String?
+                    switch style {
+                    case .cursor:
+                        seen += Self.ids(page.json?["items"])
+                        if let cursor = page.json?["response_metadata"]?["next_cursor"]?.stringValue, !cursor.isEmpty {
+                            next = "/people?team=odd&_sort=name&_order=desc&limit=4&cursor=\(cursor)"
+                        }
+                    case .stripe:
+                        let ids = Self.ids(page.json?["data"])
+                        seen += ids
+                        if page.json?["has_more"] == true, let last = ids.last {
+                            next = "/people?team=odd&_sort=name&_order=desc&limit=4&starting_after=\(last)"
+                        }
+                    case .gitlab:
+                        seen += Self.ids(page.json)
+                        if let link = page.header("Link"), let url = link.firstMatch(of: #/^<([^>]+)>; rel="next"$/#)?.1 {
+                            next = try Self.relative(String(url), client)
+                        }
+                    default:
+                        seen += Self.ids(page.json?["_embedded"]?["people"])
+                        if let href = page.json?["_links"]?["next"]?["href"]?.stringValue { next = try Self.relative(href, client) }
+                    }
+                    guard let next else { break }
+                    path = next
+                }
+                #expect(seen == expected, "\(kind) \(style)")
+            }
+        }
+    }
+
     @Test("a bad paging value is a 400 invalidPage naming the parameter", arguments: [
         (MockPagination.link, "_page=0", "_page"),
         (.link, "_page=1&_limit=x", "_limit"),

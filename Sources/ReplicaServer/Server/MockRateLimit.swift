@@ -106,7 +106,7 @@ final class MockRateLimiter: Sendable {
     func refusal(reset: Duration) -> MockResponse {
         let seconds = max(1, Int((Double(reset / .milliseconds(1)) / 1000).rounded(.up)))
         let error = MockHTTPError(status: 429, code: "rateLimited",
-                                  message: "rate limit of \(limit.requests) requests per \(Self.seconds(limit.window)) s reached "
+                                  message: "rate limit of \(limit.requests) request\(limit.requests == 1 ? "" : "s") per \(Self.seconds(limit.window)) s reached "
                                       + "(--rate-limit \(limit)); retry after \(seconds) s")
         return MockResponse(status: 429, headers: [
             (name: "Retry-After", value: String(seconds)),
