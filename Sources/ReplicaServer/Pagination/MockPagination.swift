@@ -7,7 +7,9 @@
 /// (`?since=`); a request without a size gets ``MockServerOptions/pageSize`` (10), one asking more than
 /// ``MockServerOptions/maxPageSize`` gets that many and is told so; a bad paging value is a 400
 /// `invalidPage` naming the parameter. Every style but ``gitlab`` sends `X-Total-Count`. Item arrays hold
-/// the objects as the resource's serializer writes them.
+/// the objects as the resource's serializer writes them. The keyset styles (``cursor``, ``stripe``,
+/// ``gitlab``) find the given key's place by reading the whole filtered, ordered collection: right on every
+/// store, and fast enough for a mock server's collections, not for millions of objects.
 ///
 /// ```swift
 /// var options = MockServerOptions()
