@@ -221,7 +221,7 @@ struct MockServerCLITests {
     @Test("replica serve --pagination stripe --page-size 2 --max-page-size 3: Stripe's lists; cars=jira for one resource; --rate-limit's headers")
     func pagination() async throws {
         let server = try ServeProcess(["--schema", "Schemas/people.json", "--port", "0", "--pagination", "stripe", "--page-size", "2",
-                                       "--max-page-size", "3", "--pagination", "cars=jira", "--rate-limit", "100/60"])
+                                       "--max-page-size", "3", "--pagination", "cars=jira", "--rate-limit", "100/3600"])
         let base = String(try await server.firstLine().dropFirst("Listening on ".count))
         let client = Client(base: base)
         for name in ["ann", "bob", "cy", "dee"] {
