@@ -78,3 +78,20 @@ public func mockServerDefaults(schema: Schema, controller: any MockController) a
     // README: end
     return server
 }
+
+/// README "Pagination styles": a server-wide style, a resource's and a route's, and the page sizes.
+///
+/// - Returns: The running server; stop it when done.
+public func mockServerPagination() async throws -> MockServer {
+    // README: mock-pagination
+    var options = MockServerOptions()
+    options.pagination = .stripe                                  // every collection
+    options.pageSize = 2
+    options.maxPageSize = 100
+    var people = MockResource("people", properties: [MockProperty("name", .string)])
+    people.pagination = .cursor                                   // this resource
+    let routes = [MockRoute("GET", "/v1/customers", resource: "people", pagination: .jira)]   // this route
+    let server = try await MockServer.start(resources: [people], routes: routes, options: options)
+    // README: end
+    return server
+}

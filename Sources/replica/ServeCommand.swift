@@ -18,11 +18,39 @@ struct ServeCommand: AsyncParsableCommand {
             lists or creates within the leading parts. The schema's own routes are served too, by method and path: \
             GET /users/:userID/posts lists a user's posts, POST /pet creates, GET /pet/:petId shows, PUT /pet \
             updates the body's key, GET /user/:username finds by a property. Collections take filters \
-            (?color=red), _sort/_order, and _page/_limit or limit/offset with Link and X-Total-Count headers. \
+            (?color=red), _sort/_order, and page as --pagination says (below; by default _page/_limit or \
+            limit/offset with Link and X-Total-Count headers). \
             A nested to-one object (POST /issues with "user": {"id": 7, "login": "ann"}) is stored in its own \
             resource, the foreign key (user_id) set, and served back. --data is loaded before the port opens. \
             The first line on standard output is the address; each request logs one line on standard error.
+
+            Pagination styles (--pagination STYLE for every collection, --pagination people=STYLE for one \
+            resource, --pagination /v1/customers=STYLE for one of the schema's routes; a request without a size \
+            gets --page-size, one asking more than --max-page-size gets that many; every style keeps filters, \
+            _sort/_order and ?since=, sends X-Total-Count but gitlab, and answers a bad paging value with a 400 \
+            naming it):
+              link     ?_page=N&_limit=M or ?limit=M&offset=N: a bare array, Link: <…>; rel="first|prev|next|last" \
+            (the default; no paging parameter answers the whole collection)
+              cursor   ?limit=M&cursor=C: {"ok": true, "items": [...], "response_metadata": {"next_cursor": "C2"}}, \
+            "" on the last page (Slack)
+              stripe   ?limit=M&starting_after=ID: {"object": "list", "url": "/v1/customers", "has_more": true, \
+            "data": [...]}; an unknown ID is a 400 {"error": {"type": "invalid_request_error", "message": \
+            "No such object: 'ID'", "param": "starting_after"}}
+              offset   ?offset=N&limit=M: {"items": [...], "total": T, "offset": N, "limit": M}
+              jira     ?startAt=N&maxResults=M: {"startAt": N, "maxResults": M, "total": T, "isLast": false, "values": [...]}
+              page     ?page=N&per_page=M (from 1): {"items": [...], "page": N, "per_page": M, "total": T, "total_pages": P}
+              jsonapi  ?page[number]=N&page[size]=M (from 1): {"data": [{"type": "people", "id": "7", "attributes": \
+            {...}}], "links": {"self", "first", "last", "next" (null on the last page)}, "meta": {"total": T}}
+              hal      ?page=N&size=M (from 0): {"_embedded": {"people": [...]}, "_links": {"self": {"href": URL}, \
+            "next" (absent on the last page), "last"}, "page": {"size", "totalElements", "totalPages", "number"}}
+              gitlab   ?pagination=keyset&per_page=M&order_by=id&sort=asc&id_after=ID: a bare array, \
+            Link: <…&id_after=LAST>; rel="next" while there are more
+            --rate-limit 5/1 allows five requests a second: more get 429 with Retry-After, X-RateLimit-Limit, \
+            X-RateLimit-Remaining: 0 and X-RateLimit-Reset (Unix seconds); answers under it carry X-RateLimit-Limit, \
+            -Remaining and -Reset.
+
             Example: replica serve --schema Schemas/people.json --port 8888 --latency 50-200
+            Example: replica serve --schema Schemas/people.json --pagination stripe --page-size 20 --max-page-size 100
             """
     )
 
@@ -81,7 +109,57 @@ struct ServeCommand: AsyncParsableCommand {
             help: "A format extension accepted on a path's last segment, as Rails serves ApiModel's routes: with .json, GET /people.json is GET /people.")
     var formatExtension: String?
 
+    @Option(name: .customLong("pagination"),
+            help: ArgumentHelp("How collections are paged: STYLE for all, RESOURCE=STYLE or /ROUTE/PATH=STYLE for one; repeatable. Styles: \(MockPagination.allCases.map(\.rawValue).joined(separator: ", ")) (default link).",
+                               valueName: "[NAME=]STYLE"))
+    var pagination: [String] = []
+
+    @Option(name: .customLong("page-size"), help: "The page size of a paged request that gives none, in every style.")
+    var pageSize: Int = 10
+
+    @Option(name: .customLong("max-page-size"),
+            help: "The most objects one page holds, in every style: a request asking more gets this many, and the size the answer echoes is the one used.")
+    var maxPageSize: Int?
+
+    @Option(name: .customLong("rate-limit"),
+            help: ArgumentHelp("At most N requests per SECONDS (e.g. 5/1): more get 429 with Retry-After and X-RateLimit-* headers.",
+                               valueName: "N/SECONDS"))
+    var rateLimit: String?
+
+    /// `--pagination`'s values: the server-wide style, and the styles of named resources or routes.
+    func paginationStyles() throws -> (all: MockPagination?, named: [(name: String, style: MockPagination)]) {
+        var all: MockPagination?
+        var named: [(name: String, style: MockPagination)] = []
+        let styles = MockPagination.allCases.map(\.rawValue).joined(separator: ", ")
+        for value in pagination {
+            let parts = value.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let styleText = String(parts.last ?? "")
+            guard let style = MockPagination(rawValue: styleText) else {
+                throw ValidationError("--pagination takes STYLE, RESOURCE=STYLE or /PATH=STYLE with a style of \(styles), not '\(value)'")
+            }
+            if parts.count == 1 {
+                if let all, all != style {
+                    throw ValidationError("--pagination gives two styles for every collection: \(all) and \(style)")
+                }
+                all = style
+            } else {
+                let name = String(parts[0])
+                guard !name.isEmpty else {
+                    throw ValidationError("--pagination takes STYLE, RESOURCE=STYLE or /PATH=STYLE, not '\(value)'")
+                }
+                named.append((name: name, style: style))
+            }
+        }
+        return (all, named)
+    }
+
     func validate() throws {
+        _ = try paginationStyles()
+        try OptionChecks.integer(pageSize, option: "--page-size", in: 1...1_000_000_000)
+        if let maxPageSize { try OptionChecks.integer(maxPageSize, option: "--max-page-size", in: 1...1_000_000_000) }
+        if let rateLimit, MockRateLimit(rateLimit) == nil {
+            throw ValidationError("--rate-limit takes N/SECONDS, a whole number of requests from 1 and seconds above 0 up to 86400 (e.g. 5/1), not '\(rateLimit)'")
+        }
         if let formatExtension, formatExtension.isEmpty || formatExtension.contains("/") {
             throw ValidationError("--format-extension takes an extension such as .json, not '\(formatExtension)'")
         }
@@ -146,6 +224,27 @@ struct ServeCommand: AsyncParsableCommand {
                                                         shape: Self.shapes[errorShape] ?? .rails)
         if serializer == "namespaced" { options.defaultSerializer = NamespacedSerializer() }
         options.formatExtension = formatExtension
+        let styles = try paginationStyles()
+        if let all = styles.all { options.pagination = all }
+        for (name, style) in styles.named {
+            if name.hasPrefix("/") {
+                let matching = routes.indices.filter { routes[$0].path == name }
+                guard !matching.isEmpty else {
+                    let paths = Set(routes.map(\.path)).sorted()
+                    throw CLIError("--pagination \(name)=\(style): the schema has no route \(name) (routes: \(paths.isEmpty ? "none" : paths.joined(separator: ", ")))")
+                }
+                for index in matching { routes[index].pagination = style }
+            } else {
+                guard let index = resources.firstIndex(where: { $0.name == name }) else {
+                    let names = resources.map(\.name)
+                    throw CLIError("--pagination \(name)=\(style): no resource \(name) (resources: \(names.isEmpty ? "none" : names.joined(separator: ", ")))")
+                }
+                resources[index].pagination = style
+            }
+        }
+        options.pageSize = pageSize
+        options.maxPageSize = maxPageSize
+        options.rateLimit = rateLimit.flatMap { MockRateLimit($0) }
         options.conditions.latency = try latencyRange()
         if failRate > 0 { options.conditions.faults = [MockFault(.status(500), probability: failRate)] }
         options.requestLog = { entry in

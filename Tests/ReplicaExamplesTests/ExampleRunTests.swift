@@ -247,6 +247,33 @@ struct ExampleRunTests {
         #expect(json["people"]?.arrayValue?.first?["name"] == .string("john"), "\(json)")
     }
 
+    @Test("the pagination example pages /people as Slack (the resource's style) and /v1/customers as Jira (the route's), by 2")
+    func mockPagination() async throws {
+        let server = try await mockServerPagination()
+        let transport = HTTPTransport()
+        var bodies: [JSONValue] = []
+        do {
+            for name in ["ann", "bob", "cy"] {
+                let url = try #require(URL(string: server.baseURL + "/people"))
+                var post = ClientRequest(method: .post, url: url)
+                post.body = .bytes(Array(#"{"name": "\#(name)"}"#.utf8))
+                post.headers["Content-Type"] = "application/json"
+                _ = try await transport.send(post).body.collect(upTo: 1 << 20)
+            }
+            for path in ["/people", "/v1/customers?startAt=2"] {
+                let url = try #require(URL(string: server.baseURL + path))
+                bodies.append(try JSONValue(parsing: try await transport.send(ClientRequest(method: .get, url: url)).body.collect(upTo: 1 << 20)))
+            }
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+        #expect(bodies.first == ["ok": true, "items": [["id": 1, "name": "ann"], ["id": 2, "name": "bob"]],
+                                 "response_metadata": ["next_cursor": .string(Data("2".utf8).base64EncodedString())]])
+        #expect(bodies.last == ["startAt": 2, "maxResults": 2, "total": 3, "isLast": true, "values": [["id": 3, "name": "cy"]]])
+    }
+
     @Test("the schema built in Swift has its two entities and the foreign key's JSON key")
     func schemaExample() throws {
         let schema = try schemaInSwift()

@@ -66,6 +66,7 @@ final class ServeProcess: Sendable {
     }
 
     var standardError: String { stderr.withLockedValue { String(decoding: $0, as: UTF8.self) } }
+    var standardOutput: String { stdout.withLockedValue { String(decoding: $0, as: UTF8.self) } }
 
     /// The first line on standard output, polled until it arrives (the process prints it once listening).
     func firstLine(timeout: Duration = .seconds(30)) async throws -> String {
@@ -217,6 +218,80 @@ struct MockServerCLITests {
         #expect(server.standardError.contains("GET /people/1.json 200 "))
     }
 
+    @Test("replica serve --pagination stripe --page-size 2 --max-page-size 3: Stripe's lists; cars=jira for one resource; --rate-limit's headers")
+    func pagination() async throws {
+        let server = try ServeProcess(["--schema", "Schemas/people.json", "--port", "0", "--pagination", "stripe", "--page-size", "2",
+                                       "--max-page-size", "3", "--pagination", "cars=jira", "--rate-limit", "100/3600"])
+        let base = String(try await server.firstLine().dropFirst("Listening on ".count))
+        let client = Client(base: base)
+        for name in ["ann", "bob", "cy", "dee"] {
+            #expect(try await client.post("/people", #"{"name":"\#(name)"}"#).status == 201)
+        }
+        func person(_ id: Int, _ name: String) -> JSONValue {
+            ["id": .int(Int64(id)), "name": .string(name), "numberOfKids": nil, "kilometersWalked": nil, "avatar": nil]
+        }
+        let first = try await client.get("/people")
+        #expect(first.json == ["object": "list", "url": "/people", "has_more": true, "data": [person(1, "ann"), person(2, "bob")]])
+        #expect(first.header("X-Total-Count") == "4")
+        #expect(first.header("X-RateLimit-Limit") == "100")
+        #expect(first.header("X-RateLimit-Remaining") == "95")
+        let last = try await client.get("/people?starting_after=2")
+        #expect(last.json == ["object": "list", "url": "/people", "has_more": false, "data": [person(3, "cy"), person(4, "dee")]])
+        let capped = try await client.get("/people?limit=10")
+        #expect(capped.json?["data"]?.arrayValue?.count == 3)
+        #expect(capped.json?["has_more"] == true)
+        let unknown = try await client.get("/people?starting_after=9")
+        #expect(unknown.status == 400)
+        #expect(unknown.json == ["error": ["type": "invalid_request_error", "message": "No such object: '9'", "param": "starting_after"]])
+        let cars = try await client.get("/cars")
+        #expect(cars.json == ["startAt": 0, "maxResults": 2, "total": 0, "isLast": true, "values": []])
+        #expect(await server.stop(SIGINT) == 0)
+        #expect(server.standardError.contains("GET /people?starting_after=9 400 "))
+    }
+
+    @Test("replica serve --pagination /v1/customers=stripe pages the schema's route as Stripe, the resource's own route as before")
+    func paginationPerRoute() async throws {
+        let directory = try TemporaryDirectory("replica-server")
+        defer { directory.remove() }
+        let schema = directory.url("shop.json")
+        try Data(#"""
+            {"name": "shop", "version": 1,
+             "entities": {"Customer": {"table": "customers", "attributes": {"id": "string", "email": "string"}}},
+             "routes": [{"path": "/v1/customers", "target": "Customer"}]}
+            """#.utf8).write(to: schema)
+        let data = directory.url("seed.json")
+        try Data(#"{"customers": [{"id": "cus_1", "email": "a@x"}, {"id": "cus_2", "email": "b@x"}, {"id": "cus_3", "email": "c@x"}]}"#.utf8)
+            .write(to: data)
+        let server = try ServeProcess(["--schema", schema.path, "--data", data.path, "--port", "0",
+                                       "--pagination", "/v1/customers=stripe", "--page-size", "2"])
+        let base = String(try await server.firstLine().dropFirst("Listening on ".count))
+        let client = Client(base: base)
+        let first = try await client.get("/v1/customers")
+        #expect(first.json == ["object": "list", "url": "/v1/customers", "has_more": true,
+                               "data": [["id": "cus_1", "email": "a@x"], ["id": "cus_2", "email": "b@x"]]])
+        let last = try await client.get("/v1/customers?starting_after=cus_2")
+        #expect(last.json == ["object": "list", "url": "/v1/customers", "has_more": false, "data": [["id": "cus_3", "email": "c@x"]]])
+        let missing = try await client.get("/v1/customers?starting_after=cus_9")
+        #expect(missing.json == ["error": ["type": "invalid_request_error", "message": "No such object: 'cus_9'", "param": "starting_after"]])
+        // RESTEasy's /customers keeps the server's style (link): everything, no paging.
+        #expect(try await client.get("/customers").json?.arrayValue?.count == 3)
+        #expect(await server.stop(SIGINT) == 0)
+    }
+
+    @Test("replica serve --help tells every pagination style with its request and answer")
+    func paginationHelp() async throws {
+        let help = try ServeProcess(["--help"])
+        #expect(await help.finish() == 0)
+        let text = help.standardOutput
+        for style in MockPagination.allCases {
+            #expect(text.contains("  \(style.rawValue) "), "\(style) is not in --help")
+        }
+        for shape in ["?limit=M&cursor=C", "?limit=M&starting_after=ID", "?startAt=N&maxResults=M", "?page[number]=N&page[size]=M",
+                      "\"next_cursor\"", "\"has_more\"", "\"_embedded\"", "rel=\"next\"", "--rate-limit", "--page-size", "--max-page-size"] {
+            #expect(text.contains(shape), "--help lacks \(shape)")
+        }
+    }
+
     @Test("replica serve rejects bad options with one line saying what to give")
     func badOptions() async throws {
         let cases: [([String], String)] = [
@@ -232,6 +307,19 @@ struct MockServerCLITests {
             (["--data", "/nonexistent-seed.json"], "/nonexistent-seed.json"),
             (["--format-extension", ""], "Error: --format-extension takes an extension such as .json, not ''"),
             (["--format-extension", "a/b"], "Error: --format-extension takes an extension such as .json, not 'a/b'"),
+            (["--pagination", "pages"], "Error: --pagination takes STYLE, RESOURCE=STYLE or /PATH=STYLE with a style of "
+                + "link, cursor, stripe, offset, jira, page, jsonapi, hal, gitlab, not 'pages'"),
+            (["--pagination", "people=pages"], "Error: --pagination takes STYLE, RESOURCE=STYLE or /PATH=STYLE with a style of "
+                + "link, cursor, stripe, offset, jira, page, jsonapi, hal, gitlab, not 'people=pages'"),
+            (["--pagination", "cursor", "--pagination", "hal"], "Error: --pagination gives two styles for every collection: cursor and hal"),
+            (["--schema", "Schemas/people.json", "--pagination", "dogs=cursor"],
+             "--pagination dogs=cursor: no resource dogs (resources: people, cars)"),
+            (["--schema", "Schemas/people.json", "--pagination", "/v1/dogs=stripe"],
+             "--pagination /v1/dogs=stripe: the schema has no route /v1/dogs (routes: /cars, /cars/:id, /people, /people/:id, /people/:personID/cars)"),
+            (["--page-size", "0"], "Error: --page-size takes a whole number from 1 to 1000000000, not 0"),
+            (["--max-page-size=-3"], "Error: --max-page-size takes a whole number from 1 to 1000000000, not -3"),
+            (["--rate-limit", "5"], "Error: --rate-limit takes N/SECONDS, a whole number of requests from 1 and seconds above 0 up to 86400 (e.g. 5/1), not '5'"),
+            (["--rate-limit", "0/1"], "not '0/1'"),
         ]
         for (arguments, expected) in cases {
             let server = try ServeProcess(arguments + ["--port", "0"])

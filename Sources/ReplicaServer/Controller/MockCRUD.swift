@@ -6,7 +6,8 @@
 public enum MockCRUD {
     /// Lists a page of the collection (children of the parent on a nested route, the objects with
     /// the leading parts of a composite key on `/refs/:owner/:repo`), with `X-Total-Count` and, when
-    /// paged, a `Link` header.
+    /// paged, a `Link` header; in the route's, resource's or server's paging style (``MockPagination``:
+    /// `?limit=10&starting_after=7` answers `{"object": "list", "has_more": …, "data": [...]}` in Stripe's).
     ///
     /// ```swift
     /// let response = try await MockCRUD.index(request) // 200 [...]
@@ -14,7 +15,8 @@ public enum MockCRUD {
     /// - Parameters:
     ///   - request: the routed request.
     /// - Returns: 200 with the serialized collection.
-    /// - Throws: `MockHTTPError` 400 for bad query parameters, 404 for a missing parent.
+    /// - Throws: `MockHTTPError` 400 for bad query parameters (`invalidPage` naming a bad paging one), 404 for
+    ///   a missing parent.
     public static func index(_ request: MockRequest) async throws -> MockResponse {
         try await index(request, rendering: false)
     }
@@ -41,6 +43,10 @@ public enum MockCRUD {
         // Taken before the store is read: a write the page misses comes again after this cursor.
         let cursor = request.changes?.cursor(for: request.resource.name)
         if let parent = request.parent { try await requireParent(parent, request) }
+        // Cursor, Stripe, Jira, JSON:API… (`MockPagination`): a page in the style's shape.
+        if request.paging.style != .link {
+            return try await styledIndex(request, collection: collection, feedCursor: cursor)
+        }
         let total: Int
         var body: JSONValue?
         var rendered: MockRenderedBody?

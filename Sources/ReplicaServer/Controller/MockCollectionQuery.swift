@@ -1,9 +1,12 @@
 /// A collection request's query string read as filters, sort and page, and the `Link` header for it.
 ///
 /// Reserved parameters: `_sort` (comma-separated properties, `-name` for descending), `_order`
-/// (`asc`/`desc`, comma-separated to match `_sort`), `_page` (from 1) with `_limit` (default 10), or
-/// `limit` with `offset`, and `since` (a change-feed cursor, see ``MockCRUD/changes(_:since:)``). Every other parameter naming a property is an equality filter; unknown ones
-/// are ignored (and left out of `Link`). At most ``maximumFilters`` filters and ``maximumSortKeys`` sort keys.
+/// (`asc`/`desc`, comma-separated to match `_sort`), `since` (a change-feed cursor, see
+/// ``MockCRUD/changes(_:since:filters:)``) and the paging parameters of the request's style
+/// (``MockPagination/parameters``): for ``MockPagination/link``, read here, `_page` (from 1) with `_limit`
+/// (default ``MockServerOptions/pageSize``), or `limit` with `offset`; the other styles' are read by
+/// ``MockStylePaging``. Every other parameter naming a property is an equality filter; unknown ones
+/// are ignored (and left out of links). At most ``maximumFilters`` filters and ``maximumSortKeys`` sort keys.
 struct MockCollectionQuery {
     enum Paging {
         case none
@@ -11,15 +14,20 @@ struct MockCollectionQuery {
         case offsets(limit: Int, offset: Int)
     }
 
-    static let reserved: Set<String> = ["_sort", "_order", "_page", "_limit", "limit", "offset", "since"]
+    /// The parameters every style reserves.
+    static let common: Set<String> = ["_sort", "_order", "since"]
     static let defaultPageSize = 10
 
     var query = MockQuery()
     var paging = Paging.none
+    /// The parameters not taken as filters: ``common`` and the style's.
+    let reserved: Set<String>
 
     init(_ request: MockRequest) throws {
         let resource = request.resource
-        for item in request.queryItems where !Self.reserved.contains(item.name) {
+        let settings = request.paging
+        reserved = Self.common.union(settings.style.parameters)
+        for item in request.queryItems where !reserved.contains(item.name) {
             guard let property = resource.property(named: item.name) else { continue }
             guard let value = property.type.parseQueryValue(item.value) else {
                 throw MockHTTPError.badRequest("filter \(item.name)=\(item.value): \(property.name) \(property.type.requirement)",
@@ -54,9 +62,10 @@ struct MockCollectionQuery {
                 query.sort.append(MockQuery.SortKey(property: name, descending: descending))
             }
         }
+        guard settings.style == .link else { return }
         if let pageText = request.query("_page") {
             let page = try Self.number("_page", pageText, minimum: 1)
-            let limit = try request.query("_limit").map { try Self.number("_limit", $0, minimum: 1) } ?? Self.defaultPageSize
+            let limit = settings.size(try request.query("_limit").map { try Self.number("_limit", $0, minimum: 1) })
             paging = .pages(page: page, limit: limit)
             query.limit = limit
             let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: limit)
@@ -64,7 +73,7 @@ struct MockCollectionQuery {
         } else if request.query("limit") != nil || request.query("offset") != nil || request.query("_limit") != nil {
             // `limit` wins over `_limit`; the error names the parameter the request gave.
             let limitName = request.query("limit") != nil ? "limit" : "_limit"
-            let limit = try request.query(limitName).map { try Self.number(limitName, $0, minimum: 1) }
+            let limit = try request.query(limitName).map { settings.size(try Self.number(limitName, $0, minimum: 1)) }
             let offset = try request.query("offset").map { try Self.number("offset", $0, minimum: 0) } ?? 0
             query.limit = limit
             query.offset = offset
@@ -86,7 +95,7 @@ struct MockCollectionQuery {
     ///
     /// - Throws: `MockHTTPError` 400 `invalidPage` naming the parameter, the range and the value
     ///   (`_limit must be an integer from 1 to 1000000000, not '-1'`).
-    private static func number(_ name: String, _ text: String, minimum: Int) throws -> Int {
+    static func number(_ name: String, _ text: String, minimum: Int) throws -> Int {
         guard let value = Int(text), value >= minimum, value <= maximumNumber else {
             throw MockHTTPError.badRequest("\(name) must be an integer from \(minimum) to \(maximumNumber), not '\(text)'",
                                            code: "invalidPage")
@@ -115,17 +124,20 @@ struct MockCollectionQuery {
             if offset + limit < total { links.append(("next", params(offset + limit))) }
             links.append(("last", params(lastOffset)))
         }
-        // Only what the server understood (property filters, `_sort`, `_order`), so that the header stays
-        // bounded by the filters it took: unknown parameters are not repeated into every link.
+        return links.map { rel, params in "<\(url(request, params))>; rel=\"\(rel)\"" }.joined(separator: ", ")
+    }
+
+    /// The absolute URL of this collection with `params` after the parameters the server understood
+    /// (property filters, `_sort`, `_order`): unknown parameters are not repeated into links, so that
+    /// they stay bounded by the filters the server took.
+    func url(_ request: MockRequest, _ params: [(String, String)]) -> String {
         let kept = request.queryItems.filter { item in
             item.name == "_sort" || item.name == "_order"
-                || (!Self.reserved.contains(item.name) && request.resource.property(named: item.name) != nil)
+                || (!reserved.contains(item.name) && request.resource.property(named: item.name) != nil)
         }
         let path = request.segments.map(MockPath.encode).joined(separator: "/")
-        return links.map { rel, params in
-            let items = kept.map { ($0.name, $0.value) } + params
-            let query = items.map { "\(MockPath.encode($0.0))=\(MockPath.encode($0.1))" }.joined(separator: "&")
-            return "<\(request.baseURL)/\(path)?\(query)>; rel=\"\(rel)\""
-        }.joined(separator: ", ")
+        let items = kept.map { ($0.name, $0.value) } + params
+        let query = items.map { "\(MockPath.encode($0.0))=\(MockPath.encode($0.1))" }.joined(separator: "&")
+        return "\(request.baseURL)/\(path)?\(query)"
     }
 }

@@ -60,6 +60,8 @@ public struct MockRequest: Sendable {
     public var changes: MockChangeFeed?
     /// The server's resources by name, for nested to-one objects (``MockResource/toOne``).
     var resources: [String: MockResource] = [:]
+    /// How the index pages: the route's, the resource's or the server's style, and the page sizes.
+    var paging = MockPagingSettings()
 
     /// The first query value named `name`.
     ///

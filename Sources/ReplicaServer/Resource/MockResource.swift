@@ -39,6 +39,15 @@ public struct MockResource: Sendable, Hashable {
     /// issues.unmappedProperty = "unmapped"   // {"title": "t", "html_url": "…"} round-trips whole
     /// ```
     public var unmappedProperty: String?
+    /// How this resource's collections are paged (``MockPagination``), overriding the server's
+    /// ``MockServerOptions/pagination``; an API route's own ``MockRoute/pagination`` overrides it in turn.
+    /// nil, the default, takes the server's (`replica serve --pagination people=cursor` sets it).
+    ///
+    /// ```swift
+    /// var people = MockResource("people", properties: [MockProperty("name", .string)])
+    /// people.pagination = .cursor   // GET /people?limit=10 → {"ok": true, "items": [...], "response_metadata": …}
+    /// ```
+    public var pagination: MockPagination?
 
     /// Creates a resource.
     ///

@@ -40,24 +40,31 @@ public struct MockRoute: Sendable, Hashable, CustomStringConvertible {
     public var bindings: [String: String]
     /// A dot-separated key that wraps the index's array (`"data"` answers `{"data": [...]}`); nil for a bare array.
     public var envelope: String?
+    /// How the index of this route pages (``MockPagination``), overriding the resource's and the server's;
+    /// nil, the default, takes theirs (`replica serve --pagination /v1/customers=stripe` sets it).
+    public var pagination: MockPagination?
 
     /// Creates a route.
     ///
     /// ```swift
     /// let route = MockRoute("GET", "/users/:userID/posts", resource: "posts", bindings: ["userID": "user_id"])
+    /// let customers = MockRoute("GET", "/v1/customers", resource: "customers", pagination: .stripe)
     /// ```
     /// - Parameters:
     ///   - method: the HTTP method.
     ///   - path: the path template, `:name` or `{name}` for a variable.
     ///   - resource: the resource name.
     ///   - bindings: the property of each variable whose name is not the property's.
-    ///   - envelope: the key wrapping the index's array, if any.
-    public init(_ method: String, _ path: String, resource: String, bindings: [String: String] = [:], envelope: String? = nil) {
+    ///   - envelope: the key wrapping the index's array, if any (``MockPagination/link`` only).
+    ///   - pagination: how the index pages, nil for the resource's or the server's style.
+    public init(_ method: String, _ path: String, resource: String, bindings: [String: String] = [:], envelope: String? = nil,
+                pagination: MockPagination? = nil) {
         self.method = method.uppercased()
         self.path = path
         self.resource = resource
         self.bindings = bindings
         self.envelope = envelope
+        self.pagination = pagination
     }
 
     /// `GET /pet/:petId → pets`.

@@ -22,6 +22,16 @@ extension MockServer {
         let snapshot = registry.withLockedValue { $0 }
         let method = request.method.rawValue
         let logPath = request.uri.query.map { request.uri.path + "?" + $0 } ?? request.uri.path
+        var rateHeaders: [(name: String, value: String)] = []
+        if let rateLimiter {
+            switch rateLimiter.take() {
+            case .refused(let reset):
+                options.requestLog?(MockRequestLogEntry(method: method, path: logPath, status: 429, duration: started.duration(to: .now)))
+                return Self.httpResponse(rateLimiter.refusal(reset: reset), headOnly: method == "HEAD")
+            case .allowed(let remaining, let reset):
+                rateHeaders = rateLimiter.headers(remaining: remaining, reset: reset)
+            }
+        }
         var outcome = await handle(request, method: method, snapshot: snapshot)
         if case .answer(let response, let resource, _, _) = outcome, let resource, response.status < 400,
            ["POST", "PUT", "PATCH", "DELETE"].contains(method) {
@@ -47,6 +57,9 @@ extension MockServer {
             answer = Self.httpResponse(response, headOnly: method == "HEAD")
             if let bodyFault, method != "HEAD", (200..<300).contains(response.status), let body = response.body {
                 answer = faulty(answer, body: body, fault: bodyFault, channel: channel)
+            }
+            for (name, value) in rateHeaders {
+                if let field = HTTPField.Name(name) { answer.headers.append(HTTPField(name: field, value: value)) }
             }
             if let latency, let name = HTTPField.Name("X-Mock-Latency") {
                 // The delay chosen for this response, in milliseconds, so clients and tests can check it.
@@ -97,7 +110,7 @@ extension MockServer {
                                         serializer: snapshot.serializers[routed.resource.name] ?? options.defaultSerializer)
             }
             let host = request.head.authority ?? "\(options.host):\(port)"
-            let mockRequest = MockRequest(
+            var mockRequest = MockRequest(
                 method: method, path: "/" + segments.joined(separator: "/"), segments: segments, queryItems: queryItems,
                 headers: Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { a, b in a + ", " + b }),
                 body: body, resource: routed.resource, action: routed.action, id: routed.id, parent: routed.parent, keyPrefix: routed.keyPrefix,
@@ -105,6 +118,8 @@ extension MockServer {
                 serializer: snapshot.serializers[routed.resource.name] ?? options.defaultSerializer,
                 baseURL: "http://\(host)", memberRoute: routed.memberRoute, envelope: routed.envelope,
                 changes: changes, resources: snapshot.resources)
+            mockRequest.paging = MockPagingSettings(style: routed.pagination ?? routed.resource.pagination ?? options.pagination,
+                                                    pageSize: options.pageSize, maxPageSize: options.maxPageSize)
             let controller = snapshot.controllers[routed.resource.name] ?? options.defaultController
             let bodyFault = fault.flatMap { $0.altersBody ? $0 : nil }
             let response: MockResponse

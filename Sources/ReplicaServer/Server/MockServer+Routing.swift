@@ -41,6 +41,8 @@ extension MockServer {
         var envelope: String?
         /// Whether an API route matched (its update may take its fields from the query).
         var isAPIRoute = false
+        /// An API route's own paging style.
+        var pagination: MockPagination?
     }
 
     func route(method: String, segments: [String], snapshot: Registry) throws -> Routed {
@@ -85,6 +87,7 @@ extension MockServer {
         var routed = Routed(resource: resource, action: action)
         routed.isAPIRoute = true
         routed.envelope = route.route.envelope
+        routed.pagination = route.route.pagination
         routed.memberRoute = snapshot.compiledRoutes.first {
             $0.route.resource == resource.name && $0.route.method == "GET" && $0.target == .key
         }

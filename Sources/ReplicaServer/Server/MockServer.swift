@@ -56,12 +56,16 @@ public final class MockServer: Sendable {
     /// ```
     public let changes: MockChangeFeed
 
+    /// Counts requests against ``MockServerOptions/rateLimit``; nil without one.
+    let rateLimiter: MockRateLimiter?
+
     /// The store as requests and loads see it: writes go into ``changes`` too.
     var recordingStore: any MockStore { FeedRecordingStore(base: options.store, feed: changes) }
 
     private init(options: MockServerOptions) {
         self.options = options
         self.changes = MockChangeFeed(window: options.changeWindow)
+        self.rateLimiter = options.rateLimit.map(MockRateLimiter.init)
         self.registry = NIOLockedValueBox(Registry(conditions: options.conditions))
     }
 

@@ -66,6 +66,35 @@ public struct MockServerOptions: Sendable {
     /// options.formatExtension = ".json"
     /// ```
     public var formatExtension: String?
+    /// How collections are paged (``MockPagination``) where neither the route (``MockRoute/pagination``)
+    /// nor the resource (``MockResource/pagination``) says: ``MockPagination/link`` by default.
+    ///
+    /// ```swift
+    /// options.pagination = .cursor   // `replica serve --pagination cursor`: ?limit=10&cursor=C
+    /// ```
+    public var pagination = MockPagination.link
+    /// The page size of a paged request that gives none, in every style (`replica serve --page-size N`);
+    /// 10 by default, less than 1 counts as 1.
+    ///
+    /// ```swift
+    /// options.pageSize = 25   // GET /people?_page=1 holds 25
+    /// ```
+    public var pageSize = 10
+    /// The most objects one page holds, in every style (`replica serve --max-page-size N`), as Jira caps
+    /// `maxResults` at 50: a request asking more gets this many, and the sizes the answer echoes (`limit`,
+    /// `maxResults`, `per_page`, `Link`'s `_limit`) are the one used. nil, the default, caps nothing.
+    ///
+    /// ```swift
+    /// options.maxPageSize = 50   // ?startAt=0&maxResults=500 answers 50 objects and "maxResults": 50
+    /// ```
+    public var maxPageSize: Int?
+    /// A server-wide rate limit (``MockRateLimit``), nil (the default) for none: over it, requests get
+    /// 429 with `Retry-After` and `X-RateLimit-*` headers.
+    ///
+    /// ```swift
+    /// options.rateLimit = MockRateLimit(requests: 5, per: .seconds(1))   // `replica serve --rate-limit 5/1`
+    /// ```
+    public var rateLimit: MockRateLimit?
 
     /// Creates options.
     ///
