@@ -532,15 +532,22 @@ struct PaginationInferenceTests {
 struct ConcurrentPagesTests {
     /// A hundred objects, five a page, each page answered after 50 ms; the server counts the
     /// requests it holds at once.
-    static func server(_ style: String) async throws -> (StreamingServer, Locked<(now: Int, most: Int, offsets: [String])>) {
+    static func server(_ style: String, expecting: Int) async throws -> (StreamingServer, Locked<(now: Int, most: Int, offsets: [String])>) {
         let state = Locked<(now: Int, most: Int, offsets: [String])>((0, 0, []))
         let router = Router()
         router.get("/items") { request, _ -> Response in
-            state.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
-            try await Task.sleep(for: .milliseconds(50))
-            state.withLock { $0.now -= 1 }
             var query: [String: String] = [:]
             for item in URLComponents(string: request.uri.description)?.queryItems ?? [] { query[item.name] = item.value ?? "" }
+            let first = ["offset", "page", "_page"].allSatisfy { name in query[name].map { $0 == "0" || $0 == "1" } ?? true }
+            state.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+            // The first pages asked for ahead are held until all of them are here (2 s at most): a
+            // loaded machine must not answer one before the next is sent and hide the concurrency.
+            let deadline = ContinuousClock.now.advanced(by: .seconds(2))
+            while !first, state.withLock({ $0.most < expecting }), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            state.withLock { $0.now -= 1 }
             let size = 5
             let start: Int
             var fields = HTTPFields()
@@ -578,7 +585,7 @@ struct ConcurrentPagesTests {
     func concurrent(style: String) async throws {
         let (_, routeTail, path, parameters) = try #require(Self.styles.first { $0.0 == style })
         for concurrency in [4, 1] {
-            let (server, state) = try await Self.server(style)
+            let (server, state) = try await Self.server(style, expecting: concurrency)
             let directory = try TemporaryDirectory("replica-concurrent-pages")
             try await withTeardown {
                 let schema = try Schema(json: Data(#"""

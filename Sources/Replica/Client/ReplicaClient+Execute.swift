@@ -200,7 +200,8 @@ extension ReplicaClient {
                     try await stage(response, into: session, prepared: prepared, request: current, capture: capture)
                 }
                 if isCollection {
-                    next = try nextURL(after: response, request: current, page: page, number: pages, rule: rule, progress: &progress)
+                    next = try nextURL(after: response, request: current, page: page, number: pages, rule: rule,
+                                       entity: prepared.entry.entity?.name, progress: &progress)
                     previousPageKeyCount = page.keys.count
                     // The traversal ends here: unless the page itself says it goes on (a full sync's last page;
                     // an incremental answer is not the collection).

@@ -141,7 +141,7 @@ extension ReplicaClient {
     /// - Throws: ``ClientError`` `.invalidResponse` when the page says there is more but not
     ///   where (`has_more` true on an empty Stripe page, a next URL that is no URL, a total that is no number).
     func nextURL(after response: ClientResponse, request: ClientRequest, page: StagedPage, number: Int,
-                 rule: PaginationRule, progress: inout PageProgress) throws -> URL? {
+                 rule: PaginationRule, entity: String?, progress: inout PageProgress) throws -> URL? {
         let what = "\(request.method) \(request.url.absoluteString)"
         let metadata = page.metadata
         func invalid(_ message: String) -> ClientError {
@@ -210,7 +210,7 @@ extension ReplicaClient {
                 throw invalid("the page has no \(hasMore) saying whether the list goes on")
             }
             guard more else { return nil }
-            guard let last = page.keys.strings.last.map(AttributeValue.string) ?? page.keys.integers.last.map(AttributeValue.integer)
+            guard let last = Self.lastKey(of: page, entity: entity)
             else { throw invalid("\(hasMore) is true on a page with no objects: there is no last key to send as ?\(parameter)=") }
             return try Self.setting(parameter, to: last.description, in: request.url)
         case .offset(let parameter, _, _, let total, let isLast):
@@ -232,6 +232,26 @@ extension ReplicaClient {
             if let total = progress.total, Int64(progress.objectsRead) >= total.value { return nil }
             return try Self.setting(parameter, to: String(current + 1), in: request.url)
         }
+    }
+
+    /// The key of the last object of a page's collection, skipped (invalid) ones included:
+    /// `page.keys` lists the stored objects' keys in order, then the skipped ones', whose place
+    /// their pointers give (`/data/3`). A last object that was skipped without a key leaves the
+    /// last stored one (the next page then starts one object early: read twice, lost never).
+    static func lastKey(of page: StagedPage, entity: String?) -> AttributeValue? {
+        let skipped = page.skipped.compactMap { object -> (index: Int, depth: Int, key: AttributeValue?)? in
+            guard object.entity == entity, case .index(let index)? = object.pointer.components.last else { return nil }
+            return (index, object.pointer.components.count, object.key)
+        }
+        let depth = skipped.map(\.depth).min()
+        let topLevel = skipped.filter { $0.depth == depth }
+        let skippedKeys = Set(topLevel.compactMap(\.key))
+        let stored = page.keys.strings.map(AttributeValue.string).filter { !skippedKeys.contains($0) }
+            + page.keys.integers.map(AttributeValue.integer).filter { !skippedKeys.contains($0) }
+        if let last = topLevel.max(by: { $0.index < $1.index }), last.index == stored.count + topLevel.count - 1, let key = last.key {
+            return key
+        }
+        return stored.last ?? topLevel.max(by: { $0.index < $1.index })?.key
     }
 
     /// The page after an unchanged (304) page: `.some(nil)` when it is the last, `nil` when the
