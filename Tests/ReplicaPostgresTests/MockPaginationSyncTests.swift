@@ -9,7 +9,7 @@ import Testing
 /// matching schema pagination into SQLite and PostgreSQL: all pages read (asked for ahead where
 /// their number is known), the stale row deleted, a person deleted upstream deleted here, and a
 /// sync cut by the page limit deleting nothing.
-@Suite("The mock server's pagination styles synced by the client on both stores")
+@Suite("The mock server's pagination styles synced by the client on both stores", .serialized)
 struct MockPaginationSyncTests {
     struct Style: Sendable, CustomTestStringConvertible {
         var style: MockPagination
@@ -97,6 +97,55 @@ struct MockPaginationSyncTests {
             let again = try await client().call("/people", params: parameters)
             #expect(again.changes["Person"]?.deleted.count == 1, "\(style.style)")
             #expect(try await Self.names(opened.store) == all.filter { $0 != "p05" })
+        } teardown: {
+            await opened.close()
+            await server.stop()
+        }
+    }
+
+    /// Stripe's customers, Jira's projects, Slack-like cursor items and HAL people in one schema file.
+    static let mirrored = #"""
+        {"name": "mirrored", "unmappedKeys": "ignore", "entities": {
+          "Customer": {"table": "customers", "attributes": {"id": "integer", "name": "string"}},
+          "Project": {"table": "projects", "attributes": {"id": "integer", "name": "string"}},
+          "Item": {"table": "items", "attributes": {"id": "integer", "name": "string"}},
+          "Person": {"table": "people", "attributes": {"id": "integer", "name": "string"}}},
+         "routes": [
+          {"path": "/v1/customers", "target": "Customer", "stale": "delete", "envelope": "data", "pagination": {"style": "after"}},
+          {"path": "/rest/api/3/project/search", "target": "Project", "stale": "delete", "envelope": "values",
+           "pagination": {"style": "offset", "parameter": "startAt", "limitParameter": "maxResults", "total": "/total", "isLast": "/isLast"}},
+          {"path": "/api/items", "target": "Item", "stale": "delete", "envelope": "items",
+           "pagination": {"style": "cursor", "cursor": "/response_metadata/next_cursor"}},
+          {"path": "/people", "target": "Person", "stale": "delete", "envelope": "_embedded.people",
+           "pagination": {"style": "next", "next": "/_links/next/href"}}]}
+        """#
+
+    @Test("one schema file drives both: the mock server answers each route in the style its pagination reads, the client reads every page",
+          arguments: StoreKind.allCases)
+    func mirrored(kind: StoreKind) async throws {
+        let schema = try Schema(json: Data(Self.mirrored.utf8))
+        #expect(MockRoute.routes(for: schema).filter { $0.method == "GET" }.map { $0.pagination?.rawValue ?? "-" }
+                == ["stripe", "jira", "cursor", "hal"])
+        var options = MockServerOptions()
+        options.pageSize = 4
+        options.seeds = ["customers", "projects", "items", "people"].map { (table: String) -> MockSeed in
+            let objects: [JSONValue] = (1...10).map { (number: Int) -> JSONValue in
+                ["id": .int(Int64(number)), "name": .string(table + " " + String(number))]
+            }
+            return .json(.array(objects), into: table)
+        }
+        let server = try await MockServer.start(schema: schema, options: options)
+        let opened = try await TestStore.make(kind, schema: schema)
+        try await withTeardown {
+            let base = try #require(URL(string: server.baseURL))
+            let client = ReplicaClient(store: opened.store, configuration: ClientConfiguration(transport: HTTPTransport(), baseURLs: [.production: base]))
+            for (path, entity) in [("/v1/customers", "Customer"), ("/rest/api/3/project/search", "Project"), ("/api/items", "Item"),
+                                   ("/people", "Person")] {
+                let result = try await client.call(path)
+                #expect(result.pages == 3, "\(path)")
+                #expect(!result.isTruncated, "\(path)")
+                #expect(try await opened.store.rows(RowQuery(entity)).count == 10, "\(path)")
+            }
         } teardown: {
             await opened.close()
             await server.stop()

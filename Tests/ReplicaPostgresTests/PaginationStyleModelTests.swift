@@ -12,7 +12,7 @@ import Testing
 /// invalid or deleted upstream; each sync has a random page cap. After every sync the store
 /// equals the server (a whole sync: 304 pages vouching for their recorded keys), or the fetched
 /// pages upserted into the previous store (a sync cut by the cap, deleting nothing).
-@Suite("Sync model over every pagination style")
+@Suite("Sync model over every pagination style", .serialized)
 struct PaginationStyleModelTests {
     struct Style: Sendable, CustomTestStringConvertible {
         var style: MockPagination

@@ -90,3 +90,45 @@ struct MockPagingSettings: Sendable, Hashable {
         return min(size, max(1, maxPageSize))
     }
 }
+
+extension MockPagination {
+    /// The style that answers as a schema route's pagination reads, so that one schema file
+    /// drives the client and the mock server alike; `nil` when no style answers that way (a
+    /// cursor at another place, another parameter, another envelope than the style's).
+    ///
+    /// ```swift
+    /// MockPagination(mirroring: .stripe, envelope: "data")   // .stripe
+    /// MockPagination(mirroring: .jsonAPI, envelope: "data")  // .jsonapi
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - rule: The route's (or the schema's) pagination.
+    ///   - envelope: The route's envelope: each style answers its own (`data`, `items`, `values`, …).
+    public init?(mirroring rule: PaginationRule, envelope: String?) {
+        let envelope = envelope ?? ""
+        switch rule {
+        case .linkHeader where envelope.isEmpty:
+            self = .link
+        case .afterLastKey("starting_after", let hasMore) where hasMore.description == "/has_more" && envelope == "data":
+            self = .stripe
+        case .cursor("cursor", .pointer(let pointer), nil) where pointer.description == "/response_metadata/next_cursor" && envelope == "items":
+            self = .cursor
+        case .offset("offset", "limit"?, _, let total, nil) where (total == nil || total?.description == "/total") && envelope == "items":
+            self = .offset
+        case .offset("startAt", "maxResults"?, _, let total, let isLast)
+            where (total == nil || total?.description == "/total") && (isLast == nil || isLast?.description == "/isLast")
+                && envelope == "values":
+            self = .jira
+        case .page("page", 1, let size, _, let total, let pageCount)
+            where (size == nil || size == "per_page") && (total == nil || total?.description == "/total")
+                && (pageCount == nil || pageCount?.description == "/total_pages") && envelope == "items":
+            self = .page
+        case .nextURL(let pointer) where pointer.description == "/links/next" && envelope == "data":
+            self = .jsonapi
+        case .nextURL(let pointer) where pointer.description == "/_links/next/href" && envelope.hasPrefix("_embedded."):
+            self = .hal
+        default:
+            return nil
+        }
+    }
+}

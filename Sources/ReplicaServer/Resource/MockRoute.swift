@@ -72,7 +72,10 @@ public struct MockRoute: Sendable, Hashable, CustomStringConvertible {
 
     /// The routes of a schema that target an entity, each bound to the entity's resource: its
     /// variables bound to the attributes they name (under their JSON keys), its envelope the route's
-    /// or the schema's. DATA and MANY routes, which no resource answers, are left out.
+    /// or the schema's, and a GET's pagination the style that answers as the route's (or the
+    /// schema's) `"pagination"` reads (``MockPagination/init(mirroring:envelope:)``), so that one
+    /// schema file drives the client and the mock server alike. DATA and MANY routes, which no
+    /// resource answers, are left out.
     ///
     /// ```swift
     /// let schema = try Schema(contentsOf: URL(fileURLWithPath: "Schemas/blog.json"))
@@ -95,8 +98,11 @@ public struct MockRoute: Sendable, Hashable, CustomStringConvertible {
                 }
             }
             let envelope = route.envelope ?? schema.envelope
+            // A GET collection that declares its pagination is answered in the style it reads.
+            let pagination = route.method == .get ? (route.pagination ?? schema.pagination)
+                .flatMap { MockPagination(mirroring: $0, envelope: envelope) } : nil
             return MockRoute(route.method.rawValue, route.path, resource: entity.tableName, bindings: bindings,
-                             envelope: envelope?.isEmpty == false ? envelope : nil)
+                             envelope: envelope?.isEmpty == false ? envelope : nil, pagination: pagination)
         }
     }
 
