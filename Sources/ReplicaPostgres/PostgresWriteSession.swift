@@ -114,14 +114,15 @@ final class PostgresWriteSession {
             pending = nil
             try await createStageTable(first.entity)
             var handoff: CopyChunk? = nil
+            let guarded = CopyWriteGuard(connection: connection, url: url)
             try await connection.copyFrom(table: Self.stageTable(first.entity), logger: logger) { writer in
-                try await writer.write(ByteBuffer(bytes: first.bytes))
+                try await guarded.write(first.bytes, to: writer)
                 while let next = try await pipe.next() {
                     if next.entity != first.entity {
                         handoff = next
                         return
                     }
-                    try await writer.write(ByteBuffer(bytes: next.bytes))
+                    try await guarded.write(next.bytes, to: writer)
                 }
             }
             pending = handoff
@@ -477,8 +478,9 @@ final class PostgresWriteSession {
                 .map { "\($0) \(SQLDialect.postgres.columnType($1.type))" }.joined(separator: ", ")
             try await execute("CREATE TEMPORARY TABLE replica_keep_\(entity) (\(columns)) ON COMMIT DROP")
             let bytes = CopyEncoder.lines(keeping)
+            let guarded = CopyWriteGuard(connection: connection, url: url)
             try await connection.copyFrom(table: "replica_keep_\(entity)", logger: logger) { writer in
-                try await writer.write(ByteBuffer(bytes: bytes))
+                try await guarded.write(bytes, to: writer)
             }
             conditions.append("NOT EXISTS (SELECT 1 FROM replica_keep_\(entity) x WHERE \(matches("x", aliases)))")
         }

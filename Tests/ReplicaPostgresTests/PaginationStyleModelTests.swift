@@ -8,7 +8,7 @@ import Testing
 /// The seeded sync model of ``SyncSessionModelTests`` over each pagination style the mock
 /// server answers in the body (a cursor, Stripe's last key, offsets with a total, Jira's
 /// startAt with isLast, page numbers with a page count, HAL's next link), on SQLite and
-/// PostgreSQL: between syncs people are added, renamed (moving them to other pages), made
+/// PostgreSQL (40 steps each): between syncs people are added, renamed (moving them to other pages), made
 /// invalid or deleted upstream; each sync has a random page cap. After every sync the store
 /// equals the server (a whole sync: 304 pages vouching for their recorded keys), or the fetched
 /// pages upserted into the previous store (a sync cut by the cap, deleting nothing).
@@ -22,7 +22,7 @@ struct PaginationStyleModelTests {
     }
 
     static let pageSize = 4
-    static let steps = 80
+    static let steps = 40
 
     static let styles: [Style] = [
         Style(style: .cursor, envelope: "items", pagination: #"{"style": "cursor", "cursor": "/response_metadata/next_cursor"}"#),
@@ -69,7 +69,7 @@ struct PaginationStyleModelTests {
         return result
     }
 
-    @Test("80 seeded steps of mutations, 304s, page caps and skipped objects", arguments: styles, StoreKind.allCases)
+    @Test("40 seeded steps of mutations, 304s, page caps and skipped objects", arguments: styles, StoreKind.allCases)
     func model(style: Style, kind: StoreKind) async throws {
         let seed = ProcessInfo.processInfo.environment["REPLICA_MODEL_SEED"].flatMap { UInt64($0) } ?? 0x9A6E_5171
         var random = SeededRandom(seed: seed)
