@@ -68,7 +68,7 @@ public enum ResponseValue: Sendable, Hashable, CustomStringConvertible {
 ///
 /// ```swift
 /// Route(.get, "/v1/customers", target: .entity("Customer"), stale: .delete, envelope: "data",
-///       pagination: .afterLastKey(parameter: "starting_after", hasMore: JSONPointer("/has_more")!))
+///       pagination: .stripe)   // .afterLastKey(parameter: "starting_after", hasMore: /has_more)
 /// Route(.get, "/rest/api/3/project/search", target: .entity("Project"), envelope: "values",
 ///       pagination: .offset(parameter: "startAt", limitParameter: "maxResults", limit: 50,
 ///                           total: ResponseValue("/total"), isLast: JSONPointer("/isLast")))
