@@ -10,7 +10,7 @@ enum KeyWarnings {
     /// for line in KeyWarnings.lines(result, mapping: engine.mapping, source: "people.json") { printWarning(line) }
     /// ```
     static func lines(_ result: SyncResult, mapping: SchemaMapping, source: String) -> [String] {
-        let named = result.ignoredKeys.filter { $0.kind == .unknownKey || $0.kind == .unknownCollection }
+        let named = result.ignoredKeys.filter { $0.kind.dropsValue }
             .reduce(0) { $0 + $1.count }
         // One input: `source` names it as the user gave it (`standard input` for `-`).
         let keys = result.ignoredKeys.map { key in var key = key; key.source = nil; return key }
@@ -26,6 +26,7 @@ enum KeyWarnings {
         var lines: [String] = []
         let unknown = keys.filter { $0.kind == .unknownKey }
         let collections = keys.filter { $0.kind == .unknownCollection }
+        let types = keys.filter { $0.kind == .unknownType }
         let duplicates = keys.filter { $0.kind == .duplicateKey }
         for (place, entity, group) in groups(unknown, source: source) {
             let count = group.reduce(0) { $0 + $1.count }
@@ -35,6 +36,11 @@ enum KeyWarnings {
         for (place, _, group) in groups(collections, source: source) {
             let count = group.reduce(0) { $0 + $1.count }
             lines.append("\(place): \(count) \(count == 1 ? "object" : "objects") of collections that match no entity "
+                         + "\(count == 1 ? "was" : "were") not stored: " + items(group))
+        }
+        for (place, _, group) in groups(types, source: source) {
+            let count = group.reduce(0) { $0 + $1.count }
+            lines.append("\(place): \(count) \(count == 1 ? "object" : "objects") of types that match no entity of the route "
                          + "\(count == 1 ? "was" : "were") not stored: " + items(group))
         }
         if unnamed > 0 {

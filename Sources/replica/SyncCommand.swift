@@ -234,7 +234,7 @@ struct SyncCommand: AsyncParsableCommand {
         let fresh = result.sync.ignoredKeys.filter { key in
             warned.withLock { $0.insert([result.route, key.kind.rawValue, key.entity ?? "", key.key].joined(separator: "\u{0}")).inserted }
         }
-        let named = result.sync.ignoredKeys.filter { $0.kind == .unknownKey || $0.kind == .unknownCollection }
+        let named = result.sync.ignoredKeys.filter { $0.kind.dropsValue }
             .reduce(0) { $0 + $1.count }
         let unnamed = max(0, result.sync.ignoredKeyCount - named)
         let unnamedFresh = unnamed > 0 && warned.withLock { $0.insert(result.route + "\u{0}unnamed").inserted }

@@ -340,13 +340,20 @@ extension ReplicaClient {
     func deltaSession(_ prepared: Prepared, path: String, options: SyncOptions, items: JSONPointer?) throws -> SyncSession {
         guard let items else { return try store.session(prepared.syncMethod, path, options: options) }
         var plan = try store.backend.frontEnd.resolve(.route(prepared.syncMethod, path), options: options)
-        if case .entity(let index, _) = plan.shape {
-            plan.shape = .entity(index, patterns: [JSONPathPattern(items.components.map { component in
-                switch component {
-                case .key(let key): return .key(key)
-                case .index(let index): return .key(String(index))
-                }
-            })])
+        let itemsPattern = JSONPathPattern(items.components.map { component in
+            switch component {
+            case .key(let key): return .key(key)
+            case .index(let index): return .key(String(index))
+            }
+        })
+        switch plan.shape {
+        case .entity(let index, _):
+            plan.shape = .entity(index, patterns: [itemsPattern])
+        case .typed(var typed):
+            typed.collection = itemsPattern
+            plan.shape = .typed(typed)
+        case .many, .data:
+            break
         }
         return SyncSession(store: store, plan: plan, options: options, source: "\(prepared.syncMethod) \(path)")
     }

@@ -37,6 +37,14 @@ public struct Route: Sendable, Hashable {
     /// Route(.get, "/v1/customers", target: .entity("Customer"), stale: .delete, envelope: "data", pagination: .stripe)
     /// ```
     public var pagination: PaginationRule?
+    /// How the objects of a response are routed to entities by a key they carry (JSON:API's
+    /// `type`, with `included` stored too), or `nil` when every object is of the route's target.
+    ///
+    /// ```swift
+    /// Route(.get, "/articles", target: .entity("Article"), pagination: .jsonAPI,
+    ///       discriminator: .jsonAPI(["articles": "Article", "people": "Person"]))
+    /// ```
+    public var discriminator: Discriminator?
 
     /// Creates a route.
     ///
@@ -48,12 +56,14 @@ public struct Route: Sendable, Hashable {
     ///                                    deleted: JSONPointer("/deleted")),
     ///       push: PushSource(events: "/events"))
     /// Route(.get, "/conversations.list", target: .entity("Channel"), envelope: "channels", pagination: .slack)
+    /// Route(.get, "/articles", target: .entity("Article"), discriminator: .jsonAPI(["articles": "Article", "people": "Person"]))
     /// ```
     public init(_ method: HTTPMethod = .get, _ path: String, target: RouteTarget,
                 stale: StalePolicy = .keep, envelope: String? = nil, timeout: Duration? = nil, headers: [String: String] = [:],
                 singleton: Bool = false, incremental: IncrementalSync? = nil, push: PushSource? = nil,
-                pagination: PaginationRule? = nil) {
+                pagination: PaginationRule? = nil, discriminator: Discriminator? = nil) {
         self.pagination = pagination
+        self.discriminator = discriminator
         self.method = method
         self.path = path
         self.target = target

@@ -377,7 +377,7 @@ struct SchemaFileReader {
     func route(from value: JSONValue, at pointer: JSONPointer) throws -> Route {
         let object = try self.object(value, at: pointer, allowed: ["description", "method", "path", "target", "stale", "envelope",
                                                                     "timeout", "headers", "singleton", "incremental", "push",
-                                                                    "pagination"])
+                                                                    "pagination", "discriminator"])
         let path = try requiredString(object, "path", at: pointer)
         var method = HTTPMethod.get
         if let raw = try string(object["method"], at: pointer / "method") {
@@ -414,7 +414,50 @@ struct SchemaFileReader {
                      singleton: try bool(object["singleton"], at: pointer / "singleton") ?? false,
                      incremental: try object["incremental"].map { try incremental(from: $0, at: pointer / "incremental") },
                      push: try object["push"].map { try push(from: $0, at: pointer / "push") },
-                     pagination: try object["pagination"].map { try pagination(from: $0, at: pointer / "pagination") })
+                     pagination: try object["pagination"].map { try pagination(from: $0, at: pointer / "pagination") },
+                     discriminator: try object["discriminator"].map { try discriminator(from: $0, at: pointer / "discriminator") })
+    }
+
+    /// A route's `"discriminator"` object: `{"format": "jsonapi", "entities": {"articles": "Article"}}`
+    /// or `{"key": "kind", "entities": {…}, "included": "/related"}`.
+    func discriminator(from value: JSONValue, at pointer: JSONPointer) throws -> Discriminator {
+        let object = try self.object(value, at: pointer, allowed: ["format", "key", "entities", "included"])
+        var layout = Discriminator.Layout.plain
+        if let raw = try string(object["format"], at: pointer / "format") {
+            guard let parsed = Discriminator.Layout(rawValue: raw) else {
+                throw fail(.invalidValue, "unknown discriminator format '\(raw)' (expected plain or jsonapi)", at: pointer / "format")
+            }
+            layout = parsed
+        }
+        let key = try string(object["key"], at: pointer / "key") ?? "type"
+        guard !key.isEmpty else { throw fail(.invalidValue, "the discriminator key is empty", at: pointer / "key") }
+        guard let rawEntities = object["entities"] else {
+            throw fail(.missingKey, "missing key 'entities' (the entity of each type: {\"articles\": \"Article\"})", at: pointer)
+        }
+        guard case .object(let members) = rawEntities, !members.isEmpty else {
+            throw fail(.invalidValue, "expected an object naming the entity of each type ({\"articles\": \"Article\"}), "
+                       + "found \(rawEntities.serialized())", at: pointer / "entities")
+        }
+        var entities: [String: String] = [:]
+        for (type, member) in members {
+            guard case .string(let entity) = member, !entity.isEmpty else {
+                throw fail(.invalidValue, "expected an entity name, found \(member.serialized())", at: pointer / "entities" / type)
+            }
+            entities[type] = entity
+        }
+        var included: JSONPointer? = layout == .jsonAPI ? JSONPointer(components: [.key("included")]) : nil
+        if let raw = object["included"] {
+            if raw.isNull {
+                included = nil
+            } else {
+                guard case .string(let text) = raw, text.hasPrefix("/"), let parsed = JSONPointer(text), !parsed.components.isEmpty else {
+                    throw fail(.invalidValue, "expected a JSON pointer to the included objects ('/included') or null, found "
+                               + raw.serialized(), at: pointer / "included")
+                }
+                included = parsed
+            }
+        }
+        return Discriminator(key: key, entities: entities, layout: layout, included: included)
     }
 
     /// A route's `"incremental"` object.

@@ -138,6 +138,7 @@ extension Route {
         }
         if let push { object["push"] = .object(["events": .string(push.events)]) }
         if let pagination { object["pagination"] = pagination.fileJSON }
+        if let discriminator { object["discriminator"] = discriminator.fileJSON }
         if !headers.isEmpty {
             object["headers"] = .object(JSONObject(headers.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
         }

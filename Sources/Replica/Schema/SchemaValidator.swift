@@ -130,6 +130,9 @@ struct SchemaValidator {
                                + "use another pagination style", at: pointer / "pagination")
                 }
             }
+            if let discriminator = route.discriminator {
+                try validate(discriminator, of: route, in: schema, at: pointer / "discriminator")
+            }
             if route.push != nil, route.method != .get {
                 throw fail(.invalidRoute, "route \(route.method) \(route.path) cannot be kept live by push: only GET routes are synced",
                            at: pointer / "push")
@@ -161,6 +164,30 @@ struct SchemaValidator {
     /// A route that deletes stale rows deletes them inside its scope: every path variable must
     /// name an attribute of its entity (or the route must name one object). A variable that
     /// names nothing would widen the deletion to rows of every value it can take.
+    /// A discriminator names known entities, the route's target among them, on a GET route of an entity.
+    private func validate(_ discriminator: Discriminator, of route: Route, in schema: Schema, at pointer: JSONPointer) throws {
+        guard route.method == .get, case .entity(let target) = route.target else {
+            throw fail(.invalidRoute, "route \(route.method) \(route.path) routes objects by '\(discriminator.key)', which needs "
+                       + "a GET route whose target is an entity (the one its collection holds), not \(route.method) \(route.target)",
+                       at: pointer)
+        }
+        guard !discriminator.key.isEmpty else { throw fail(.invalidValue, "the discriminator key is empty", at: pointer / "key") }
+        guard !discriminator.entities.isEmpty else {
+            throw fail(.invalidValue, "the discriminator names no entity", at: pointer / "entities")
+        }
+        for (type, name) in discriminator.entities.sorted(by: { $0.key < $1.key }) where schema.entity(named: name) == nil {
+            throw fail(.unknownEntity, "route \(route.method) \(route.path) routes type '\(type)' to unknown entity '\(name)'",
+                       at: pointer / "entities" / type)
+        }
+        guard discriminator.entities.values.contains(target) else {
+            throw fail(.invalidRoute, "route \(route.method) \(route.path) targets \(target), but its discriminator routes no type "
+                       + "to \(target) (\(discriminator.summary)): name the type of its collection's objects", at: pointer / "entities")
+        }
+        if let included = discriminator.included, included.components.isEmpty {
+            throw fail(.invalidValue, "the included objects' pointer names the whole response", at: pointer / "included")
+        }
+    }
+
     private func validateStaleScope(of route: Route, in schema: Schema, at pointer: JSONPointer) throws {
         guard route.stalePolicy == .delete, !route.singleton, case .entity(let name) = route.target,
               let entity = schema.entity(named: name), let pattern = try? RoutePattern(route.path) else { return }

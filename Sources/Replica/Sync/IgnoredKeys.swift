@@ -11,12 +11,24 @@ public struct IgnoredKey: Sendable, Hashable, CustomStringConvertible {
         case unknownKey
         /// A collection of a MANY response whose key names no entity: its objects were dropped.
         case unknownCollection
+        /// An object whose discriminator (JSON:API's `type`) names no entity of the route: it was
+        /// not stored. `key` is the type (`tags`), or `(none)` for an object without one.
+        case unknownType
         /// The object gave the key more than once; the last value was stored.
         case duplicateKey
         /// Two parents nested one child through a one-to-many relationship under
         /// ``SharedChildPolicy/lastParentWins``: `key` is the child's to-one relationship back
         /// (`Label.issue`), and the last parent's claim was stored.
         case sharedChild
+
+        /// `true` for the kinds whose value was dropped (an unknown key, collection or type),
+        /// `false` for those stored all the same (a duplicate key, a shared child).
+        public var dropsValue: Bool {
+            switch self {
+            case .unknownKey, .unknownCollection, .unknownType: return true
+            case .duplicateKey, .sharedChild: return false
+            }
+        }
     }
 
     /// Why the key was not stored.
@@ -39,6 +51,7 @@ public struct IgnoredKey: Sendable, Hashable, CustomStringConvertible {
         switch kind {
         case .unknownKey: what = ""
         case .unknownCollection: what = "collection "
+        case .unknownType: what = "type "
         case .duplicateKey: what = "duplicate "
         case .sharedChild: what = "shared child "
         }
@@ -84,7 +97,7 @@ struct IgnoredKeyTally: Sendable {
     /// Counts one occurrence of the entry at `index` (or of an unnamed key when `nil`) found at `pointer`.
     mutating func count(_ index: Int?, kind: IgnoredKey.Kind, at pointer: @autoclosure () -> JSONPointer) {
         total += 1
-        let ignored = kind == .unknownKey || kind == .unknownCollection
+        let ignored = kind.dropsValue
         if ignored { ignoredCount += 1 }
         guard let index else {
             if ignored { unnamedCount += 1 }
@@ -117,7 +130,7 @@ struct IgnoredKeyTally: Sendable {
                     entries[index].example = entry.example
                     entries[index].source = entry.source
                 }
-            } else if entry.kind == .unknownKey || entry.kind == .unknownCollection {
+            } else if entry.kind.dropsValue {
                 unnamedCount += entry.count
             }
         }
@@ -165,7 +178,7 @@ extension IgnoredKey {
         return order.map { entity in
             let items = (byEntity[entity] ?? []).map { key -> String in
                 let place = key.example.components.isEmpty ? "/" : key.example.description
-                let what = key.kind == .unknownCollection ? "collection " : ""
+                let what = key.kind == .unknownCollection ? "collection " : key.kind == .unknownType ? "type " : ""
                 return "\(what)\(key.key) × \(key.count) (first at \(place))"
             }.joined(separator: ", ")
             return entity.map { "\($0): \(items)" } ?? items

@@ -9,6 +9,9 @@ package enum ResponseShape: Sendable {
     case many(envelope: [String])
     /// DATA: the whole value is parsed and handed back.
     case data(envelope: [String])
+    /// Objects that name their entity by a discriminator (JSON:API's `type`), with the
+    /// collection and the other objects of the document (`included`).
+    case typed(TypedShape)
 
     var patterns: [JSONPathPattern] {
         switch self {
@@ -17,6 +20,7 @@ package enum ResponseShape: Sendable {
             let prefix = envelope.map { JSONPathPattern.Component.key($0) }
             return [JSONPathPattern(prefix + [.anyKey]), JSONPathPattern(prefix + [.anyIndex, .anyKey])]
         case .data: return []
+        case .typed(let typed): return typed.patterns
         }
     }
 }
@@ -204,7 +208,7 @@ final class ResponseReader: Sendable {
         let unnamed = tally.unnamedCount > 0
             ? "; \(tally.unnamedCount) more past the first \(IgnoredKeyTally.distinctLimit) distinct keys" : ""
         guard let first = keys.first, keys.count == 1, tally.unnamedCount == 0 else {
-            let unknown = keys.filter { $0.kind == .unknownKey || $0.kind == .unknownCollection }
+            let unknown = keys.filter { $0.kind.dropsValue }
             let duplicates = keys.filter { $0.kind == .duplicateKey }
             let shared = keys.filter { $0.kind == .sharedChild }
             var parts: [String] = []
@@ -226,6 +230,7 @@ final class ResponseReader: Sendable {
         switch first.kind {
         case .unknownKey: what = "key '\(first.key)' matches no attribute or relationship of \(first.entity ?? "")"
         case .unknownCollection: what = "collection '\(first.key)' matches no entity"
+        case .unknownType: what = "an object of type '\(first.key)' matches no entity of the route"
         case .duplicateKey: what = "key '\(first.key)' of \(first.entity ?? "") is given twice in one object"
         case .sharedChild: what = "\(first.entity ?? "") objects are nested under two parents through '\(first.key)'"
         }
@@ -264,6 +269,21 @@ final class ResponseReader: Sendable {
             // A collection's elements arrive one by one; a lone object under the key is one object.
             try planner.planTopLevel(value, entity: entity, at: pointer, scope: nil, policy: options.onInvalid,
                                      sharedChildren: options.sharedChildren, source: source, into: &rows, statistics: &statistics)
+        case .typed(let typed):
+            let pointer = element.pointer
+            switch typed.resolve(value, at: pointer, maps: planner.mapping.maps) {
+            case .unknownType(let type, let at):
+                statistics.objectCount += 1
+                statistics.ignored.record(entity: -1, kind: .unknownType, key: type, at: at)
+            case .object(let object):
+                let isCollection = typed.isCollection(patternIndex: element.patternIndex)
+                // The route's scope fills what the collection's objects of its entity leave out.
+                let scope = isCollection && object.entity == typed.target ? self.scope : nil
+                try planner.planTopLevel(object.value, entity: object.entity, at: pointer, scope: scope,
+                                         policy: options.onInvalid, sharedChildren: options.sharedChildren, source: source,
+                                         locate: object.places.isEmpty ? nil : { object.locate($0, base: pointer) },
+                                         into: &rows, statistics: &statistics)
+            }
         case .data:
             break
         }
@@ -388,6 +408,19 @@ final class ResponseReader: Sendable {
                    let entity = planner.index(of: name) {
                     summary.completeCollections.insert(entity)
                 }
+            }
+        case .typed(let typed):
+            if !parser.matches.contains(where: { typed.isCollection(patternIndex: $0.patternIndex) }) {
+                let expected = typed.collection.components.compactMap { component -> String? in
+                    if case .key(let key) = component { return key }
+                    return nil
+                }.joined(separator: "/")
+                throw SyncError(.unexpectedShape, "expected objects typed by '\(typed.key)' at /\(expected), "
+                                + "found \(summary.skeleton.typeName) \(summary.skeleton.excerpt())", source: source)
+            }
+            // Only the collection is complete: `included` holds what its objects refer to.
+            if parser.matches.contains(where: { typed.isCollection(patternIndex: $0.patternIndex) && $0.isStreamedArray }) {
+                summary.completeCollections.insert(typed.target)
             }
         case .data:
             break

@@ -83,9 +83,12 @@ struct RowPlanner: Sendable {
     /// The index of the entity named `name` (entity or table name).
     func index(of name: String) -> Int? { entityIndexes[name] }
 
-    /// Plans one top-level object of `entity`, honouring the skip policy.
+    /// Plans one top-level object of `entity`, honouring the skip policy. `locate` turns a
+    /// pointer into `value` into a place in the response, when `value` is not the response's
+    /// own object (a JSON:API resource flattened); errors and ignored keys name that place.
     func planTopLevel(_ value: JSONValue, entity: Int, at pointer: JSONPointer, scope: RouteScope?,
                       policy: InvalidObjectPolicy, sharedChildren: SharedChildPolicy = .fail, source: String = "",
+                      locate: ((JSONPointer) -> JSONPointer)? = nil,
                       into rows: inout [PlannedRow], statistics: inout PlanStatistics) throws {
         var planned: [PlannedRow] = []
         var objects = 0
@@ -94,7 +97,8 @@ struct RowPlanner: Sendable {
         do {
             try plan(value, entity: entity, at: pointer, scope: scope, overrides: [], isTopLevel: true,
                      into: &planned, objects: &objects, ignored: &ignored, claims: &claims)
-        } catch let error as MappingError {
+        } catch var error as MappingError {
+            if let locate, let at = error.pointer { error.pointer = locate(at) }
             statistics.objectCount += 1
             switch policy {
             case .fail:
@@ -110,7 +114,9 @@ struct RowPlanner: Sendable {
             try check(claim, policy: sharedChildren, source: source, statistics: &statistics)
         }
         statistics.objectCount += objects
-        for key in ignored { statistics.ignored.record(entity: key.entity, kind: key.kind, key: key.key, at: key.pointer) }
+        for key in ignored {
+            statistics.ignored.record(entity: key.entity, kind: key.kind, key: key.key, at: locate?(key.pointer) ?? key.pointer)
+        }
         rows.append(contentsOf: planned)
     }
 

@@ -46,6 +46,10 @@ extension SyncFrontEnd {
             throw SyncError(.unexpectedShape, "NDJSON holds one object per line, but the route \(route.method) \(route.path) "
                             + "targets \(route.target): import NDJSON into an entity, or through a route that targets one")
         }
+        if options.format == .ndjson, case .typed = plan.shape, let route = plan.route {
+            throw SyncError(.unexpectedShape, "NDJSON holds one object per line, but the route \(route.method) \(route.path) "
+                            + "routes objects by their '\(route.discriminator?.key ?? "type")': import NDJSON into one entity")
+        }
         plan.collectKeys = options.collectKeys
         plan.busyTimeout = options.busyTimeout
         return plan
@@ -110,10 +114,47 @@ extension SyncFrontEnd {
                                         + "; or keep stale rows for this sync", source: "\(method) \(path)")
                     }
                 }
+                if let discriminator = entry.route.discriminator {
+                    let typed = try typedShape(discriminator, target: index, route: entry.route, envelope: entry.envelope)
+                    return SyncPlan(shape: .typed(typed), scope: resolution.scope, route: entry.route,
+                                    staleEntities: deletesStale ? [index] : [], targetEntity: index)
+                }
                 return SyncPlan(shape: .entity(index, patterns: patterns), scope: resolution.scope, route: entry.route,
                                 staleEntities: deletesStale ? [index] : [], targetEntity: index)
             }
         }
+    }
+}
+
+extension SyncFrontEnd {
+    /// Where a discriminated route's objects are, and the entity index of each type.
+    ///
+    /// - Throws: ``SyncError`` (`.unknownEntity`) for a type naming no entity of the schema.
+    func typedShape(_ discriminator: Discriminator, target: Int, route: Route, envelope: [String]) throws -> TypedShape {
+        var entities: [String: Int] = [:]
+        for (type, name) in discriminator.entities {
+            guard let index = planner.index(of: name) else {
+                throw SyncError(.unknownEntity, "route \(route.method) \(route.path) routes type '\(type)' to unknown entity '\(name)'")
+            }
+            entities[type] = index
+        }
+        // JSON:API's collection is `data`, unless the route names another envelope.
+        let collection = discriminator.layout == .jsonAPI && route.envelope == nil ? ["data"] : envelope
+        return TypedShape(target: target, key: discriminator.key, layout: discriminator.layout, entities: entities,
+                          collection: JSONPathPattern(collection.map { .key($0) }),
+                          included: discriminator.included.map { JSONPathPattern(pointer: $0) })
+    }
+}
+
+extension JSONPathPattern {
+    /// The pattern matching exactly the place `pointer` names.
+    init(pointer: JSONPointer) {
+        self.init(pointer.components.map { component in
+            switch component {
+            case .key(let key): return .key(key)
+            case .index(let index): return .index(index)
+            }
+        })
     }
 }
 

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("schema.schema.json")
 struct SchemaFormatTests {
-    static let exampleFiles = ["blog.json", "git-refs.json", "issues.json", "people-live.json", "people.json"]
+    static let exampleFiles = ["blog.json", "git-refs.json", "issues.json", "jsonapi.json", "people-live.json", "people.json"]
 
     func formatValidator() throws -> MiniJSONSchemaValidator {
         let data = try Data(contentsOf: TestSupport.schemaFile("schema.schema.json"))
@@ -37,6 +37,9 @@ struct SchemaFormatTests {
             #"{"name": "t", "keyConvention": "kebab", "entities": {}}"#,
             #"{"name": "t", "entities": {"I": {"attributes": {"id": "integer"}, "relationships": {"l": {"toMany": "I", "inverse": "x", "through": "j"}}}}}"#,
             #"{"name": "t", "entities": {"I": {"attributes": {"id": "integer"}, "relationships": {"l": {"toMany": "I", "through": "j", "throughKeys": ["a"]}}}}}"#,
+            #"{"name": "t", "entities": {"A": {"attributes": {"id": "string"}}}, "routes": [{"path": "/a", "target": "A", "discriminator": {"format": "xml", "entities": {"a": "A"}}}]}"#,
+            #"{"name": "t", "entities": {"A": {"attributes": {"id": "string"}}}, "routes": [{"path": "/a", "target": "A", "discriminator": {"entities": {}}}]}"#,
+            #"{"name": "t", "entities": {"A": {"attributes": {"id": "string"}}}, "routes": [{"path": "/a", "target": "A", "discriminator": {"entities": {"a": "A"}, "included": "x"}}]}"#,
         ]
         for text in bad {
             #expect(!validator.validate(try JSONValue(parsing: text)).isEmpty, "\(text)")

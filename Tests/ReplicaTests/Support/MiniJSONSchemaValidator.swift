@@ -79,6 +79,8 @@ struct MiniJSONSchemaValidator {
                 }
             case "minItems":
                 if case .array(let a) = instance, a.count < Int(value.int64Value ?? 0) { errors.append("\(pointer): too few items") }
+            case "minProperties":
+                if case .object(let o) = instance, o.count < Int(value.int64Value ?? 0) { errors.append("\(pointer): too few members") }
             case "pattern":
                 if case .string(let s) = instance, let pattern = value.stringValue,
                    s.range(of: pattern, options: .regularExpression) == nil {
