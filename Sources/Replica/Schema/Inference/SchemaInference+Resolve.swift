@@ -78,6 +78,9 @@ final class InferenceResolver {
     let convention: KeyConvention
     private(set) var drafts: [Draft] = []
     private(set) var notes: [SchemaInference.Note] = []
+    /// JSON:API types' relationships by entity name, and each type's entity (``registerTyped``).
+    var typedReferences: [String: [TypedSamples.Reference]] = [:]
+    var typeEntities: [String: String] = [:]
 
     init(routes: [RouteSamples]) {
         self.routes = routes
@@ -92,6 +95,7 @@ final class InferenceResolver {
         for route in routes {
             for collection in route.collections { collect(collection.shape) }
             if let single = route.single { collect(single) }
+            for typed in route.typed?.shapes ?? [] { collect(typed.shape) }
         }
         convention = KeyConvention.detect(keys: keys)
     }
@@ -110,7 +114,7 @@ final class InferenceResolver {
         discoverNested()
         var entities = JSONObject()
         for draft in drafts {
-            entities[draft.name] = try entityJSON(draft)
+            entities[draft.name] = addReferences(to: try entityJSON(draft), of: draft)
         }
         return .object(["name": .string(name), "version": 1, "keyConvention": .string(convention.rawValue == "snakeCase" ? "snake_case" : "camelCase"),
                         "entities": .object(entities), "routes": .array(routeFiles)])
@@ -132,6 +136,7 @@ final class InferenceResolver {
         let source = route.sources.first ?? route.pattern
         let variables = Self.variables(of: route.pattern)
         var file: JSONObject = ["path": .string(route.pattern)]
+        if let typed = route.typed, !typed.shapes.isEmpty { return try registerTyped(route, typed, file: file) }
         let collections = route.collections.filter { $0.shape.count > 0 }
         if collections.count > 1 {
             // Several collections keyed by name: a MANY route, one entity each.
@@ -168,7 +173,7 @@ final class InferenceResolver {
     }
 
     /// Makes (or extends) the entity a route's objects are, deciding its key on them.
-    private func register(_ name: String, shape: ObjectShape, route: RouteSamples, variables: [String],
+    func register(_ name: String, shape: ObjectShape, route: RouteSamples, variables: [String],
                           source: String) throws -> Draft {
         let key = try routeKey(shape, entity: name, route: route, variables: variables, source: source)
         if let existing = draft(named: name) {
@@ -406,7 +411,7 @@ final class InferenceResolver {
         return kinds.joined(separator: ", ")
     }
 
-    private func note(_ subject: String, _ source: String, _ pointer: JSONPointer, _ message: String) {
+    func note(_ subject: String, _ source: String, _ pointer: JSONPointer, _ message: String) {
         notes.append(SchemaInference.Note(subject: subject, place: "\(source) \(pointer)", message: message))
     }
 }

@@ -126,6 +126,10 @@ final class RouteSamples {
     /// The first envelope's members beside its collection (`has_more`, `links`, `total`): what
     /// says how the collection pages (``PaginationRule/inferred(fromEnvelope:)``).
     private(set) var envelopeMembers: JSONObject?
+    /// The JSON:API resource objects of the samples' `data` and `included`, by type.
+    var typed: TypedSamples?
+    /// Whether the object being read held resource objects: it is then a document, not one object.
+    var holdsResources = false
 
     init(pattern: String, source: String) {
         self.pattern = pattern
@@ -141,6 +145,7 @@ final class RouteSamples {
 
     /// One element of a collection.
     func element(_ value: JSONValue, collection key: String, at pointer: JSONPointer) {
+        if takeResource(value, key: key, at: pointer) { return }
         guard case .object(let object) = value else {
             scalarElements += 1
             return
@@ -155,6 +160,7 @@ final class RouteSamples {
 
     /// A member of a top-level object that was not an array of objects.
     func member(_ key: String, _ value: JSONValue) {
+        if takeResource(value, key: key, at: JSONPointer.root / key) { return }
         members[key] = value
     }
 
@@ -163,6 +169,12 @@ final class RouteSamples {
     /// several collections, or one object after all (its arrays are then its own fields).
     func endObject(arrayMembers: Set<String>) {
         defer { members = JSONObject() }
+        if holdsResources {
+            // A JSON:API document: its other members (`links`, `meta`) say how it pages.
+            holdsResources = false
+            if envelopeMembers == nil { envelopeMembers = members }
+            return
+        }
         if RouteSamples.isEnvelope(members: members, arrays: arrayMembers) {
             if envelopeMembers == nil { envelopeMembers = members }
             return
@@ -344,7 +356,8 @@ final class SampleStream {
             case (.index?, _, 1):
                 topLevelArray = true
                 collection = ""
-            case (.key(let key)?, .index?, 2):
+            case (.key(let key)?, .index?, 2) where key != "data" && key != "included":
+                // JSON:API's `data` and `included` are read as values, to see each resource's type.
                 arrays.insert(key)
                 collection = key
             default:
