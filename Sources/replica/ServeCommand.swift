@@ -203,11 +203,13 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         var resources: [MockResource] = []
         var routes: [MockRoute] = []
+        var jsonAPI: [String: JSONAPISerializer] = [:]
         if let schema {
             do {
                 let loaded = try Schema(contentsOf: URL(fileURLWithPath: schema))
                 resources = MockResource.resources(for: loaded)
                 routes = MockRoute.routes(for: loaded)
+                jsonAPI = JSONAPISerializer.serializers(for: loaded)
             } catch {
                 throw CLIError("\(error)")
             }
@@ -223,6 +225,8 @@ struct ServeCommand: AsyncParsableCommand {
         options.validationErrors = MockValidationErrors(status: validationStatus, namespaced: namespacedErrors,
                                                         shape: Self.shapes[errorShape] ?? .rails)
         if serializer == "namespaced" { options.defaultSerializer = NamespacedSerializer() }
+        // The entities the schema's routes read as JSON:API are answered as JSON:API documents.
+        for (name, serializer) in jsonAPI { options.serializers[name] = serializer }
         options.formatExtension = formatExtension
         let styles = try paginationStyles()
         if let all = styles.all { options.pagination = all }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import ReplicaHTTP
 import ReplicaPostgres
+import ReplicaServer
 import ReplicaTestSupport
 import Testing
 
@@ -129,6 +130,51 @@ struct CompoundDocumentSyncTests {
         } teardown: {
             await store.close()
             await fixture.server.stop()
+            directory.remove()
+        }
+    }
+
+    @Test("the mock server started from Schemas/jsonapi.json answers JSON:API documents the client syncs; a JSON:API POST creates",
+          arguments: ["sqlite", "postgres"])
+    func mockServer(kind: String) async throws {
+        let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/jsonapi.json"))
+        var options = MockServerOptions(port: 0)
+        options.seeds = [.json(try JSONValue(parsing: Data(#"""
+            {"people": [{"id": "9", "firstName": "Dan", "lastName": "Gebhardt", "twitter": "dgeb"}],
+             "articles": [{"id": "1", "title": "JSON:API paints my bikeshed!", "authorID": "9"},
+                          {"id": "2", "title": "Rails is Omakase", "authorID": null},
+                          {"id": "3", "title": "Third", "authorID": "9"}]}
+            """#.utf8)))]
+        let server = try await MockServer.start(schema: schema, options: options)
+        let directory = try TemporaryDirectory("replica-jsonapi-mock")
+        let store = try await Self.open(kind, directory)
+        try await withTeardown {
+            var configuration = ClientConfiguration(transport: HTTPTransport(), baseURLs: [.production: try #require(URL(string: server.baseURL))])
+            configuration.timeout = .seconds(60)
+            let client = ReplicaClient(store: store, configuration: configuration)
+            let page = try await client.call("/articles", params: ["page[size]": .value(.string("2"))])
+            #expect(page.pages == 2)
+            #expect(page.unfollowedPages == nil)
+            #expect(page.sync.ignoredKeys.isEmpty, "\(page.sync.ignoredKeys)")
+            #expect(try await Self.rows(store, "Article", ["id", "title", "authorID"])
+                    == ["1 JSON:API paints my bikeshed! 9", "2 Rails is Omakase nil", "3 Third 9"])
+            _ = try await client.call("/people")
+            #expect(try await Self.rows(store, "Person", ["id", "twitter"]) == ["9 dgeb"])
+
+            // A JSON:API body is read back into the resource; the answer is the new resource.
+            let post = ClientRequest(method: .post, url: try #require(URL(string: server.baseURL + "/articles")),
+                                     headers: ["Content-Type": "application/vnd.api+json"],
+                                     body: .bytes(Array(#"{"data": {"type": "articles", "id": "4", "attributes": {"title": "Fourth"}, "relationships": {"author": {"data": {"type": "people", "id": "9"}}}}}"#.utf8)))
+            let response = try await HTTPTransport().send(post)
+            #expect(response.status == 201)
+            let created = String(decoding: try await response.body.collect(upTo: 1 << 20), as: UTF8.self)
+            #expect(created == #"{"data":{"type":"articles","id":"4","attributes":{"title":"Fourth"},"#
+                    + #""relationships":{"author":{"data":{"type":"people","id":"9"}}}}}"# + "\n")
+            _ = try await client.call("/articles/4")
+            #expect(try await Self.rows(store, "Article", ["id", "authorID"]).last == "4 9")
+        } teardown: {
+            await store.close()
+            await server.stop()
             directory.remove()
         }
     }

@@ -69,6 +69,8 @@ extension MockCRUD {
                 .string(collection.url(request, [("page[number]", String(number)), ("page[size]", String(paging.size))]))
             }
             let data = page.objects.map { object -> JSONValue in
+                // A resource a JSON:API serializer answers: its types and relationships.
+                if let jsonAPI = request.serializer as? JSONAPISerializer { return jsonAPI.resource(resource.wire(object)) }
                 var attributes = resource.wire(object)
                 for part in resource.primaryKey.parts { attributes[part.name] = nil }
                 let id = resource.primaryKey.key(of: object).map { MockStylePaging.text(of: $0, in: resource) } ?? ""

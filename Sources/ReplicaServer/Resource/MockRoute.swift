@@ -97,10 +97,13 @@ public struct MockRoute: Sendable, Hashable, CustomStringConvertible {
                     bindings[variable] = attribute.jsonKey ?? schema.keyConvention.jsonKey(forAttribute: attribute.name)
                 }
             }
-            let envelope = route.envelope ?? schema.envelope
+            // A JSON:API route's documents are written by its entity's serializer (``JSONAPISerializer``),
+            // `data` included; its pagination mirrors as the `jsonapi` style's `data`.
+            let isJSONAPI = route.discriminator?.layout == .jsonAPI && route.envelope == nil
+            let envelope = isJSONAPI ? nil : route.envelope ?? schema.envelope
             // A GET collection that declares its pagination is answered in the style it reads.
             let pagination = route.method == .get ? (route.pagination ?? schema.pagination)
-                .flatMap { MockPagination(mirroring: $0, envelope: envelope) } : nil
+                .flatMap { MockPagination(mirroring: $0, envelope: isJSONAPI ? "data" : envelope) } : nil
             return MockRoute(route.method.rawValue, route.path, resource: entity.tableName, bindings: bindings,
                              envelope: envelope?.isEmpty == false ? envelope : nil, pagination: pagination)
         }

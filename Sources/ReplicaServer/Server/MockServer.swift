@@ -126,6 +126,7 @@ public final class MockServer: Sendable {
             }
         }
         server.seeded.withLockedValue { $0 = seeded }
+        for (name, serializer) in options.serializers { server.setSerializer(serializer, for: name) }
         try await server.start()
         return server
     }
@@ -145,7 +146,11 @@ public final class MockServer: Sendable {
     /// - Returns: the running server.
     /// - Throws: as ``start(resources:routes:options:)``.
     public static func start(schema: Schema, options: MockServerOptions = MockServerOptions()) async throws -> MockServer {
-        try await start(resources: MockResource.resources(for: schema), routes: MockRoute.routes(for: schema), options: options)
+        var options = options
+        for (name, serializer) in JSONAPISerializer.serializers(for: schema) where options.serializers[name] == nil {
+            options.serializers[name] = serializer
+        }
+        return try await start(resources: MockResource.resources(for: schema), routes: MockRoute.routes(for: schema), options: options)
     }
 
     /// What ``MockServerOptions/seeds`` loaded before the server started listening (empty without seeds).

@@ -52,6 +52,14 @@ public struct MockServerOptions: Sendable {
     /// The serializer of every resource that has none of its own (`MockServer.setSerializer`), as
     /// RESTEasy's server-wide option; objects as stored and collections as arrays by default.
     public var defaultSerializer: any MockSerializer = PassThroughSerializer()
+    /// Serializers of single resources, by resource name, in force before the port opens (as
+    /// `MockServer.setSerializer` sets them later). A server started for a schema adds a
+    /// ``JSONAPISerializer`` for each entity its routes read as JSON:API, unless one is given here.
+    ///
+    /// ```swift
+    /// options.serializers["articles"] = JSONAPISerializer(type: "articles")
+    /// ```
+    public var serializers: [String: any MockSerializer] = [:]
     /// The controller of every resource that has none of its own (`MockServer.setController`);
     /// plain CRUD by default.
     public var defaultController: any MockController = CRUDController()
