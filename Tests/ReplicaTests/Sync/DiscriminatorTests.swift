@@ -196,6 +196,33 @@ struct DiscriminatorTests {
         #expect(try Self.rows(store, "Comment", ["id"]) == ["12", "5"])
     }
 
+    @Test("an incremental JSON:API route: the delta's objects (at the route's items) and included are upserted, its deleted keys deleted")
+    func incremental() async throws {
+        var schema = try Schema(contentsOf: TestSupport.schemaFile("jsonapi.json"))
+        schema.routes[0].pagination = nil
+        schema.routes[0].incremental = IncrementalSync(parameter: "filter[since]", cursor: .pointer(try #require(JSONPointer("/meta/cursor"))),
+                                                       items: JSONPointer("/changes"), deleted: JSONPointer("/meta/deleted"))
+        let transport = ScriptedTransport { request, index in
+            if index == 1 {
+                return json(200, #"{"meta": {"cursor": "c1"}, "data": [{"type": "articles", "id": "1", "attributes": {"title": "One"}}, "#
+                            + #"{"type": "articles", "id": "2", "attributes": {"title": "Two"}}]}"#)
+            }
+            #expect(request.url.query == "filter%5Bsince%5D=c1" || request.url.query == "filter[since]=c1", "\(request.url)")
+            return json(200, #"{"meta": {"cursor": "c2", "deleted": ["1"]}, "#
+                        + #""changes": [{"type": "articles", "id": "3", "attributes": {"title": "Three"}, "relationships": {"author": {"data": {"type": "people", "id": "3"}}}}], "#
+                        + #""included": [{"type": "people", "id": "3", "attributes": {"firstName": "Cy", "lastName": "T", "twitter": null}}]}"#)
+        }
+        let store = try Store.inMemory(schema: schema)
+        let engine = try SQLiteReplica(store: store)
+        let client = ReplicaClient(engine: engine, configuration: ClientConfiguration(transport: transport,
+                                                                                     baseURLs: [.production: try #require(URL(string: "http://127.0.0.1:9"))]))
+        try await client.call("/articles")
+        let delta = try await client.call("/articles")
+        #expect(delta.changes["Article"]?.deleted.map(\.description) == ["1"])
+        #expect(try Self.rows(store, "Article", ["id", "title", "authorID"]) == ["2 Two nil", "3 Three 3"])
+        #expect(try Self.rows(store, "Person", ["id", "firstName"]) == ["3 Cy"])
+    }
+
     @Test("a plain discriminator routes a mixed feed; the key is dropped unless an attribute maps it")
     func plainFeed() async throws {
         let schema = try Schema(json: Data(#"""
