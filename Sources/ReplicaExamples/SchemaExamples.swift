@@ -34,6 +34,17 @@ public func routeResolution(schema: Schema) throws -> (entity: String?, scope: S
     return (entityName, scope)
 }
 
+/// README "Compound documents and type discriminators": a JSON:API route in Swift.
+///
+/// - Returns: The route of `/articles`, its objects routed by their JSON:API `type`.
+public func jsonAPIRoute() -> Route {
+    // README: jsonapi-route
+    let articles = Route(.get, "/articles", target: .entity("Article"), stale: .delete, pagination: .jsonAPI,
+                         discriminator: .jsonAPI(["articles": "Article", "people": "Person", "comments": "Comment"]))
+    // README: end
+    return articles
+}
+
 /// README "Property maps and transforms": a custom transform.
 public func customTransform(store: Store) throws -> SQLiteReplica {
     // README: transforms

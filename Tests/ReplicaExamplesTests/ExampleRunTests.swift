@@ -88,6 +88,12 @@ struct ExampleRunTests {
         #expect(resolved.scope == "Post where userID = 3")
     }
 
+    @Test("the JSON:API route example is the route Schemas/jsonapi.json declares for /articles")
+    func jsonAPIRouteExample() throws {
+        let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/jsonapi.json"))
+        #expect(schema.routes.first == jsonAPIRoute())
+    }
+
     @Test("the large-result example shows the second page of a window and reads a screenful of 12,000 posts")
     func largeLiveResult() async throws {
         let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/blog.json"))
