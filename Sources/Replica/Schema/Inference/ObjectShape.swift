@@ -25,7 +25,8 @@ final class ObjectShape {
     /// The field of `key`, made on first sight (at `parent / key`).
     func field(_ key: String, in parent: JSONPointer) -> FieldShape {
         if let field = fields[key] { return field }
-        let field = FieldShape(firstPointer: parent / key, tracksUniqueness: tracksUniqueness && FieldShape.couldBeKey(key))
+        let couldBeKey = FieldShape.couldBeKey(key)
+        let field = FieldShape(firstPointer: parent / key, tracksUniqueness: tracksUniqueness && couldBeKey, keepsValues: couldBeKey)
         add(field, key: key)
         return field
     }
@@ -114,10 +115,44 @@ final class FieldShape {
     /// value repeated.
     private var hashes: Set<Int>?
     private(set) var repeated = false
+    /// The first distinct values of a key named like an identity (`login`, `id`, `slug`), as text
+    /// (integers in decimal), while there are at most ``keptValueLimit`` of them: what a path
+    /// variable's value is compared with to learn which attribute it names. Nil when not kept.
+    private(set) var values: Set<String>?
+    /// Whether more distinct values were seen than ``values`` keeps (it then holds only the first).
+    private(set) var valuesOverflowed = false
+    /// The most distinct values kept of a key, and the longest value kept (in UTF-8 bytes).
+    static let keptValueLimit = 64
+    static let keptValueLength = 256
 
-    init(firstPointer: JSONPointer, tracksUniqueness: Bool) {
+    init(firstPointer: JSONPointer, tracksUniqueness: Bool, keepsValues: Bool = false) {
         self.firstPointer = firstPointer
         hashes = tracksUniqueness ? [] : nil
+        values = keepsValues ? [] : nil
+    }
+
+    /// Whether `text` is one of the values this key was seen with, as far as they were kept:
+    /// `nil` when they were not kept, or when more were seen than kept and `text` is not among them.
+    func hasValue(_ text: String) -> Bool? {
+        guard let values else { return nil }
+        if values.contains(text) { return true }
+        return valuesOverflowed ? nil : false
+    }
+
+    /// Keeps one more value's text.
+    private func keep(_ text: @autoclosure () -> String) {
+        guard values != nil, !valuesOverflowed else { return }
+        let value = text()
+        guard value.utf8.count <= Self.keptValueLength else {
+            valuesOverflowed = true
+            return
+        }
+        guard values?.contains(value) == false else { return }
+        if (values?.count ?? 0) >= Self.keptValueLimit {
+            valuesOverflowed = true
+        } else {
+            values?.insert(value)
+        }
     }
 
     /// Whether every value seen was distinct (only known for tracked keys).
@@ -135,13 +170,18 @@ final class FieldShape {
     func observe(_ value: JSONValue, in parent: JSONPointer, key: String) {
         switch value {
         case .null: sawNull(parent, key)
-        case .int(let number): sawInteger { $0.combine(number) }
-        case .bigInteger(let literal): sawInteger { $0.combine(literal) }
+        case .int(let number):
+            sawInteger { $0.combine(number) }
+            keep(String(number))
+        case .bigInteger(let literal):
+            sawInteger { $0.combine(literal) }
+            keep(literal)
         case .double(let number): sawDouble { $0.combine(number) }
         case .bool(let flag): sawBool { $0.combine(flag) }
         case .string(let text):
             var text = text
             text.withUTF8 { sawString(UnsafeRawBufferPointer($0)) }
+            keep(text)
         case .object(let members):
             nestedObject().observe(members, at: parent / key)
         case .array(let items):
@@ -162,16 +202,22 @@ final class FieldShape {
     func observe(_ reader: inout JSONReader, in parent: JSONPointer, key: String) throws {
         switch try reader.next() {
         case .null: sawNull(parent, key)
-        case .number(.int(let number)): sawInteger { $0.combine(number) }
-        case .number(.bigInteger(let literal)): sawInteger { $0.combine(literal) }
+        case .number(.int(let number)):
+            sawInteger { $0.combine(number) }
+            keep(String(number))
+        case .number(.bigInteger(let literal)):
+            sawInteger { $0.combine(literal) }
+            keep(String(literal))
         case .number(.double(let number)): sawDouble { $0.combine(number) }
         case .bool(let flag): sawBool { $0.combine(flag) }
         case .string(let text):
             if text.hasEscapes {
                 var decoded = text.decoded()
                 decoded.withUTF8 { sawString(UnsafeRawBufferPointer($0)) }
+                keep(decoded)
             } else {
                 sawString(text.rawBytes)
+                keep(String(decoding: text.rawBytes, as: UTF8.self))
             }
         case .beginObject:
             try nestedObject().observe(&reader, at: parent / key)
@@ -285,6 +331,13 @@ final class FieldShape {
         arrays += other.arrays
         scalarElements += other.scalarElements
         if firstNull == nil { firstNull = other.firstNull }
+        if let theirs = other.values {
+            if values == nil { values = [] }
+            valuesOverflowed = valuesOverflowed || other.valuesOverflowed
+            for value in theirs.sorted() { keep(value) }
+        } else if values != nil {
+            valuesOverflowed = true   // values of this key seen elsewhere were not kept
+        }
         if let theirs = other.object {
             if let mine = object { mine.merge(theirs) } else { object = theirs }
         }

@@ -63,7 +63,10 @@ extension SchemaInference {
             let contentType = response.headers["Content-Type"]?.lowercased() ?? ""
             let format: InputFormat = contentType.contains("ndjson") || contentType.contains("jsonl") ? .ndjson : .json
             let source = next.absoluteString
-            let reader = SampleStream(samples(for: route, source: source), format: format, source: source)
+            let routeSamples = samples(for: route, source: source)
+            // A path matched to a pattern gives the values of its variables.
+            if route != bare { routeSamples.record(requestPath: bare) }
+            let reader = SampleStream(routeSamples, format: format, source: source)
             do {
                 for try await chunk in response.body { try reader.feed(chunk) }
             } catch let error as SchemaError {

@@ -67,13 +67,18 @@ public struct SchemaInference {
     ///
     /// ```swift
     /// inference.add(try JSONValue(parsing: page), route: "/repos/:owner/:repo/issues", source: "GET …/issues?page=1")
+    /// inference.add(try JSONValue(parsing: repo), route: "/repos/:owner/:repo", requestPath: "/repos/octocat/Hello-World")
     /// ```
     /// - Parameters:
     ///   - value: the sample.
     ///   - route: a path pattern (`:variables` become scope attributes), or a concrete path.
     ///   - source: where the sample came from, for notes (a file, a URL).
-    public mutating func add(_ value: JSONValue, route: String, source: String = "sample") {
+    ///   - requestPath: the concrete path that answered it, when known: its segments are the values
+    ///     of the route's variables, which tell what attribute a variable names (`octocat` is the
+    ///     `owner`'s `login`). A path that does not match `route` gives none.
+    public mutating func add(_ value: JSONValue, route: String, source: String = "sample", requestPath: String? = nil) {
         let samples = self.samples(for: route, source: source)
+        if let requestPath { samples.record(requestPath: requestPath) }
         switch value {
         case .array(let items):
             for (index, item) in items.enumerated() { samples.element(item, collection: "", at: JSONPointer.root / index) }
@@ -126,10 +131,50 @@ final class RouteSamples {
     /// The first envelope's members beside its collection (`has_more`, `links`, `total`): what
     /// says how the collection pages (``PaginationRule/inferred(fromEnvelope:)``).
     private(set) var envelopeMembers: JSONObject?
+    /// The values each variable of the pattern had in the concrete paths the samples came from
+    /// (`owner` → `octocat`), at most ``FieldShape/keptValueLimit`` each.
+    private(set) var pathValues: [String: Set<String>] = [:]
 
     init(pattern: String, source: String) {
         self.pattern = pattern
         self.sources = [source]
+    }
+
+    /// Records the values of the pattern's variables in `requestPath` (its query ignored), when it
+    /// matches the pattern.
+    func record(requestPath: String) {
+        guard let values = Self.variableValues(in: requestPath, pattern: pattern) else { return }
+        for (variable, value) in values where (pathValues[variable]?.count ?? 0) < FieldShape.keptValueLimit {
+            pathValues[variable, default: []].insert(value)
+        }
+    }
+
+    /// The values of `pattern`'s variables (`:owner`, `{owner}`) in a concrete path, percent-decoded;
+    /// nil when the path does not match the pattern (another number of segments, another literal).
+    ///
+    /// ```swift
+    /// RouteSamples.variableValues(in: "/repos/octocat/Hello-World", pattern: "/repos/:owner/:repo")
+    /// // ["owner": "octocat", "repo": "Hello-World"]
+    /// ```
+    static func variableValues(in path: String, pattern: String) -> [String: String]? {
+        let bare = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let segments = bare.split(separator: "/", omittingEmptySubsequences: true)
+        let parts = pattern.split(separator: "/", omittingEmptySubsequences: true)
+        guard segments.count == parts.count else { return nil }
+        var values: [String: String] = [:]
+        for (part, segment) in zip(parts, segments) {
+            let name: Substring
+            if part.hasPrefix(":") {
+                name = part.dropFirst()
+            } else if part.hasPrefix("{"), part.hasSuffix("}") {
+                name = part.dropFirst().dropLast()
+            } else {
+                guard part == segment else { return nil }
+                continue
+            }
+            values[String(name)] = PercentEncoding.decodeString(segment) ?? String(segment)
+        }
+        return values
     }
 
     func collection(_ key: String) -> ObjectShape {
@@ -207,17 +252,25 @@ extension SchemaInference {
     /// ```swift
     /// try inference.addFile("people.json")                                  // route /people
     /// try inference.addFile("issues.json", route: "/repos/:owner/:repo/issues")
+    /// try inference.addFile("repo.json", route: "/repos/:owner/:repo", requestPath: "/repos/octocat/Hello-World")
     /// ```
     /// - Parameters:
     ///   - path: the file.
     ///   - route: the route its content answers; by default `/` and the file's name without
     ///     its extension (`people.json` → `/people`).
+    ///   - requestPath: the concrete path that answered the file, when known: the values of the
+    ///     route's variables (see ``add(_:route:source:requestPath:)``).
     ///   - format: JSON or NDJSON; by default as the file's name says (``InputFormat/init(path:)``).
     /// - Throws: ``SchemaError`` `.unreadableFile` naming the file, `.invalidJSON` with the byte
-    ///   offset of malformed JSON.
-    public mutating func addFile(_ path: String, route: String? = nil, format: InputFormat? = nil) throws {
+    ///   offset of malformed JSON, `.cannotInfer` when `requestPath` does not match `route`.
+    public mutating func addFile(_ path: String, route: String? = nil, requestPath: String? = nil, format: InputFormat? = nil) throws {
         let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-        let samples = self.samples(for: route ?? "/" + name, source: URL(fileURLWithPath: path).lastPathComponent)
+        let pattern = route ?? "/" + name
+        if let requestPath, RouteSamples.variableValues(in: requestPath, pattern: pattern) == nil {
+            throw SchemaError(.cannotInfer, "\(requestPath) does not match the route \(pattern) that \(path) is given for", file: path)
+        }
+        let samples = self.samples(for: pattern, source: URL(fileURLWithPath: path).lastPathComponent)
+        if let requestPath { samples.record(requestPath: requestPath) }
         // One read(2) per chunk straight into the chunk's buffer, as the import reads files.
         let chunks: FileChunks
         do {
