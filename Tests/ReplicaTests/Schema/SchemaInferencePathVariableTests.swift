@@ -103,6 +103,26 @@ struct SchemaInferencePathVariableTests {
         _ = try await Self.syncs(dotted.schema, path: "/sites/ann/3", site)
     }
 
+    @Test("a list at /users/octocat/repos, streamed from a file: every repository's owner is octocat, so :owner keys Owner by login")
+    func ownersList() async throws {
+        let repos = """
+            [{"id": 1296269, "name": "Hello-World", "owner": {"login": "octocat", "id": 1}},
+             {"id": 1300192, "name": "Spoon-Knife", "owner": {"login": "octocat", "id": 1}}]
+            """
+        let directory = try TemporaryDirectory("replica-infer-owner")
+        defer { directory.remove() }
+        try Data(repos.utf8).write(to: URL(fileURLWithPath: directory.path("repos.json")))
+        var inference = SchemaInference(name: "github")
+        try inference.addFile(directory.path("repos.json"), route: "/users/:owner/repos", requestPath: "/users/octocat/repos?per_page=2")
+        let inferred = try inference.infer()
+        #expect(inferred.fileJSON["routes"] == .parse(#"[{"path": "/users/:owner/repos", "target": "Repo"}]"#))
+        #expect(inferred.fileJSON["entities"]?["Owner"]?["primaryKey"] == "login")
+        let resolution = try RouteTable(schema: inferred.schema).resolve(.get, "/users/octocat/repos")
+        #expect(resolution.scope.value(of: "ownerLogin") == .string("octocat"))
+        let store = try await Self.syncs(inferred.schema, path: "/users/octocat/repos", repos)
+        #expect(try store.store.rows("Repo").map { $0["ownerLogin"] } == [.string("octocat"), .string("octocat")])
+    }
+
     @Test("a request path that does not match its route is refused, naming both and the file")
     func mismatchedPath() throws {
         var inference = SchemaInference()

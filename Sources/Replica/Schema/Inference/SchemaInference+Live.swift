@@ -5,7 +5,8 @@ extension SchemaInference {
     /// `Link: <…>; rel="next"` pages that follow, up to `maxPages`. Each body is read as it arrives,
     /// in bounded memory, as a file is. The path is the sample of the first pattern of `routes` it
     /// matches (`/repos/apple/swift/issues` of `/repos/:owner/:repo/issues`, whose variables become
-    /// scope attributes), else of itself without its query.
+    /// scope attributes, typed from what their values in the path are: see
+    /// ``add(_:route:source:requestPath:)``), else of itself without its query.
     ///
     /// ```swift
     /// var inference = SchemaInference(name: "github")
