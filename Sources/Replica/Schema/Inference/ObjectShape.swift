@@ -17,16 +17,26 @@ final class ObjectShape {
     private var orderUTF8: [[UInt8]] = []
     /// Whether key uniqueness is tracked (a route's objects; nested objects repeat by nature).
     let tracksUniqueness: Bool
+    /// Whether the identity-like keys of this shape keep their first values (``FieldShape/values``).
+    let keepsValues: Bool
+    /// Whether the objects nested under this shape's keys keep theirs: a route's objects do when
+    /// its pattern has variables, whose values are compared with them (`owner.login`).
+    let nestedKeepValues: Bool
 
-    init(tracksUniqueness: Bool) {
+    init(tracksUniqueness: Bool, keepsValues: Bool = false, nestedKeepValues: Bool = false) {
         self.tracksUniqueness = tracksUniqueness
+        self.keepsValues = keepsValues
+        self.nestedKeepValues = nestedKeepValues
     }
 
     /// The field of `key`, made on first sight (at `parent / key`).
     func field(_ key: String, in parent: JSONPointer) -> FieldShape {
         if let field = fields[key] { return field }
         let couldBeKey = FieldShape.couldBeKey(key)
-        let field = FieldShape(firstPointer: parent / key, tracksUniqueness: tracksUniqueness && couldBeKey, keepsValues: couldBeKey)
+        // Values are kept of nested objects' identity-like keys (`owner.login`): what a path variable
+        // named after the object is compared with.
+        let field = FieldShape(firstPointer: parent / key, tracksUniqueness: tracksUniqueness && couldBeKey,
+                               keepsValues: couldBeKey && keepsValues, nestedKeepValues: nestedKeepValues)
         add(field, key: key)
         return field
     }
@@ -125,10 +135,14 @@ final class FieldShape {
     static let keptValueLimit = 64
     static let keptValueLength = 256
 
-    init(firstPointer: JSONPointer, tracksUniqueness: Bool, keepsValues: Bool = false) {
+    /// Whether the objects under this key keep the values of their identity-like keys.
+    private let nestedKeepValues: Bool
+
+    init(firstPointer: JSONPointer, tracksUniqueness: Bool, keepsValues: Bool = false, nestedKeepValues: Bool = false) {
         self.firstPointer = firstPointer
         hashes = tracksUniqueness ? [] : nil
         values = keepsValues ? [] : nil
+        self.nestedKeepValues = nestedKeepValues
     }
 
     /// Whether `text` is one of the values this key was seen with, as far as they were kept:
@@ -139,20 +153,27 @@ final class FieldShape {
         return valuesOverflowed ? nil : false
     }
 
-    /// Keeps one more value's text.
-    private func keep(_ text: @autoclosure () -> String) {
+    /// The hashes of the values kept: a value seen again (most are) is recognised by its hash,
+    /// without making its text.
+    private var valueHashes: Set<Int> = []
+
+    /// Keeps one more value: `hash` feeds its hash, `text` makes its text (only for a new value).
+    private func keep(_ hash: (inout Hasher) -> Void, _ text: @autoclosure () -> String) {
         guard values != nil, !valuesOverflowed else { return }
+        var hasher = Hasher()
+        hash(&hasher)
+        guard valueHashes.insert(hasher.finalize()).inserted else { return }
         let value = text()
-        guard value.utf8.count <= Self.keptValueLength else {
+        guard value.utf8.count <= Self.keptValueLength, (values?.count ?? 0) < Self.keptValueLimit else {
             valuesOverflowed = true
             return
         }
-        guard values?.contains(value) == false else { return }
-        if (values?.count ?? 0) >= Self.keptValueLimit {
-            valuesOverflowed = true
-        } else {
-            values?.insert(value)
-        }
+        values?.insert(value)
+    }
+
+    /// Keeps a value given by its text (a merged field's).
+    private func keep(_ text: String) {
+        keep({ $0.combine(text) }, text)
     }
 
     /// Whether every value seen was distinct (only known for tracked keys).
@@ -172,7 +193,7 @@ final class FieldShape {
         case .null: sawNull(parent, key)
         case .int(let number):
             sawInteger { $0.combine(number) }
-            keep(String(number))
+            keep({ $0.combine(number) }, String(number))
         case .bigInteger(let literal):
             sawInteger { $0.combine(literal) }
             keep(literal)
@@ -204,7 +225,7 @@ final class FieldShape {
         case .null: sawNull(parent, key)
         case .number(.int(let number)):
             sawInteger { $0.combine(number) }
-            keep(String(number))
+            keep({ $0.combine(number) }, String(number))
         case .number(.bigInteger(let literal)):
             sawInteger { $0.combine(literal) }
             keep(String(literal))
@@ -217,7 +238,7 @@ final class FieldShape {
                 keep(decoded)
             } else {
                 sawString(text.rawBytes)
-                keep(String(decoding: text.rawBytes, as: UTF8.self))
+                keep({ $0.combine(bytes: text.rawBytes) }, String(decoding: text.rawBytes, as: UTF8.self))
             }
         case .beginObject:
             try nestedObject().observe(&reader, at: parent / key)
@@ -291,7 +312,7 @@ final class FieldShape {
         present += 1
         objects += 1
         stopTracking()
-        let shape = object ?? ObjectShape(tracksUniqueness: false)
+        let shape = object ?? ObjectShape(tracksUniqueness: false, keepsValues: nestedKeepValues)
         object = shape
         return shape
     }

@@ -135,9 +135,14 @@ final class RouteSamples {
     /// (`owner` → `octocat`), at most ``FieldShape/keptValueLimit`` each.
     private(set) var pathValues: [String: Set<String>] = [:]
 
+    /// Whether the pattern has variables: then the identity-like keys of the objects nested in the
+    /// samples' objects keep their first values, to learn which of them a variable's values are.
+    let hasVariables: Bool
+
     init(pattern: String, source: String) {
         self.pattern = pattern
         self.sources = [source]
+        hasVariables = pattern.split(separator: "/").contains { $0.hasPrefix(":") || ($0.hasPrefix("{") && $0.hasSuffix("}")) }
     }
 
     /// Records the values of the pattern's variables in `requestPath` (its query ignored), when it
@@ -179,7 +184,7 @@ final class RouteSamples {
 
     func collection(_ key: String) -> ObjectShape {
         if let found = collections.first(where: { $0.key == key }) { return found.shape }
-        let shape = ObjectShape(tracksUniqueness: true)
+        let shape = ObjectShape(tracksUniqueness: true, nestedKeepValues: hasVariables)
         collections.append((key: key, shape: shape))
         return shape
     }
@@ -213,7 +218,7 @@ final class RouteSamples {
             return
         }
         if arrayMembers.count > 1 { return }
-        let shape = single ?? ObjectShape(tracksUniqueness: true)
+        let shape = single ?? ObjectShape(tracksUniqueness: true, nestedKeepValues: hasVariables)
         single = shape
         shape.count += 1
         for (key, value) in members { shape.field(key, in: .root).observe(value, in: .root, key: key) }
