@@ -118,6 +118,14 @@ public struct SchemaInference {
 final class RouteSamples {
     let pattern: String
     var sources: [String]
+    /// The values each variable of the pattern had in the concrete paths the samples came from
+    /// (`owner` → `octocat`), at most ``FieldShape/keptValueLimit`` each.
+    private(set) var pathValues: [String: Set<String>] = [:]
+    /// Whether the pattern has variables: then the identity-like keys of the objects nested in the
+    /// samples' objects keep their first values, to learn which of them a variable's values are.
+    private(set) lazy var hasVariables: Bool = pattern.split(separator: "/").contains {
+        $0.hasPrefix(":") || ($0.hasPrefix("{") && $0.hasSuffix("}"))
+    }
     /// The objects of each collection, by the key holding it (`""`: the top-level array).
     private(set) var collections: [(key: String, shape: ObjectShape)] = []
     /// Top-level objects that were one object each.
@@ -131,18 +139,10 @@ final class RouteSamples {
     /// The first envelope's members beside its collection (`has_more`, `links`, `total`): what
     /// says how the collection pages (``PaginationRule/inferred(fromEnvelope:)``).
     private(set) var envelopeMembers: JSONObject?
-    /// The values each variable of the pattern had in the concrete paths the samples came from
-    /// (`owner` → `octocat`), at most ``FieldShape/keptValueLimit`` each.
-    private(set) var pathValues: [String: Set<String>] = [:]
-
-    /// Whether the pattern has variables: then the identity-like keys of the objects nested in the
-    /// samples' objects keep their first values, to learn which of them a variable's values are.
-    let hasVariables: Bool
 
     init(pattern: String, source: String) {
         self.pattern = pattern
         self.sources = [source]
-        hasVariables = pattern.split(separator: "/").contains { $0.hasPrefix(":") || ($0.hasPrefix("{") && $0.hasSuffix("}")) }
     }
 
     /// Records the values of the pattern's variables in `requestPath` (its query ignored), when it
