@@ -50,12 +50,18 @@ extension OpenAPIImporter {
             routeTemplates[routePath] = template
             let operations = Self.operations(of: pathItem)
             var payloads: [String: Payload] = [:]
+            var responseNotes: [String: (pointer: JSONPointer, message: String)] = [:]
             for (verb, _, operation) in operations {
+                responseNote = nil
                 payloads[verb] = responsePayload(of: operation, path: template, at: pointer / verb)
+                responseNotes[verb] = responseNote
+                responseNote = nil
             }
             for (verb, method, operation) in operations {
                 let at = pointer / verb
                 let subject = "\(method) \(routePath)"
+                // What a GET's response is read as, when it had to be decided (a oneOf/anyOf), or why it is DATA.
+                if method == .get, let found = responseNotes[verb] { note(subject, found.pointer, found.message) }
                 guard let target = target(method: method, response: payloads[verb] ?? .none, operation: operation,
                                           get: payloads["get"], path: template, subject: subject, at: at) else { continue }
                 guard seen.insert(method.rawValue + " " + pattern.shape).inserted else {
@@ -97,7 +103,14 @@ extension OpenAPIImporter {
     /// the entity its path's GET answers; else DATA when it answers JSON.
     private func target(method: HTTPMethod, response: Payload, operation: OpenAPI.Operation, get: Payload?, path: String,
                         subject: String, at pointer: JSONPointer) -> Payload? {
-        if case .entity = response { return response }
+        if case .entity(let name, _, _) = response {
+            // DELETE answering the deleted form of what its path's GET answers (`deleted_customer`): that entity's route.
+            if method == .delete, case .entity(let entity, _, _)? = get, entity != name, isDeletedForm(name, of: entity) {
+                note(subject, pointer, "answers \(name), the deleted form of the \(entity) its path's GET answers: the route targets \(entity)")
+                return .entity(entity, collection: false, envelope: nil)
+            }
+            return response
+        }
         switch method {
         case .post, .put, .patch:
             if case .entity(let name, _, _) = requestPayload(of: operation, path: path, at: pointer) {
@@ -155,10 +168,19 @@ extension OpenAPIImporter {
         return (found.schema, pointer / "content" / type.rawValue / "schema")
     }
 
+    /// What an operation's response holds; when it is an object that is no entity, ``responseNote``
+    /// says why its route is DATA.
     private func responsePayload(of operation: OpenAPI.Operation, path: String, at pointer: JSONPointer) -> Payload {
         guard let (schema, at) = jsonResponse(of: operation, at: pointer) else { return .none }
         guard let schema else { return .data }
-        return payload(resolver.resolve(schema, at: at), path: path)
+        let resolved = resolver.resolve(schema, at: at)
+        let found = payload(resolved, path: path)
+        if case .data = found, responseNote == nil, case .object = resolver.following(resolved).shape {
+            let what = if case .component(let name) = resolved.shape { name } else { "an object" }
+            responseNote = (at, "answers \(what), which has no id or identity-like property (and holds no array of an entity's "
+                            + "objects): DATA, handed back as it is")
+        }
+        return found
     }
 
     private func requestPayload(of operation: OpenAPI.Operation, path: String, at pointer: JSONPointer) -> Payload {
@@ -197,9 +219,64 @@ extension OpenAPIImporter {
                 return .entity(entity, collection: true, envelope: key)
             }
             return .data
-        case .scalar, .json:
+        case .scalar:
+            return .data
+        case .json:
+            return resolved.alternatives.isEmpty ? .data : choicePayload(resolved, path: path)
+        }
+    }
+
+    /// A `oneOf`/`anyOf` without a discriminator: the one entity among its branches, when there is
+    /// one (a branch that is the deleted form of another's entity, Stripe's `deleted_customer`
+    /// beside `customer`, is no other: its objects are the same entity's); else data. Either way
+    /// ``responseNote`` says what was decided and why.
+    private func choicePayload(_ resolved: Resolved, path: String) -> Payload {
+        // The choice's own place (`…/schema/anyOf`), kept by the shape that made it json.
+        var pointer = resolved.pointer
+        var keyword = "oneOf"
+        if case .json(let unmapped?) = resolved.shape {
+            pointer = unmapped.pointer
+            if unmapped.message.hasPrefix("anyOf") { keyword = "anyOf" }
+        }
+        var branches: [(name: String, entity: String?, payload: Payload)] = []
+        for (offset, branch) in resolved.alternatives.enumerated() {
+            let name = if case .component(let component) = branch.shape { component } else { "#\(offset)" }
+            let found = payload(branch, path: path, inline: false)
+            if case .entity(let entity, false, nil) = found {
+                branches.append((name, entity, found))
+            } else {
+                branches.append((name, nil, found))
+            }
+        }
+        let named = branches.map(\.name).joined(separator: ", ")
+        var entities: [String] = []
+        for branch in branches { if let entity = branch.entity, !entities.contains(entity) { entities.append(entity) } }
+        // A deleted form: a `deleted` flag beside nothing its entity lacks, keyed alike.
+        let deletedForms = entities.filter { candidate in
+            entities.contains { other in other != candidate && isDeletedForm(candidate, of: other) }
+        }
+        let kept = entities.filter { !deletedForms.contains($0) }
+        guard kept.count == 1, let entity = kept.first, let chosen = branches.first(where: { $0.entity == entity }) else {
+            let why = kept.isEmpty
+                ? "none of which is one object of an entity"
+                : "objects of several entities (\(kept.joined(separator: ", "))) that no discriminator tells apart"
+            responseNote = (pointer, "answers \(keyword) \(named), \(why): DATA, handed back as it is")
             return .data
         }
+        let others = branches.filter { branch in branch.entity.map { $0 != entity && !deletedForms.contains($0) } ?? true }.map(\.name)
+        let deleted = deletedForms.isEmpty ? "" : " (\(deletedForms.joined(separator: ", ")): its deleted form, a `deleted` flag beside its key)"
+        responseNote = (pointer, "answers \(keyword) \(named): the route's objects are \(entity)\(deleted)"
+                        + (others.isEmpty ? "" : "; objects of \(others.joined(separator: ", ")) it answers are read as \(entity)'s"))
+        return chosen.payload
+    }
+
+    /// Whether entity `candidate` is the deleted form of `other` (`DeletedCustomer` of `Customer`):
+    /// the same key, a `deleted` property, and no other property `other` lacks.
+    func isDeletedForm(_ candidate: String, of other: String) -> Bool {
+        guard let deleted = draft(named: candidate), let entity = draft(named: other), deleted.key == entity.key,
+              deleted.object.property("deleted") != nil, entity.object.property("deleted") == nil else { return false }
+        let known = Set(entity.object.properties.map(\.key))
+        return deleted.object.properties.allSatisfy { $0.key == "deleted" || known.contains($0.key) }
     }
 
     /// The names of an operation's query parameters (its own and its path's, references followed).

@@ -42,6 +42,9 @@ final class OpenAPIImporter {
     /// The members beside the collection of each path's envelope response (placeholders of
     /// their types), by path template: what its pagination is recognised from.
     var envelopeMembers: [String: JSONObject] = [:]
+    /// What reading the last response decided that its route's note says: the one entity of a
+    /// `oneOf`/`anyOf`, or why it is DATA (several entities, no identity), and where.
+    var responseNote: (pointer: JSONPointer, message: String)?
 
     init(document: OpenAPI.Document, raw: JSONValue, source: String) {
         self.document = document

@@ -32,6 +32,10 @@ struct Resolved {
     var descriptions: [String]
     /// Where the schema is in the document.
     var pointer: JSONPointer
+    /// The branches of a `oneOf`/`anyOf` without a discriminator (whose shape is json): what a
+    /// response answering one of several objects may still be read as (Stripe's `customer` or
+    /// `deleted_customer`).
+    var alternatives: [Resolved] = []
 
     /// The descriptions as one line, `nil` when there are none.
     var description: String? { descriptions.isEmpty ? nil : descriptions.joined(separator: "; ") }
@@ -248,6 +252,7 @@ final class ShapeResolver {
         var result = base
         guard let discriminator else {
             result.shape = .json(Unmapped(pointer: pointer / keyword, message: "\(keyword) without a discriminator: json"))
+            result.alternatives = branches.map { resolve($0.element, at: pointer / keyword / $0.offset) }
             return result
         }
         var objects: [ObjectShape] = []

@@ -151,7 +151,9 @@ extension SchemaCommand {
             discussion: """
                 Each FILE is the response of the route /<its name> (people.json: /people); --route PATTERN=FILE \
                 names the route, whose :variables become scope attributes (and parts of a composite key when the \
-                objects have no id). Files are read in bounded memory. With --base-url, the arguments are PATHs: \
+                objects have no id); --route PATH=FILE names the concrete path that answered FILE, the sample of \
+                the first --route PATTERN it matches, whose values tell what each variable names (:owner is the \
+                owner's login). Files are read in bounded memory. With --base-url, the arguments are PATHs: \
                 each is fetched with the pages its Link: rel="next" headers name (up to --max-pages), and is the \
                 sample of the first --route PATTERN it matches, else of itself. Types are read over every value; \
                 nested objects with an id become related entities, arrays of them many-to-many links, objects \
@@ -171,7 +173,7 @@ extension SchemaCommand {
         var files: [String] = []
 
         @Option(name: .customLong("route"),
-                help: "A route pattern and the file it answered, PATTERN=FILE; with --base-url, a PATTERN the paths may match.")
+                help: "A route pattern and the file it answered, PATTERN=FILE; a concrete path and its file, PATH=FILE; or a PATTERN the paths (PATH=FILE, or with --base-url the arguments) may match.")
         var routes: [String] = []
 
         @Option(help: "An OpenAPI 3.0 or 3.1 document (JSON or YAML) to import instead of samples.")
@@ -212,9 +214,9 @@ extension SchemaCommand {
                 throw ValidationError(baseURL == nil ? "give at least one sample file" : "give at least one path to fetch")
             }
             for route in routes where Self.split(route) == nil {
-                guard baseURL != nil, route.hasPrefix("/"), !route.contains("=") else {
-                    throw ValidationError("--route takes PATTERN=FILE (e.g. /repos/:owner/:repo/issues=issues.json)"
-                                          + (baseURL == nil ? "" : " or, with --base-url, a PATTERN") + ", not '\(route)'")
+                guard route.hasPrefix("/"), !route.contains("=") else {
+                    throw ValidationError("--route takes PATTERN=FILE (e.g. /repos/:owner/:repo/issues=issues.json), PATH=FILE "
+                                          + "or a PATTERN the paths may match (e.g. /repos/:owner/:repo), not '\(route)'")
                 }
             }
             if let baseURL {
@@ -251,13 +253,20 @@ extension SchemaCommand {
             }
             let fileRoutes = routes.compactMap(Self.split)
             let live = baseURL != nil
-            let given = fileRoutes.map { (route: Optional($0.pattern), file: $0.file) }
-                + (live ? [] : files.map { (route: String?.none, file: $0) })
+            let patterns = routes.filter { Self.split($0) == nil }
+            // PATH=FILE: a concrete path matching a PATTERN is a sample of the pattern, whose variables it gives values.
+            let given = fileRoutes.map { sample -> (route: String?, file: String, requestPath: String?) in
+                let concrete = !sample.pattern.contains(":") && !sample.pattern.contains("{")
+                let pattern = concrete ? SchemaInference.route(for: sample.pattern, patterns: patterns) : sample.pattern
+                return (pattern, sample.file, pattern == sample.pattern ? nil : sample.pattern)
+            } + (live ? [] : files.map { (route: String?.none, file: $0, requestPath: String?.none) })
             let firstName = given.first.map { URL(fileURLWithPath: $0.file).deletingPathExtension().lastPathComponent }
                 ?? files.first.flatMap { path in path.split(separator: "?").first?.split(separator: "/").last.map(String.init) }
             var inference = SchemaInference(name: name ?? firstName ?? "inferred")
             do {
-                for sample in given { try inference.addFile(sample.file, route: sample.route, format: format) }
+                for sample in given {
+                    try inference.addFile(sample.file, route: sample.route, requestPath: sample.requestPath, format: format)
+                }
                 if let baseURL, let base = URL(string: baseURL) {
                     try await fetch(files, from: base, into: &inference)
                 }

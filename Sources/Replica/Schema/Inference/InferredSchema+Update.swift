@@ -79,8 +79,13 @@ extension InferredSchema {
         }
         root["entities"] = .object(entities)
         var routes = root["routes"]?.arrayValue ?? []
-        let declared = Set(existing.routes.map { "\($0.method.rawValue) \($0.path)" })
-        for (offset, route) in schema.routes.enumerated() where !declared.contains("\(route.method.rawValue) \(route.path)") {
+        // A route is declared when the schema has one of its method matching the same paths (variables
+        // inferred under another name, `:ownerPath` for `:owner`, are the same route).
+        func shape(_ route: Route) -> String {
+            "\(route.method.rawValue) " + ((try? RoutePattern(route.path).shape) ?? route.path)
+        }
+        let declared = Set(existing.routes.map(shape))
+        for (offset, route) in schema.routes.enumerated() where !declared.contains(shape(route)) {
             guard let value = inferredRoot["routes"]?.arrayValue?[offset] else { continue }
             routes.append(value)
             added.append("route \(route.method.rawValue) \(route.path)")

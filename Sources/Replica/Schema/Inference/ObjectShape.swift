@@ -17,15 +17,26 @@ final class ObjectShape {
     private var orderUTF8: [[UInt8]] = []
     /// Whether key uniqueness is tracked (a route's objects; nested objects repeat by nature).
     let tracksUniqueness: Bool
+    /// Whether the identity-like keys of this shape keep their first values (``FieldShape/values``).
+    let keepsValues: Bool
+    /// Whether the objects nested under this shape's keys keep theirs: a route's objects do when
+    /// its pattern has variables, whose values are compared with them (`owner.login`).
+    let nestedKeepValues: Bool
 
-    init(tracksUniqueness: Bool) {
+    init(tracksUniqueness: Bool, keepsValues: Bool = false, nestedKeepValues: Bool = false) {
         self.tracksUniqueness = tracksUniqueness
+        self.keepsValues = keepsValues
+        self.nestedKeepValues = nestedKeepValues
     }
 
     /// The field of `key`, made on first sight (at `parent / key`).
     func field(_ key: String, in parent: JSONPointer) -> FieldShape {
         if let field = fields[key] { return field }
-        let field = FieldShape(firstPointer: parent / key, tracksUniqueness: tracksUniqueness && FieldShape.couldBeKey(key))
+        let couldBeKey = FieldShape.couldBeKey(key)
+        // Values are kept of nested objects' identity-like keys (`owner.login`): what a path variable
+        // named after the object is compared with.
+        let field = FieldShape(firstPointer: parent / key, tracksUniqueness: tracksUniqueness && couldBeKey,
+                               keepsValues: couldBeKey && keepsValues, nestedKeepValues: nestedKeepValues)
         add(field, key: key)
         return field
     }
@@ -114,10 +125,55 @@ final class FieldShape {
     /// value repeated.
     private var hashes: Set<Int>?
     private(set) var repeated = false
+    /// The first distinct values of a key named like an identity (`login`, `id`, `slug`), as text
+    /// (integers in decimal), while there are at most ``keptValueLimit`` of them: what a path
+    /// variable's value is compared with to learn which attribute it names. Nil when not kept.
+    private(set) var values: Set<String>?
+    /// Whether more distinct values were seen than ``values`` keeps (it then holds only the first).
+    private(set) var valuesOverflowed = false
+    /// The most distinct values kept of a key, and the longest value kept (in UTF-8 bytes).
+    static let keptValueLimit = 64
+    static let keptValueLength = 256
 
-    init(firstPointer: JSONPointer, tracksUniqueness: Bool) {
+    /// Whether the objects under this key keep the values of their identity-like keys.
+    private let nestedKeepValues: Bool
+
+    init(firstPointer: JSONPointer, tracksUniqueness: Bool, keepsValues: Bool = false, nestedKeepValues: Bool = false) {
         self.firstPointer = firstPointer
         hashes = tracksUniqueness ? [] : nil
+        values = keepsValues ? [] : nil
+        self.nestedKeepValues = nestedKeepValues
+    }
+
+    /// Whether `text` is one of the values this key was seen with, as far as they were kept:
+    /// `nil` when they were not kept, or when more were seen than kept and `text` is not among them.
+    func hasValue(_ text: String) -> Bool? {
+        guard let values else { return nil }
+        if values.contains(text) { return true }
+        return valuesOverflowed ? nil : false
+    }
+
+    /// The hashes of the values kept: a value seen again (most are) is recognised by its hash,
+    /// without making its text.
+    private var valueHashes: Set<Int> = []
+
+    /// Keeps one more value: `hash` feeds its hash, `text` makes its text (only for a new value).
+    private func keep(_ hash: (inout Hasher) -> Void, _ text: @autoclosure () -> String) {
+        guard values != nil, !valuesOverflowed else { return }
+        var hasher = Hasher()
+        hash(&hasher)
+        guard valueHashes.insert(hasher.finalize()).inserted else { return }
+        let value = text()
+        guard value.utf8.count <= Self.keptValueLength, (values?.count ?? 0) < Self.keptValueLimit else {
+            valuesOverflowed = true
+            return
+        }
+        values?.insert(value)
+    }
+
+    /// Keeps a value given by its text (a merged field's).
+    private func keep(_ text: String) {
+        keep({ $0.combine(text) }, text)
     }
 
     /// Whether every value seen was distinct (only known for tracked keys).
@@ -135,13 +191,18 @@ final class FieldShape {
     func observe(_ value: JSONValue, in parent: JSONPointer, key: String) {
         switch value {
         case .null: sawNull(parent, key)
-        case .int(let number): sawInteger { $0.combine(number) }
-        case .bigInteger(let literal): sawInteger { $0.combine(literal) }
+        case .int(let number):
+            sawInteger { $0.combine(number) }
+            keep({ $0.combine(number) }, String(number))
+        case .bigInteger(let literal):
+            sawInteger { $0.combine(literal) }
+            keep(literal)
         case .double(let number): sawDouble { $0.combine(number) }
         case .bool(let flag): sawBool { $0.combine(flag) }
         case .string(let text):
             var text = text
             text.withUTF8 { sawString(UnsafeRawBufferPointer($0)) }
+            keep(text)
         case .object(let members):
             nestedObject().observe(members, at: parent / key)
         case .array(let items):
@@ -162,16 +223,22 @@ final class FieldShape {
     func observe(_ reader: inout JSONReader, in parent: JSONPointer, key: String) throws {
         switch try reader.next() {
         case .null: sawNull(parent, key)
-        case .number(.int(let number)): sawInteger { $0.combine(number) }
-        case .number(.bigInteger(let literal)): sawInteger { $0.combine(literal) }
+        case .number(.int(let number)):
+            sawInteger { $0.combine(number) }
+            keep({ $0.combine(number) }, String(number))
+        case .number(.bigInteger(let literal)):
+            sawInteger { $0.combine(literal) }
+            keep(String(literal))
         case .number(.double(let number)): sawDouble { $0.combine(number) }
         case .bool(let flag): sawBool { $0.combine(flag) }
         case .string(let text):
             if text.hasEscapes {
                 var decoded = text.decoded()
                 decoded.withUTF8 { sawString(UnsafeRawBufferPointer($0)) }
+                keep(decoded)
             } else {
                 sawString(text.rawBytes)
+                keep({ $0.combine(bytes: text.rawBytes) }, String(decoding: text.rawBytes, as: UTF8.self))
             }
         case .beginObject:
             try nestedObject().observe(&reader, at: parent / key)
@@ -245,7 +312,7 @@ final class FieldShape {
         present += 1
         objects += 1
         stopTracking()
-        let shape = object ?? ObjectShape(tracksUniqueness: false)
+        let shape = object ?? ObjectShape(tracksUniqueness: false, keepsValues: nestedKeepValues)
         object = shape
         return shape
     }
@@ -285,6 +352,13 @@ final class FieldShape {
         arrays += other.arrays
         scalarElements += other.scalarElements
         if firstNull == nil { firstNull = other.firstNull }
+        if let theirs = other.values {
+            if values == nil { values = [] }
+            valuesOverflowed = valuesOverflowed || other.valuesOverflowed
+            for value in theirs.sorted() { keep(value) }
+        } else if values != nil {
+            valuesOverflowed = true   // values of this key seen elsewhere were not kept
+        }
         if let theirs = other.object {
             if let mine = object { mine.merge(theirs) } else { object = theirs }
         }

@@ -5,7 +5,8 @@ extension SchemaInference {
     /// `Link: <…>; rel="next"` pages that follow, up to `maxPages`. Each body is read as it arrives,
     /// in bounded memory, as a file is. The path is the sample of the first pattern of `routes` it
     /// matches (`/repos/apple/swift/issues` of `/repos/:owner/:repo/issues`, whose variables become
-    /// scope attributes), else of itself without its query.
+    /// scope attributes, typed from what their values in the path are: see
+    /// ``add(_:route:source:requestPath:)``), else of itself without its query.
     ///
     /// ```swift
     /// var inference = SchemaInference(name: "github")
@@ -63,7 +64,10 @@ extension SchemaInference {
             let contentType = response.headers["Content-Type"]?.lowercased() ?? ""
             let format: InputFormat = contentType.contains("ndjson") || contentType.contains("jsonl") ? .ndjson : .json
             let source = next.absoluteString
-            let reader = SampleStream(samples(for: route, source: source), format: format, source: source)
+            let routeSamples = samples(for: route, source: source)
+            // A path matched to a pattern gives the values of its variables.
+            if route != bare { routeSamples.record(requestPath: bare) }
+            let reader = SampleStream(routeSamples, format: format, source: source)
             do {
                 for try await chunk in response.body { try reader.feed(chunk) }
             } catch let error as SchemaError {

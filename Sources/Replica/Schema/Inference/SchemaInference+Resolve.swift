@@ -66,6 +66,17 @@ final class InferenceResolver {
         /// A table name the entity must have (a MANY collection's key).
         var table: String?
         let source: String
+        /// Made of nested objects only (no route answers objects of it): its key may still follow
+        /// what a path names it by.
+        var isNested = false
+        /// Keyed by another member than the one first chosen, because a route's path names its
+        /// objects by it (`login`): its foreign keys are named after the key (`ownerLogin`).
+        var keyedByPath = false
+        /// The values the route variables had in the concrete paths of the samples (`owner` → `octocat`).
+        var pathValues: [String: Set<String>] = [:]
+        /// Route variables renamed in the routes targeting this entity (`owner` → `ownerPath`), and
+        /// the attribute each renamed one fills.
+        var renamedVariables: [String: String] = [:]
 
         init(name: String, shape: ObjectShape, source: String) {
             self.name = name
@@ -112,12 +123,30 @@ final class InferenceResolver {
             throw SchemaError(.cannotInfer, "no sample held an object: nothing to make entities of (\(routes.map(\.pattern).joined(separator: ", ")))")
         }
         discoverNested()
+        bindPathVariables()
         var entities = JSONObject()
         for draft in drafts {
             entities[draft.name] = addReferences(to: try entityJSON(draft), of: draft)
         }
+        // Variables renamed for what they name (`:owner` → `:ownerPath`) are renamed in their routes.
+        routeFiles = routeFiles.map { route in
+            guard case .object(var object) = route, let target = object["target"]?.stringValue,
+                  let renamed = draft(named: target)?.renamedVariables, !renamed.isEmpty,
+                  let path = object["path"]?.stringValue else { return route }
+            object["path"] = .string(Self.renaming(path, renamed))
+            return .object(object)
+        }
         return .object(["name": .string(name), "version": 1, "keyConvention": .string(convention.rawValue == "snakeCase" ? "snake_case" : "camelCase"),
                         "entities": .object(entities), "routes": .array(routeFiles)])
+    }
+
+    /// `pattern` with its variables renamed (`/repos/:owner/:repo`, owner → ownerPath: `/repos/:ownerPath/:repo`).
+    static func renaming(_ pattern: String, _ names: [String: String]) -> String {
+        pattern.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
+            if segment.hasPrefix(":"), let new = names[String(segment.dropFirst())] { return ":" + new }
+            if segment.hasPrefix("{"), segment.hasSuffix("}"), let new = names[String(segment.dropFirst().dropLast())] { return "{" + new + "}" }
+            return String(segment)
+        }.joined(separator: "/")
     }
 
     // MARK: Routes
@@ -176,16 +205,21 @@ final class InferenceResolver {
     func register(_ name: String, shape: ObjectShape, route: RouteSamples, variables: [String],
                           source: String) throws -> Draft {
         let key = try routeKey(shape, entity: name, route: route, variables: variables, source: source)
+        let made: Draft
         if let existing = draft(named: name) {
             existing.shape.merge(shape)
             if existing.keyJSON == nil { existing.keyJSON = key }
             for variable in variables where !existing.scope.contains(variable) { existing.scope.append(variable) }
-            return existing
+            made = existing
+        } else {
+            made = Draft(name: name, shape: shape, source: source)
+            made.keyJSON = key
+            made.scope = variables
+            drafts.append(made)
         }
-        let made = Draft(name: name, shape: shape, source: source)
-        made.keyJSON = key
-        made.scope = variables
-        drafts.append(made)
+        for variable in variables {
+            if let values = route.pathValues[variable] { made.pathValues[variable, default: []].formUnion(values) }
+        }
         return made
     }
 
@@ -263,11 +297,74 @@ final class InferenceResolver {
                 } else {
                     let made = Draft(name: name, shape: shape, source: current.source)
                     made.keyJSON = [nestedKey]
+                    made.isNested = true
                     drafts.append(made)
                 }
             }
         }
     }
+
+    // MARK: Path variables
+
+    /// Decides what each route variable naming an object of its entity's (`:owner` beside an
+    /// `owner` object) names, from the values the samples' paths gave it: a related entity keyed
+    /// by the member the values are (`login`: the foreign key then holds the login, which the
+    /// route scopes by), its key as it is (`id`), a dotted attribute of an object without a key;
+    /// else the variable is renamed (`:ownerPath`) and fills an attribute of its own, so it
+    /// never scopes by a foreign key its value may not even be a valid value of.
+    private func bindPathVariables() {
+        for draft in drafts where !draft.scope.isEmpty {
+            for variable in draft.scope {
+                guard let field = draft.shape.orderedFields.first(where: { $0.key == variable })?.field, field.isOnlyObjects,
+                      let object = field.object else { continue }
+                let values = draft.pathValues[variable] ?? []
+                let shown = values.sorted().prefix(3).map { "'\($0)'" }.joined(separator: ", ")
+                // The members of the objects whose values include every value the path had.
+                let matching = values.isEmpty ? [] : object.orderedFields.filter { member in
+                    Self.isKeyLike(member.field, count: object.count) && values.allSatisfy { member.field.hasValue($0) == true }
+                }
+                let chosen = matching.first { FieldShape.couldBeKey($0.key) } ?? matching.first
+                guard let nested = nestedDraft(variable, field) else {
+                    // An object without a key: a dotted attribute may be what the variable names (decided with the attributes).
+                    continue
+                }
+                let foreignKey = attributeName(variable) + "ID"
+                if let key = nested.keyJSON?.first, matching.contains(where: { $0.key == key }) {
+                    continue   // the path names it by its key: the foreign key scopes it
+                }
+                if let chosen, nested.isNested, !nested.keyedByPath,
+                   let whole = nested.shape.orderedFields.first(where: { $0.key == chosen.key })?.field,
+                   Self.isKeyLike(whole, count: nested.shape.count) {
+                    nested.keyJSON = [chosen.key]
+                    nested.keyedByPath = true
+                    let foreign = attributeName(variable) + Self.upperFirst(attributeName(chosen.key))
+                    note(draft.name, draft.source, chosen.field.firstPointer,
+                         ":\(variable) is the \(variable)'s \(chosen.key) (\(shown)): \(nested.name) is keyed by \(chosen.key), "
+                         + "and the route scopes \(draft.name) by its foreign key \(foreign)")
+                    continue
+                }
+                let renamed = uniqueVariableName(attributeName(variable) + "Path", in: draft)
+                draft.renamedVariables[variable] = renamed
+                let why = values.isEmpty
+                    ? "no sample's path gave its value"
+                    : "its value\(values.count == 1 ? "" : "s") \(shown) \(values.count == 1 ? "is" : "are") no key of the \(variable) objects"
+                note(draft.name, draft.source, field.firstPointer,
+                     ":\(variable) names the \(variable) object, but \(why): it is :\(renamed), an attribute filled from the path, "
+                     + "not the foreign key \(foreignKey)")
+            }
+        }
+    }
+
+    /// `name`, or `name2`, `name3`… when the entity's objects have a key that makes an attribute of that name.
+    private func uniqueVariableName(_ name: String, in draft: Draft) -> String {
+        let taken = Set(draft.shape.orderedFields.map { attributeName($0.key).lowercased() })
+        guard taken.contains(name.lowercased()) else { return name }
+        var index = 2
+        while taken.contains((name + String(index)).lowercased()) { index += 1 }
+        return name + String(index)
+    }
+
+    static func upperFirst(_ name: String) -> String { name.prefix(1).uppercased() + name.dropFirst() }
 
     /// The entity a field's nested objects became, if any.
     private func nestedDraft(_ key: String, _ field: FieldShape) -> Draft? {
@@ -317,7 +414,8 @@ final class InferenceResolver {
                 let keyType = nestedKeyField.map { $0.integers == $0.present ? "integer" : "string" } ?? "integer"
                 var spec: JSONObject
                 if field.isOnlyObjects {
-                    let foreignKey = name + "ID"
+                    // A destination keyed by what paths name it by (`login`): the foreign key says so (`ownerLogin`).
+                    let foreignKey = nested.keyedByPath ? name + Self.upperFirst(attributeName(nested.keyJSON?.first ?? "id")) : name + "ID"
                     if attributes[foreignKey] == nil {
                         attributes[foreignKey] = attribute(foreignKey, type: keyType, jsonKey: convention.jsonKey(forAttribute: foreignKey))
                     }
@@ -335,8 +433,16 @@ final class InferenceResolver {
             }
             if field.isOnlyObjects, let object = field.object {
                 // An object without a key: its members are attributes read at dotted key paths.
+                let values = draft.scope.contains(key) ? draft.pathValues[key] ?? [] : []
                 for (subKey, subField) in object.orderedFields {
                     let subName = unique(attributeName(key + "_" + subKey))
+                    // A route variable naming the object whose values this member holds: the variable is this attribute.
+                    if !values.isEmpty, draft.renamedVariables[key] == nil, Self.isKeyLike(subField, count: object.count),
+                       values.allSatisfy({ subField.hasValue($0) == true }) {
+                        draft.renamedVariables[key] = subName
+                        note(draft.name, draft.source, subField.firstPointer,
+                             ":\(key) is the \(key)'s \(subKey): the route's variable is :\(subName), which scopes \(draft.name) by it")
+                    }
                     let (type, guessed) = scalarType(subField, objects: object.count)
                     if let guessed { note(draft.name + "." + subName, draft.source, subField.firstPointer, guessed) }
                     attributes[subName] = attribute(subName, type: type, jsonKey: key + "." + subKey)
@@ -354,6 +460,11 @@ final class InferenceResolver {
             // nullable, which its attribute need not say.
             let required = field.present == shape.count && field.nulls == 0 && shape.count > 1 && type != "json"
             attributes[name] = attribute(name, type: type, jsonKey: key, nullable: isKey || !required)
+        }
+        // Route variables renamed because they name no key of the object they are named after: attributes filled from the path.
+        for variable in draft.scope {
+            guard let renamed = draft.renamedVariables[variable], attributes[renamed] == nil, relationships[renamed] == nil else { continue }
+            attributes[renamed] = .object(["type": "string", "description": .string("filled from the route's :\(variable)")])
         }
         // Route variables no object holds: attributes filled from the path.
         for variable in draft.scope where !shape.orderedFields.contains(where: { $0.key == variable }) {

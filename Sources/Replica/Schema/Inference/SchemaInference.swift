@@ -67,13 +67,18 @@ public struct SchemaInference {
     ///
     /// ```swift
     /// inference.add(try JSONValue(parsing: page), route: "/repos/:owner/:repo/issues", source: "GET …/issues?page=1")
+    /// inference.add(try JSONValue(parsing: repo), route: "/repos/:owner/:repo", requestPath: "/repos/octocat/Hello-World")
     /// ```
     /// - Parameters:
     ///   - value: the sample.
     ///   - route: a path pattern (`:variables` become scope attributes), or a concrete path.
     ///   - source: where the sample came from, for notes (a file, a URL).
-    public mutating func add(_ value: JSONValue, route: String, source: String = "sample") {
+    ///   - requestPath: the concrete path that answered it, when known: its segments are the values
+    ///     of the route's variables, which tell what attribute a variable names (`octocat` is the
+    ///     `owner`'s `login`). A path that does not match `route` gives none.
+    public mutating func add(_ value: JSONValue, route: String, source: String = "sample", requestPath: String? = nil) {
         let samples = self.samples(for: route, source: source)
+        if let requestPath { samples.record(requestPath: requestPath) }
         switch value {
         case .array(let items):
             for (index, item) in items.enumerated() { samples.element(item, collection: "", at: JSONPointer.root / index) }
@@ -113,6 +118,14 @@ public struct SchemaInference {
 final class RouteSamples {
     let pattern: String
     var sources: [String]
+    /// The values each variable of the pattern had in the concrete paths the samples came from
+    /// (`owner` → `octocat`), at most ``FieldShape/keptValueLimit`` each.
+    private(set) var pathValues: [String: Set<String>] = [:]
+    /// Whether the pattern has variables: then the identity-like keys of the objects nested in the
+    /// samples' objects keep their first values, to learn which of them a variable's values are.
+    private(set) lazy var hasVariables: Bool = pattern.split(separator: "/").contains {
+        $0.hasPrefix(":") || ($0.hasPrefix("{") && $0.hasSuffix("}"))
+    }
     /// The objects of each collection, by the key holding it (`""`: the top-level array).
     private(set) var collections: [(key: String, shape: ObjectShape)] = []
     /// Top-level objects that were one object each.
@@ -136,9 +149,46 @@ final class RouteSamples {
         self.sources = [source]
     }
 
+    /// Records the values of the pattern's variables in `requestPath` (its query ignored), when it
+    /// matches the pattern.
+    func record(requestPath: String) {
+        guard let values = Self.variableValues(in: requestPath, pattern: pattern) else { return }
+        for (variable, value) in values where (pathValues[variable]?.count ?? 0) < FieldShape.keptValueLimit {
+            pathValues[variable, default: []].insert(value)
+        }
+    }
+
+    /// The values of `pattern`'s variables (`:owner`, `{owner}`) in a concrete path, percent-decoded;
+    /// nil when the path does not match the pattern (another number of segments, another literal).
+    ///
+    /// ```swift
+    /// RouteSamples.variableValues(in: "/repos/octocat/Hello-World", pattern: "/repos/:owner/:repo")
+    /// // ["owner": "octocat", "repo": "Hello-World"]
+    /// ```
+    static func variableValues(in path: String, pattern: String) -> [String: String]? {
+        let bare = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let segments = bare.split(separator: "/", omittingEmptySubsequences: true)
+        let parts = pattern.split(separator: "/", omittingEmptySubsequences: true)
+        guard segments.count == parts.count else { return nil }
+        var values: [String: String] = [:]
+        for (part, segment) in zip(parts, segments) {
+            let name: Substring
+            if part.hasPrefix(":") {
+                name = part.dropFirst()
+            } else if part.hasPrefix("{"), part.hasSuffix("}") {
+                name = part.dropFirst().dropLast()
+            } else {
+                guard part == segment else { return nil }
+                continue
+            }
+            values[String(name)] = PercentEncoding.decodeString(segment) ?? String(segment)
+        }
+        return values
+    }
+
     func collection(_ key: String) -> ObjectShape {
         if let found = collections.first(where: { $0.key == key }) { return found.shape }
-        let shape = ObjectShape(tracksUniqueness: true)
+        let shape = ObjectShape(tracksUniqueness: true, nestedKeepValues: hasVariables)
         collections.append((key: key, shape: shape))
         return shape
     }
@@ -180,7 +230,7 @@ final class RouteSamples {
             return
         }
         if arrayMembers.count > 1 { return }
-        let shape = single ?? ObjectShape(tracksUniqueness: true)
+        let shape = single ?? ObjectShape(tracksUniqueness: true, nestedKeepValues: hasVariables)
         single = shape
         shape.count += 1
         for (key, value) in members { shape.field(key, in: .root).observe(value, in: .root, key: key) }
@@ -219,17 +269,25 @@ extension SchemaInference {
     /// ```swift
     /// try inference.addFile("people.json")                                  // route /people
     /// try inference.addFile("issues.json", route: "/repos/:owner/:repo/issues")
+    /// try inference.addFile("repo.json", route: "/repos/:owner/:repo", requestPath: "/repos/octocat/Hello-World")
     /// ```
     /// - Parameters:
     ///   - path: the file.
     ///   - route: the route its content answers; by default `/` and the file's name without
     ///     its extension (`people.json` → `/people`).
+    ///   - requestPath: the concrete path that answered the file, when known: the values of the
+    ///     route's variables (see ``add(_:route:source:requestPath:)``).
     ///   - format: JSON or NDJSON; by default as the file's name says (``InputFormat/init(path:)``).
     /// - Throws: ``SchemaError`` `.unreadableFile` naming the file, `.invalidJSON` with the byte
-    ///   offset of malformed JSON.
-    public mutating func addFile(_ path: String, route: String? = nil, format: InputFormat? = nil) throws {
+    ///   offset of malformed JSON, `.cannotInfer` when `requestPath` does not match `route`.
+    public mutating func addFile(_ path: String, route: String? = nil, requestPath: String? = nil, format: InputFormat? = nil) throws {
         let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-        let samples = self.samples(for: route ?? "/" + name, source: URL(fileURLWithPath: path).lastPathComponent)
+        let pattern = route ?? "/" + name
+        if let requestPath, RouteSamples.variableValues(in: requestPath, pattern: pattern) == nil {
+            throw SchemaError(.cannotInfer, "\(requestPath) does not match the route \(pattern) that \(path) is given for", file: path)
+        }
+        let samples = self.samples(for: pattern, source: URL(fileURLWithPath: path).lastPathComponent)
+        if let requestPath { samples.record(requestPath: requestPath) }
         // One read(2) per chunk straight into the chunk's buffer, as the import reads files.
         let chunks: FileChunks
         do {
