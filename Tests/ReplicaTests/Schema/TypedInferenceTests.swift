@@ -79,4 +79,27 @@ struct TypedInferenceTests {
             "Article.tags at articles.json /data/0/relationships/tags/data: to-many relationship to type 'tags', which no sample held: its ids are kept as json",
         ])
     }
+
+    @Test("plain objects whose ids repeat across a type key are keyed by (type, id), with a note; unique ids stay the key alone")
+    func repeatedIDsAcrossTypes() async throws {
+        let mixed = #"[{"type": "person", "id": 1, "name": "Ann"}, {"type": "bot", "id": 1, "name": "Helper"}, {"type": "person", "id": 2, "name": "Bo"}]"#
+        var inference = SchemaInference(name: "users")
+        inference.add(try JSONValue(parsing: Data(mixed.utf8)), route: "/users", source: "users.json")
+        let inferred = try inference.infer()
+        let user = try inferred.schema.requireEntity("User")
+        #expect(user.primaryKeyNames == ["type", "id"])
+        #expect(inferred.notes.map(\.description) == [
+            "User at users.json /0/id: ids repeat across the values of type (bot, person): the key is (type, id), so objects of two "
+                + "types that share an id stay two rows; a route's \"discriminator\" can route each type to an entity of its own",
+        ])
+        let store = try Store.inMemory(schema: inferred.schema)
+        _ = try await SQLiteReplica(store: store).sync(.get, "/users", body: Data(mixed.utf8))
+        #expect(try store.rows("User").count == 3)
+
+        // Notion's users: a type of two values, ids unique: the id alone is the key.
+        var unique = SchemaInference(name: "users")
+        unique.add(try JSONValue(parsing: Data(#"[{"type": "person", "id": "a", "name": "Ann"}, {"type": "bot", "id": "b", "name": "Helper"}]"#.utf8)),
+                   route: "/users")
+        #expect(try unique.infer().schema.requireEntity("User").primaryKeyNames == ["id"])
+    }
 }

@@ -35,8 +35,11 @@ final class ObjectShape {
         let couldBeKey = FieldShape.couldBeKey(key)
         // Values are kept of nested objects' identity-like keys (`owner.login`): what a path variable
         // named after the object is compared with.
+        // A route's objects keep the first values of a type-like key (`type`, `kind`): ids that repeat
+        // across several of them are objects of several types (``InferenceResolver``'s key).
+        let keeps = (couldBeKey && keepsValues) || (tracksUniqueness && FieldShape.couldBeType(key))
         let field = FieldShape(firstPointer: parent / key, tracksUniqueness: tracksUniqueness && couldBeKey,
-                               keepsValues: couldBeKey && keepsValues, nestedKeepValues: nestedKeepValues)
+                               keepsValues: keeps, nestedKeepValues: nestedKeepValues)
         add(field, key: key)
         return field
     }
@@ -178,6 +181,11 @@ final class FieldShape {
 
     /// Whether every value seen was distinct (only known for tracked keys).
     var isUnique: Bool { hashes != nil && !repeated }
+
+    /// Keys that name an object's type in public APIs: `type`, `kind`, Stripe's `object`, GraphQL's `__typename`.
+    static func couldBeType(_ key: String) -> Bool {
+        ["type", "kind", "object", "_type", "__typename", "resource_type", "entity_type", "objecttype"].contains(key.lowercased())
+    }
 
     /// Keys that name identities in public APIs: `id`, `*_id`, `login`, `slug`…
     static func couldBeKey(_ key: String) -> Bool {

@@ -236,6 +236,18 @@ final class InferenceResolver {
                           source: String) throws -> [String] {
         let fields = shape.orderedFields
         if let id = fields.first(where: { $0.key == "id" }), Self.isKeyLike(id.field, count: shape.count) {
+            // Ids that repeat beside a type key of several values (`type`: person, bot): objects of
+            // several types that share ids, kept apart by a key of both, never merged into one row.
+            if id.field.repeated, let type = fields.first(where: { candidate in
+                FieldShape.couldBeType(candidate.key) && candidate.field.strings == shape.count
+                    && (candidate.field.values?.count ?? 0) > 1
+            }) {
+                let values = (type.field.values ?? []).sorted().prefix(5).joined(separator: ", ")
+                note(entity, source, id.field.firstPointer,
+                     "ids repeat across the values of \(type.key) (\(values)): the key is (\(type.key), id), so objects of two "
+                     + "types that share an id stay two rows; a route's \"discriminator\" can route each type to an entity of its own")
+                return [type.key, "id"]
+            }
             return ["id"]
         }
         let candidates = fields.filter { Self.isKeyLike($0.field, count: shape.count) && $0.field.isUnique }
