@@ -46,7 +46,7 @@ extension ReplicaBench {
         @Option(help: "Where to put the scratch folder (default: the system's temporary folder).")
         var scratch: String?
 
-        @Option(help: ArgumentHelp("The Python virtual environment for sqlite-utils and DuckDB, created when missing.",
+        @Option(help: ArgumentHelp("The Python virtual environment for sqlite-utils, DuckDB and dlt, created when missing.",
                                    valueName: "dir"))
         var venv: String = CompetitorTools.defaultVirtualEnvironment
 

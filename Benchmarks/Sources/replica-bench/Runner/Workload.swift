@@ -57,6 +57,7 @@ let allWorkloads: [any Workload] = [
     MockServerWorkload(),
     SyncPagesWorkload(),
     SyncIncrementalWorkload(),
+    SyncOffsetWorkload(),
     ImportPostgresWorkload(),
     FleetWorkload(),
 ]

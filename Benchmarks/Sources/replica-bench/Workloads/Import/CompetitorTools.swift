@@ -3,7 +3,7 @@ import Foundation
 /// The tools users would pick instead of Replica (issue 31), found or installed for one run.
 ///
 /// - `sqlite3 json_each`: the `sqlite3` shell on `PATH` (its `readfile()` reads the file).
-/// - `sqlite-utils` and `DuckDB`: installed into the benchmark's own virtual environment
+/// - `sqlite-utils` and `DuckDB` (and `dlt`, for `sync-offset`): installed into the benchmark's own virtual environment
 ///   (`Benchmarks/.venv` by default, `--venv` to move it; git-ignored), created when missing with
 ///   `python3 -m venv` and `pip install -r Scripts/competitors-requirements.txt` (pinned versions),
 ///   never into the project's dependencies. The environment is reused while its copy of the
@@ -47,16 +47,10 @@ struct CompetitorTools: Sendable {
         } else {
             tools.missing[.sqliteShell] = "no sqlite3 shell on PATH"
         }
-        let environment = context.virtualEnvironment
         do {
-            guard let python = context.python else { throw BenchmarkError("skipped: no python3 (--python none)") }
-            do {
-                try ensureVirtualEnvironment(at: environment, python: python, context: context)
-            } catch {
-                throw BenchmarkError("not installed: \(error)")
-            }
-            tools.venvPython = environment + "/bin/python"
-            tools.sqliteUtils = environment + "/bin/sqlite-utils"
+            let python = try environmentPython(context)
+            tools.venvPython = python
+            tools.sqliteUtils = context.virtualEnvironment + "/bin/sqlite-utils"
         } catch {
             let note = "\(error)"
             context.log("import: sqlite-utils and DuckDB: \(note)")
@@ -64,6 +58,24 @@ struct CompetitorTools: Sendable {
             tools.missing[.duckDB] = note
         }
         return tools
+    }
+
+    /// The virtual environment's Python, with every pinned tool installed (the environment is
+    /// created, or its requirements installed, when its stamp says they are not there).
+    ///
+    /// - Parameter context: The run's Python (`nil` skips the environment) and where the environment goes.
+    /// - Returns: The path of the environment's `bin/python`.
+    /// - Throws: ``BenchmarkError`` saying why it cannot be had: `skipped: no python3 (--python none)`
+    ///   or `not installed: …`.
+    static func environmentPython(_ context: BenchmarkContext) throws -> String {
+        guard let python = context.python else { throw BenchmarkError("skipped: no python3 (--python none)") }
+        let environment = context.virtualEnvironment
+        do {
+            try ensureVirtualEnvironment(at: environment, python: python, context: context)
+        } catch {
+            throw BenchmarkError("not installed: \(error)")
+        }
+        return environment + "/bin/python"
     }
 
     /// Creates the environment and installs the requirements unless its stamp (a copy of the
@@ -79,7 +91,7 @@ struct CompetitorTools: Sendable {
            fileManager.isExecutableFile(atPath: directory + "/bin/sqlite-utils") {
             return
         }
-        context.log("import: installing \(requirementsFile) into \(directory)…")
+        context.log("installing \(requirementsFile) into \(directory)…")
         if !fileManager.isExecutableFile(atPath: directory + "/bin/python") {
             try check(ChildProcess.run([python, "-m", "venv", directory]), "\(python) -m venv \(directory)")
         }
