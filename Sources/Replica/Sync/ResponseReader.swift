@@ -275,6 +275,19 @@ final class ResponseReader: Sendable {
             case .unknownType(let type, let at):
                 statistics.objectCount += 1
                 statistics.ignored.record(entity: -1, kind: .unknownType, key: type, at: at)
+            case .nothing:
+                break
+            case .invalid(let error, let entity, let id):
+                statistics.objectCount += 1
+                let map = planner.mapping.maps[entity]
+                switch options.onInvalid {
+                case .fail:
+                    throw SyncError(.invalidObject, error.description, underlying: error)
+                case .skip:
+                    // Its id still counts as seen: a skipped object never makes its row stale.
+                    let key = map.primaryKey(ofInvalid: .object([PropertyMap.primaryKeyJSONKey(of: map.entity): id]), scope: nil)
+                    statistics.skipped.append(SkippedObject(entity: map.entity.name, pointer: pointer, reason: error.description, key: key))
+                }
             case .object(let object):
                 let isCollection = typed.isCollection(patternIndex: element.patternIndex)
                 // The route's scope fills what the collection's objects of its entity leave out.

@@ -43,10 +43,16 @@ extension TypedShape {
         case object(TypedObject)
         /// The type value (`(none)` when the object has none) and where the discriminator is.
         case unknownType(String, at: JSONPointer)
+        /// `null` where an object could be: JSON:API's empty primary data (`{"data": null}`), no `included`.
+        case nothing
+        /// A resource object of `entity` that breaks JSON:API's shape (`attributes` that are no
+        /// object); `key` is its id as the entity's map reads it, when it has one.
+        case invalid(MappingError, entity: Int, key: JSONValue)
     }
 
     /// The entity of `value` by its discriminator, and `value` as that entity's map reads it.
     func resolve(_ value: JSONValue, at pointer: JSONPointer, maps: [PropertyMap]) -> Resolution {
+        if value.isNull { return .nothing }
         guard case .object(let object) = value else {
             // Not an object: the target's map reports it (expected an object) with its pointer.
             return .object(TypedObject(entity: target, value: value, places: [:]))
@@ -66,6 +72,20 @@ extension TypedShape {
             if maps[entity].attribute(forJSONKey: key) == nil { plain[key] = nil }
             return .object(TypedObject(entity: entity, value: .object(plain), places: [:]))
         case .jsonAPI:
+            let name = maps[entity].entity.name
+            for member in ["attributes", "relationships"] {
+                guard let found = object[member], !found.isNull, found.objectValue == nil else { continue }
+                return .invalid(MappingError(.notAnObject, "a JSON:API resource's \(member) must be an object, found "
+                                             + "\(found.typeName) \(found.excerpt())", entity: name, pointer: pointer / member,
+                                             value: found.excerpt()),
+                                entity: entity, key: object["id"] ?? .null)
+            }
+            for (relationship, found) in object["relationships"]?.objectValue ?? [:] where found.objectValue == nil {
+                return .invalid(MappingError(.notAnObject, "a JSON:API relationship must be an object (with data, links or meta), "
+                                             + "found \(found.typeName) \(found.excerpt())", entity: name,
+                                             pointer: pointer / "relationships" / relationship, value: found.excerpt()),
+                                entity: entity, key: object["id"] ?? .null)
+            }
             return .object(Self.flattenResource(object, map: maps[entity], entity: entity))
         }
     }

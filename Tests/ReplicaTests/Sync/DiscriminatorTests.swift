@@ -279,4 +279,45 @@ struct DiscriminatorTests {
         let plain = Discriminator(key: "kind", entities: ["photo": "Photo"], included: JSONPointer("/related"))
         #expect(plain.fileJSON.serialized() == #"{"key":"kind","entities":{"photo":"Photo"},"included":"/related"}"#)
     }
+
+    @Test("odd documents: each is stored or refused with a message naming the place", arguments: [
+        (#"{"data": null}"#, "ok"),
+        (#"{"data": []}"#, "ok"),
+        (#"{"data": [], "included": null}"#, "ok"),
+        (#"{"data": [], "included": {"type": "people", "id": "1", "attributes": {}}}"#, "ok"),
+        (#"{"data": [{"type": "articles", "attributes": {"title": "no id"}}]}"#, "GET /articles: Article.id at /data/0: object has no id: key 'id' is missing"),
+        (#"{"data": [{"type": 7, "id": "1"}]}"#, "ok"),
+        (#"{"data": [{"type": "articles", "id": "1", "attributes": "title"}]}"#,
+         "GET /articles: Article at /data/0/attributes: a JSON:API resource's attributes must be an object, found string \"title\""),
+        (#"{"data": [{"type": "articles", "id": "1", "attributes": {"title": "T"}, "relationships": {"author": "9"}}]}"#,
+         "GET /articles: Article at /data/0/relationships/author: a JSON:API relationship must be an object (with data, links or meta), found string \"9\""),
+        (#"{"data": [{"type": "articles", "id": "1", "attributes": {"title": "T"}, "relationships": {"author": {"data": [{"type": "people", "id": "1"}]}}}]}"#,
+         "GET /articles: Article.author at /data/0/relationships/author/data: expected an object or an id for to-one relationship to Person, found array [\"1\"]"),
+        (#"{"errors": [{"status": "404", "title": "Not Found"}]}"#,
+         #"GET /articles: expected objects typed by 'type' at /data, found object {"errors":[{"status":"404","title":"Not Found"}]}"#),
+        (#"[1, 2]"#, "GET /articles: expected objects typed by 'type' at /data, found array [1,2]"),
+    ])
+    func oddDocuments(document: String, outcome: String) async throws {
+        let (_, engine) = try Self.store()
+        do {
+            let result = try await engine.sync(.get, "/articles", body: Data(document.utf8))
+            #expect(outcome == "ok", "stored: \(result.changes) \(result.ignoredKeys)")
+        } catch let error as SyncError {
+            #expect("\(error)" == outcome)
+        }
+    }
+
+    @Test("an invalid resource under the skip policy is skipped by its id, which still counts as seen")
+    func skippedResource() async throws {
+        let (store, engine) = try Self.store()
+        _ = try await engine.sync(.get, "/articles", body: Data(JSONAPIDocuments.articles.utf8))
+        var skip = SyncOptions()
+        skip.onInvalid = .skip
+        let result = try await engine.sync(.get, "/articles", body: Data(#"{"data": [{"type": "articles", "id": "1", "attributes": ["x"]}]}"#.utf8),
+                                           options: skip)
+        #expect(result.skipped.map(\.pointer.description) == ["/data/0"])
+        #expect(result.skipped.first?.key == .string("1"))
+        #expect(result.changes["Article"]?.deleted.isEmpty != false)
+        #expect(try Self.rows(store, "Article", ["id"]) == ["1"])
+    }
 }
