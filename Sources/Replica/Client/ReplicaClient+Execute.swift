@@ -110,8 +110,12 @@ extension ReplicaClient {
         // in order all the same; one the traversal does not reach is cancelled.
         var ahead: [PrefetchedPage] = []
         defer { for page in ahead { page.discard() } }
+        // The pages last known to come, in order (offsets or page numbers up to a total): when one of
+        // them arrives, the one after those in flight is asked for before it is parsed.
+        var planned: [URL] = []
         /// Asks for `upcoming` (the pages after the current one, in order) ahead, keeping those asked already.
         func schedule(_ upcoming: [URL]) {
+            planned = upcoming
             let limit = configuration.prefetchPages ? max(0, min(configuration.concurrentPages, configuration.maxPages - pages)) : 0
             var index = 0
             for url in upcoming.prefix(limit) {
@@ -195,6 +199,10 @@ extension ReplicaClient {
                 // for them now, so that they arrive while this one is written.
                 if isCollection, rule == .linkHeader, let nextURL = Self.nextLink(response.headers, relativeTo: current.url) {
                     schedule(Self.upcomingLinkPages(next: nextURL, current: current.url, headers: response.headers))
+                } else if isCollection, rule != .linkHeader,
+                          let position = planned.firstIndex(where: { cacheKey(for: $0, dropping: since?.incremental.parameter) == key }) {
+                    // A page known to come arrived: keep as many in flight while it is parsed.
+                    schedule(Array(planned[(position + 1)...]))
                 }
                 let page = try await traced.parse {
                     try await stage(response, into: session, prepared: prepared, request: current, capture: capture)
