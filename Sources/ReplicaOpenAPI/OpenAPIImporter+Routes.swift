@@ -19,6 +19,14 @@ extension OpenAPIImporter {
         return all.compactMap { verb, method, operation in operation.map { (verb, method, $0) } }
     }
 
+    /// The variables of a path template, in order: `/pet/{petId}` → `["petId"]`.
+    static func variables(of template: String) -> [String] {
+        template.split(separator: "/").compactMap { segment in
+            guard segment.hasPrefix("{"), let close = segment.firstIndex(of: "}") else { return nil }
+            return String(segment[segment.index(after: segment.startIndex)..<close])
+        }
+    }
+
     /// `/pet/{petId}` → `/pet/:petId`.
     static func routePath(_ template: String) -> String {
         template.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
@@ -39,15 +47,6 @@ extension OpenAPIImporter {
                 note(template, pointer, "$ref to a path item the document does not define: no routes")
                 continue
             }
-            let routePath = Self.routePath(template)
-            let pattern: RoutePattern
-            do {
-                pattern = try RoutePattern(routePath)
-            } catch {
-                note(template, pointer, "\(error.message): no routes")
-                continue
-            }
-            routeTemplates[routePath] = template
             let operations = Self.operations(of: pathItem)
             var payloads: [String: Payload] = [:]
             var responseNotes: [String: (pointer: JSONPointer, message: String)] = [:]
@@ -57,6 +56,24 @@ extension OpenAPIImporter {
                 responseNotes[verb] = responseNote
                 responseNote = nil
             }
+            var routePath = Self.routePath(template)
+            // `GET /v1/customers/{customer}` answering one Customer: `{customer}` is its key, named as the
+            // key's property (`:id`), so the route scopes by it and `find("Customer", id:)` reads through it.
+            if case .entity(let entity, false, nil)? = payloads["get"], let draft = draft(named: entity),
+               let last = Self.variables(of: template).last, template.hasSuffix("{\(last)}"), last != draft.key,
+               draft.object.property(last) == nil, !Self.variables(of: template).contains(draft.key) {
+                routePath = String(routePath.dropLast(last.count)) + draft.key
+                note("GET \(routePath)", pointer, "{\(last)} names the \(entity) its GET answers: the route's variable is :\(draft.key), "
+                     + "\(entity)'s key, so a call scopes by it and find(\"\(entity)\", id:) reads through it")
+            }
+            let pattern: RoutePattern
+            do {
+                pattern = try RoutePattern(routePath)
+            } catch {
+                note(template, pointer, "\(error.message): no routes")
+                continue
+            }
+            routeTemplates[routePath] = template
             for (verb, method, operation) in operations {
                 let at = pointer / verb
                 let subject = "\(method) \(routePath)"

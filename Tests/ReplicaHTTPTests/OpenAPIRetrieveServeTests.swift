@@ -82,6 +82,9 @@ struct OpenAPIRetrieveServeTests {
             #expect(invoice.sync.ignoredKeys.map(\.description) == [])
             #expect(try engine.store.rows("Customer").map(\.primaryKey) == [.string("cus_NffrFeUfNV2Hib")])
             #expect(try engine.store.rows("Invoice").map { $0["total"] } == [.integer(999)])
+            // The retrieve route names the key (:id): find reads one customer through it.
+            let found = try await client.find("Customer", id: .string("cus_NffrFeUfNV2Hib"))
+            #expect(found?["name"] == .string("Jenny Rosen"))
         } teardown: {
             try? await transport.shutdown()
             await server.stop()

@@ -57,13 +57,13 @@ struct OpenAPIPetStoreTests {
              {"method": "PUT", "path": "/pet", "target": "Pet"},
              {"path": "/pet/findByStatus", "target": "Pet"},
              {"path": "/pet/findByTags", "target": "Pet"},
-             {"path": "/pet/:petId", "target": "Pet"},
-             {"method": "DELETE", "path": "/pet/:petId", "target": "Pet"},
+             {"path": "/pet/:id", "target": "Pet"},
+             {"method": "DELETE", "path": "/pet/:id", "target": "Pet"},
              {"method": "POST", "path": "/pet/:petId/uploadImage", "target": "DATA"},
              {"path": "/store/inventory", "target": "DATA"},
              {"method": "POST", "path": "/store/order", "target": "Order"},
-             {"path": "/store/order/:orderId", "target": "Order"},
-             {"method": "DELETE", "path": "/store/order/:orderId", "target": "Order"},
+             {"path": "/store/order/:id", "target": "Order"},
+             {"method": "DELETE", "path": "/store/order/:id", "target": "Order"},
              {"method": "POST", "path": "/user", "target": "User"},
              {"method": "POST", "path": "/user/createWithList", "target": "User"},
              {"path": "/user/login", "target": "DATA"},
@@ -74,15 +74,19 @@ struct OpenAPIPetStoreTests {
         #expect(imported.notes.map(\.description) == [
             "Address at petstore.yaml #/components/schemas/Address: an object without an id or identity-like property: not an entity",
             "ApiResponse at petstore.yaml #/components/schemas/ApiResponse: an object without an id or identity-like property: not an entity",
-            "POST /pet/:petId at petstore.yaml #/paths/~1pet~1{petId}/post: no JSON response, and no entity in its request body: not a route",
+            "GET /pet/:id at petstore.yaml #/paths/~1pet~1{petId}: {petId} names the Pet its GET answers: the route's variable is :id, "
+                + "Pet's key, so a call scopes by it and find(\"Pet\", id:) reads through it",
+            "POST /pet/:id at petstore.yaml #/paths/~1pet~1{petId}/post: no JSON response, and no entity in its request body: not a route",
+            "GET /store/order/:id at petstore.yaml #/paths/~1store~1order~1{orderId}: {orderId} names the Order its GET answers: the "
+                + "route's variable is :id, Order's key, so a call scopes by it and find(\"Order\", id:) reads through it",
             "GET /user/logout at petstore.yaml #/paths/~1user~1logout/get: no JSON response: not a route",
             "Customer.address at petstore.yaml #/components/schemas/Customer/properties/address: an array of Address objects "
                 + "without an id or identity-like property: json",
-            "GET, DELETE /pet/:petId at petstore.yaml #/paths/~1pet~1{petId}: :petId names no property of Pet: it scopes nothing "
-                + "(the response says which Pet it is)",
-            "GET, DELETE /store/order/:orderId at petstore.yaml #/paths/~1store~1order~1{orderId}: :orderId names no property of "
-                + "Order: it scopes nothing (the response says which Order it is)",
         ])
+        // GET /pet/10 names Pet 10: the route scopes by the key, so find("Pet", id: 10) reads through it.
+        let pet = try RouteTable(schema: imported.schema).resolve(.get, "/pet/10")
+        #expect(pet.scope.isSingleObject)
+        #expect(pet.scope.conditions.map(\.attribute) == ["id"])
         // The path's :username fills User.username.
         let table = try RouteTable(schema: imported.schema)
         let resolution = try table.resolve(.get, "/user/theUser")

@@ -18,10 +18,10 @@ struct OpenAPIRetrieveRouteTests {
         let routes = imported.schema.routes.map { "\($0.method) \($0.path) -> \($0.target)" }
         #expect(routes == [
             "GET /v1/customers -> Customer", "POST /v1/customers -> Customer",
-            "GET /v1/customers/:customer -> Customer", "POST /v1/customers/:customer -> Customer",
-            "DELETE /v1/customers/:customer -> Customer",
+            "GET /v1/customers/:id -> Customer", "POST /v1/customers/:id -> Customer",
+            "DELETE /v1/customers/:id -> Customer",
             "GET /v1/invoices -> Invoice", "POST /v1/invoices -> Invoice",
-            "GET /v1/invoices/:invoice -> Invoice", "DELETE /v1/invoices/:invoice -> Invoice",
+            "GET /v1/invoices/:id -> Invoice", "DELETE /v1/invoices/:id -> Invoice",
         ], "\(imported.text)")
         let lists = imported.schema.routes.filter { $0.method == .get && !$0.path.contains(":") }
         #expect(lists.map(\.envelope) == ["data", "data"])
@@ -32,10 +32,13 @@ struct OpenAPIRetrieveRouteTests {
 
         let notes = imported.notes.map(\.description)
         let place = "stripe-customers.json #/paths/~1v1~1customers~1{customer}"
-        #expect(notes.contains("GET /v1/customers/:customer at \(place)/get/responses/200/content/application~1json/schema/anyOf: "
+        #expect(notes.contains("GET /v1/customers/:id at \(place): {customer} names the Customer its GET answers: the route's variable "
+                               + "is :id, Customer's key, so a call scopes by it and find(\"Customer\", id:) reads through it"),
+                "\(notes.joined(separator: "\n"))")
+        #expect(notes.contains("GET /v1/customers/:id at \(place)/get/responses/200/content/application~1json/schema/anyOf: "
                                + "answers anyOf customer, deleted_customer: the route's objects are Customer (DeletedCustomer: "
                                + "its deleted form, a `deleted` flag beside its key)"), "\(notes.joined(separator: "\n"))")
-        #expect(notes.contains("DELETE /v1/customers/:customer at \(place)/delete: answers DeletedCustomer, the deleted form of "
+        #expect(notes.contains("DELETE /v1/customers/:id at \(place)/delete: answers DeletedCustomer, the deleted form of "
                                + "the Customer its path's GET answers: the route targets Customer"), "\(notes.joined(separator: "\n"))")
         // Every GET of the document is an entity route: none is DATA.
         #expect(imported.schema.routes.allSatisfy { $0.target != .data })
@@ -86,7 +89,7 @@ struct OpenAPIRetrieveRouteTests {
     func dataWithNotes() throws {
         let imported = try OpenAPISchemaImport.schema(from: Data(Self.unreadable.utf8), source: "pets.yaml", name: "pets")
         #expect(imported.schema.routes.map { "\($0.method) \($0.path) -> \($0.target)" } == [
-            "GET /pets/:pet -> DATA", "GET /codes/:code -> DATA", "GET /balance -> DATA", "GET /cats/:cat -> Cat",
+            "GET /pets/:pet -> DATA", "GET /codes/:code -> DATA", "GET /balance -> DATA", "GET /cats/:id -> Cat",
         ])
         let notes = imported.notes.map(\.description)
         let schema = "responses/200/content/application~1json/schema"
@@ -97,7 +100,7 @@ struct OpenAPIRetrieveRouteTests {
                 + "one object of an entity: DATA, handed back as it is",
             "GET /balance at pets.yaml #/paths/~1balance/get/\(schema): answers Balance, which has no id or identity-like property "
                 + "(and holds no array of an entity's objects): DATA, handed back as it is",
-            "GET /cats/:cat at pets.yaml #/paths/~1cats~1{cat}/get/\(schema)/oneOf: answers oneOf Cat, #1: the route's objects are Cat; "
+            "GET /cats/:id at pets.yaml #/paths/~1cats~1{cat}/get/\(schema)/oneOf: answers oneOf Cat, #1: the route's objects are Cat; "
                 + "objects of #1 it answers are read as Cat's",
         ] {
             #expect(notes.contains(expected), "\(expected)\n-- notes:\n\(notes.joined(separator: "\n"))")
