@@ -28,7 +28,15 @@ struct ReadOnlyDirectoryTests {
         #expect(imported.status == 0, "\(imported.stderr)")
         // Readable by everyone, writable by root alone; the tool copied where the other user can run it.
         let tool = directory.path("replica")
-        try FileManager.default.copyItem(at: ReplicaTool.productsDirectory.appendingPathComponent("replica"), to: URL(fileURLWithPath: tool))
+        // Copied by a `cp` child, never through a file this process holds open for writing: a test
+        // forking at that moment would inherit the descriptor, and executing the copy would fail
+        // with "Text file busy" (ETXTBSY) for as long as that child runs.
+        let copy = Process()
+        copy.executableURL = URL(fileURLWithPath: "/bin/cp")
+        copy.arguments = [ReplicaTool.productsDirectory.appendingPathComponent("replica").path, tool]
+        try copy.run()
+        copy.waitUntilExit()
+        #expect(copy.terminationStatus == 0)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: db)
