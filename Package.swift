@@ -10,11 +10,22 @@ let package = Package(
     name: "Replica",
     platforms: [.macOS(.v14)],
     products: [
+        // The pipeline and the SQLite store together (`import Replica`), as most programs want them.
         .library(name: "Replica", targets: ["Replica"]),
+        // The pipeline alone: JSON, schemas, routes, property maps, sync planning, change sets,
+        // observation, the store protocol and the client's engine; no database, no HTTP.
+        .library(name: "ReplicaCore", targets: ["ReplicaCore"]),
+        // The embedded SQLite store (GRDB).
+        .library(name: "ReplicaSQLite", targets: ["ReplicaSQLite"]),
+        // The HTTP transport over AsyncHTTPClient.
         .library(name: "ReplicaHTTP", targets: ["ReplicaHTTP"]),
+        // The embedded mock REST server (Hummingbird), its in-memory and SQLite stores.
         .library(name: "ReplicaServer", targets: ["ReplicaServer"]),
+        // The mock server's PostgreSQL store.
         .library(name: "ReplicaServerPostgres", targets: ["ReplicaServerPostgres"]),
+        // The PostgreSQL store (postgres-nio), shared by a fleet of services.
         .library(name: "ReplicaPostgres", targets: ["ReplicaPostgres"]),
+        // Schemas from OpenAPI documents (OpenAPIKit, Yams).
         .library(name: "ReplicaOpenAPI", targets: ["ReplicaOpenAPI"]),
         .executable(name: "replica", targets: ["replica"]),
     ],
@@ -40,11 +51,10 @@ let package = Package(
         .package(url: "https://github.com/swift-otel/swift-w3c-trace-context.git", from: "1.0.0"),
     ],
     targets: [
+        // The pipeline: no database driver, no HTTP, no server, no ArgumentParser.
         .target(
-            name: "Replica",
+            name: "ReplicaCore",
             dependencies: [
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -53,10 +63,29 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The SQLite store: everything that speaks GRDB.
+        .target(
+            name: "ReplicaSQLite",
+            dependencies: [
+                "ReplicaCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The umbrella: `import Replica` re-exports the pipeline and the SQLite store.
+        .target(
+            name: "Replica",
+            dependencies: ["ReplicaCore", "ReplicaSQLite"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "ReplicaHTTP",
             dependencies: [
-                "Replica",
+                "ReplicaCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -68,7 +97,9 @@ let package = Package(
         .target(
             name: "ReplicaServer",
             dependencies: [
-                "Replica",
+                "ReplicaCore",
+                // Its SQLite store reads rows as the SQLite replica does.
+                "ReplicaSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -87,7 +118,9 @@ let package = Package(
         .target(
             name: "ReplicaPostgres",
             dependencies: [
-                "Replica",
+                "ReplicaCore",
+                // `openReplicaStore(url:)` opens a file URL as an SQLite replica.
+                "ReplicaSQLite",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -112,7 +145,7 @@ let package = Package(
         .target(
             name: "ReplicaOpenAPI",
             dependencies: [
-                "Replica",
+                "ReplicaCore",
                 .product(name: "OpenAPIKit", package: "OpenAPIKit"),
                 .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
                 .product(name: "OpenAPIKitCompat", package: "OpenAPIKit"),
@@ -171,6 +204,8 @@ let package = Package(
             name: "ReplicaTests",
             dependencies: [
                 "Replica",
+                "ReplicaCore",
+                "ReplicaSQLite",
                 "ReplicaTestSupport",
                 "CSQLiteFaults",
                 .product(name: "Logging", package: "swift-log"),
@@ -180,13 +215,16 @@ let package = Package(
         ),
         .testTarget(
             name: "ReplicaOpenAPITests",
-            dependencies: ["ReplicaOpenAPI", "Replica", "ReplicaTestSupport"],
+            dependencies: ["ReplicaOpenAPI", "Replica",
+                "ReplicaCore",
+                "ReplicaSQLite", "ReplicaTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "ReplicaHTTPTests",
             dependencies: [
                 "ReplicaTestSupport",
+                "Replica",
                 "ReplicaHTTP",
                 "ReplicaOpenAPI",
                 "ReplicaServer",
@@ -205,6 +243,7 @@ let package = Package(
             name: "ReplicaServerTests",
             dependencies: [
                 "ReplicaTestSupport",
+                "Replica",
                 "ReplicaServer",
                 "ReplicaServerPostgres",
                 "replica",
@@ -218,6 +257,8 @@ let package = Package(
                 "ReplicaTestSupport",
                 "ReplicaPostgres",
                 "Replica",
+                "ReplicaCore",
+                "ReplicaSQLite",
                 "ReplicaHTTP",
                 "ReplicaServer",
                 "replica",
@@ -235,6 +276,8 @@ let package = Package(
                 "ReplicaTestSupport",
                 "replica",
                 "Replica",
+                "ReplicaCore",
+                "ReplicaSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
@@ -246,6 +289,8 @@ let package = Package(
                 "ReplicaPostgres",
                 "ReplicaTestSupport",
                 "Replica",
+                "ReplicaCore",
+                "ReplicaSQLite",
                 "ReplicaHTTP",
                 "ReplicaServer",
                 .product(name: "Logging", package: "swift-log"),

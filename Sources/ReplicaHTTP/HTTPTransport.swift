@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Replica
+import ReplicaCore
 import Tracing
 
 /// The client's ``Transport`` over AsyncHTTPClient: request bodies (files, multipart) stream from

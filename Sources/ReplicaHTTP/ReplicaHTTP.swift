@@ -1,3 +1,3 @@
 // ReplicaHTTP: the `Transport` of the Replica client over AsyncHTTPClient. It re-exports the
 // core so that `import ReplicaHTTP` is enough for an app that syncs over HTTP.
-@_exported import Replica
+@_exported import ReplicaCore

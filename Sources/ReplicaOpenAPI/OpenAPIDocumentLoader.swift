@@ -2,7 +2,7 @@ import Foundation
 import OpenAPIKit
 import OpenAPIKit30
 import OpenAPIKitCompat
-import Replica
+import ReplicaCore
 import Yams
 
 /// Reads an OpenAPI document's bytes: JSON or YAML (told by the content), its version checked

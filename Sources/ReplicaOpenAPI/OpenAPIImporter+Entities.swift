@@ -1,4 +1,4 @@
-import Replica
+import ReplicaCore
 
 /// One entity's members as the schema file writes them, names kept unique (column names are
 /// compared without case).

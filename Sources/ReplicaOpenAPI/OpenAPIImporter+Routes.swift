@@ -1,5 +1,5 @@
 import OpenAPIKit
-import Replica
+import ReplicaCore
 
 extension OpenAPIImporter {
     /// What an operation's JSON (its response, or its request body) holds.

@@ -1,6 +1,6 @@
 import Foundation
 import OpenAPIKit
-import Replica
+import ReplicaCore
 
 /// Turns one OpenAPI document into a schema file: entities first (which component schemas have
 /// an identity), then routes (which may name inline objects as entities), then each entity's

@@ -1,5 +1,5 @@
 import Foundation
-import Replica
+import ReplicaCore
 
 /// Imports a schema from an OpenAPI 3.0 or 3.1 document (JSON or YAML; 3.2, which OpenAPIKit
 /// reads too, is accepted): what most public APIs already publish, instead of every entity and

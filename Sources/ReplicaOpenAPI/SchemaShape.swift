@@ -1,6 +1,6 @@
 import Foundation
 import OpenAPIKit
-import Replica
+import ReplicaCore
 
 /// Why a construct became `json`: where it is in the document and what was done.
 struct Unmapped: Hashable {

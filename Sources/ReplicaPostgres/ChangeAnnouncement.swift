@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
-import Replica
+import ReplicaCore
 
 /// How a commit is announced to other processes: `NOTIFY replica_changes` with a small JSON
 /// payload, sent by PostgreSQL only when the transaction commits.

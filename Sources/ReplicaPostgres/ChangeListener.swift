@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
-import Replica
+import ReplicaCore
 
 /// Listens on `replica_changes` for other processes' commits and hands their change sets to a
 /// replica's observers. Started by the first observer; one connection of its own.

@@ -1,5 +1,5 @@
 import Foundation
-import Replica
+import ReplicaCore
 
 /// Turns planned row batches into `COPY … FROM STDIN` text, one buffer per entity, and keeps
 /// what the merge needs to know of the rows: their keys, which rows were top-level objects and

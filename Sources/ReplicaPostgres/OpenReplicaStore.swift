@@ -1,9 +1,10 @@
 import Foundation
-import Replica
+import ReplicaCore
+import ReplicaSQLite
 
 /// Opens the store a URL names, as the `replica` tool's `--db` does: `postgres://…` (or
 /// `postgresql://…`) a ``PostgresReplica``, `sqlite:PATH`, `file:PATH` or a plain path an SQLite
-/// ``Replica/SQLiteReplica`` (the file is created when missing).
+/// ``ReplicaSQLite/SQLiteReplica`` (the file is created when missing).
 ///
 /// ```swift
 /// let store = try await openReplicaStore(url: ProcessInfo.processInfo.environment["REPLICA_DB"] ?? "cache.sqlite",
@@ -16,7 +17,7 @@ import Replica
 ///   - url: The database.
 ///   - schema: The schema; `nil` uses the one the database records.
 ///   - transforms: Custom transforms named by the schema's attributes.
-/// - Throws: ``PostgresStoreError`` or ``Replica/StoreError`` naming the database (a URL
+/// - Throws: ``PostgresStoreError`` or ``ReplicaCore/StoreError`` naming the database (a URL
 ///   without its password).
 public func openReplicaStore(url: String, schema: Schema? = nil, transforms: TransformRegistry = TransformRegistry())
 async throws -> any ReplicaStore {

@@ -3,7 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import PostgresNIO
-import Replica
+import ReplicaCore
 
 /// The reads of a PostgreSQL replica's live result sets.
 ///
@@ -139,7 +139,7 @@ final class PostgresLiveSource: LiveRowSource, Sendable {
     }
 
     /// Runs `body` with the connection, one read at a time, (re)connecting first when needed;
-    /// errors become a ``Replica/StoreError`` naming the entity and the URL without its password.
+    /// errors become a ``ReplicaCore/StoreError`` naming the entity and the URL without its password.
     private func reading<T>(_ entity: Entity, _ body: (PostgresConnection) throws -> T) throws -> T {
         do {
             return try state.withLock { state in

@@ -1,10 +1,10 @@
 import Foundation
 import Logging
 import PostgresNIO
-import Replica
+import ReplicaCore
 
 /// Opening a PostgreSQL replica: reads the recorded schema and the catalog, plans with the
-/// same ``Replica/StoreMigrator`` as SQLite, and applies the plan in one transaction. Opens
+/// same ``ReplicaCore/StoreMigrator`` as SQLite, and applies the plan in one transaction. Opens
 /// of several processes at once take turns (an advisory lock), so two never both create tables.
 struct PostgresMigration {
     let url: PostgresURL

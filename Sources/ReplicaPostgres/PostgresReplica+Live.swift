@@ -1,5 +1,5 @@
 import Foundation
-import Replica
+import ReplicaCore
 
 /// What keeps live result sets on a PostgreSQL replica live: its observers, which hear this
 /// process's commits and, through `LISTEN`, every other process's; and its reads, on a
@@ -50,7 +50,7 @@ extension PostgresReplica {
 }
 
 extension LiveResultSet {
-    /// Opens a live result set on a PostgreSQL replica (``Replica/LiveResultSet/init(store:query:)``
+    /// Opens a live result set on a PostgreSQL replica (``ReplicaCore/LiveResultSet/init(store:query:)``
     /// with a `PostgresReplica`).
     ///
     /// ```swift
@@ -58,7 +58,7 @@ extension LiveResultSet {
     /// let people = try await LiveResultSet(replica: replica, query: LiveQuery("Person", sort: [.ascending("name")]))
     /// ```
     ///
-    /// - Throws: ``Replica/StoreError`` or ``Replica/LiveResultError``, as `init(store:query:)`.
+    /// - Throws: ``ReplicaCore/StoreError`` or ``ReplicaCore/LiveResultError``, as `init(store:query:)`.
     public convenience init(replica: PostgresReplica, query: LiveQuery) async throws {
         try await self.init(store: replica, query: query)
     }
@@ -69,8 +69,8 @@ extension LiveResultSet {
     /// let posts = try await LiveResultSet(replica: replica, path: "/users/3/posts", sort: [.ascending("title")])
     /// ```
     ///
-    /// - Throws: ``Replica/RouteError`` when no route matches; ``Replica/LiveResultError`` for a DATA
-    ///   or MANY route; ``Replica/StoreError`` for an invalid query.
+    /// - Throws: ``ReplicaCore/RouteError`` when no route matches; ``ReplicaCore/LiveResultError`` for a DATA
+    ///   or MANY route; ``ReplicaCore/StoreError`` for an invalid query.
     public convenience init(replica: PostgresReplica, path: String, method: HTTPMethod = .get,
                             where predicate: RowPredicate = .all, sort: [SortKey] = [], sectionKey: String? = nil,
                             sectionOffset: Int = 0, limit: Int? = nil) async throws {

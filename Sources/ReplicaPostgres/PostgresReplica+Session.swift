@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
-import Replica
+import ReplicaCore
 
 /// What a sync session and the HTTP client read from a PostgreSQL replica besides rows: the
 /// client's records (validators, cursors, page keys), shared by every service of the database.

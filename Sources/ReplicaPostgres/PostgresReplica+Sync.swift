@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
-import Replica
+import ReplicaCore
 
 /// The PostgreSQL replica's write transaction: on one connection, inside postgres-nio's
 /// `withTransaction`, the job's rows stream into temporary stage tables with `COPY … FROM STDIN`
@@ -26,7 +26,7 @@ extension PostgresReplica: StoreBackend {
                 return try await Self.write(job, in: session, frontEnd: frontEnd, origin: origin)
             }
         } catch let timeout as PostgresWriteSession.LockTimeout {
-            throw SyncError(.busy, "\(url): " + Store.lockWaitMessage(holder: "another writer holds a lock on the tables",
+            throw SyncError(.busy, "\(url): " + StoreError.lockWaitMessage(holder: "another writer holds a lock on the tables",
                                                                        waited: timeout.waited, timeout: job.busyTimeout ?? 0)
                             + "; nothing was written", source: job.source)
         }

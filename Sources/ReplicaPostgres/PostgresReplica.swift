@@ -1,12 +1,12 @@
 import Foundation
 import Logging
 import PostgresNIO
-import Replica
+import ReplicaCore
 
 /// A replica kept in PostgreSQL: one database shared by a fleet of services.
 ///
-/// One of the two ``Replica/ReplicaStore``s: the same schema files, the same additive
-/// migrations and the same write driver as the SQLite ``Replica/SQLiteReplica``: an upsert writes a row only where its values differ, each
+/// One of the two ``ReplicaCore/ReplicaStore``s: the same schema files, the same additive
+/// migrations and the same write driver as the SQLite ``ReplicaSQLite/SQLiteReplica``: an upsert writes a row only where its values differ, each
 /// sync is one transaction, stale rows are deleted inside the synced scope only, and each
 /// commit publishes the exact keys it inserted, updated and deleted. Each commit is also
 /// announced with `NOTIFY`, so observers in other processes (``changes(for:)``) see it.
@@ -61,7 +61,7 @@ public final class PostgresReplica: Sendable {
     ///   - logger: Where postgres-nio logs (nothing by default).
     /// - Throws: ``PostgresStoreError`` (`invalidURL`, also for an unreadable `sslrootcert` file,
     ///   `connectionRefused`, `authenticationFailed`, `unknownDatabase`, `tlsFailed`), or
-    ///   ``Replica/StoreError`` (`missingSchema`, `incompatibleSchema`, `invalidSchema` for a schema
+    ///   ``ReplicaCore/StoreError`` (`missingSchema`, `incompatibleSchema`, `invalidSchema` for a schema
     ///   that could not sync, before connecting) naming the URL without its password; a refused
     ///   migration changes nothing.
     public static func open(url: String, schema: Schema? = nil, transforms: TransformRegistry = TransformRegistry(),
@@ -101,21 +101,21 @@ public final class PostgresReplica: Sendable {
         await connections.close()
     }
 
-    /// The entity named `name`, or a ``Replica/StoreError``.
+    /// The entity named `name`, or a ``ReplicaCore/StoreError``.
     public func requireEntity(_ name: String) throws -> Entity {
         try liveReader.requireEntity(name)
     }
 
     // MARK: Reading
 
-    /// The rows a ``Replica/RowQuery`` selects, in the same order as on SQLite (`NULL` first
+    /// The rows a ``ReplicaCore/RowQuery`` selects, in the same order as on SQLite (`NULL` first
     /// when ascending, text by its bytes, the primary key breaking ties).
     ///
     /// ```swift
     /// let posts = try await replica.rows(RowQuery("Post", where: "\"userID\" = ?", arguments: [.integer(3)]))
     /// ```
     ///
-    /// - Throws: ``Replica/StoreError`` (unknown entity or attribute, SQL that PostgreSQL refuses).
+    /// - Throws: ``ReplicaCore/StoreError`` (unknown entity or attribute, SQL that PostgreSQL refuses).
     public func rows(_ query: RowQuery) async throws -> [EntityRow] {
         let entity = try requireEntity(query.entity)
         let columns = entity.attributes.map(\.name.quotedIdentifier).joined(separator: ", ")
@@ -135,7 +135,7 @@ public final class PostgresReplica: Sendable {
     /// let count = try await replica.count("Post", where: "\"userID\" = ?", arguments: [.integer(3)])
     /// ```
     ///
-    /// - Throws: ``Replica/StoreError``.
+    /// - Throws: ``ReplicaCore/StoreError``.
     public func count(_ entity: String, where predicate: String? = nil, arguments: [AttributeValue] = []) async throws -> Int {
         let entity = try requireEntity(entity)
         var sql = "SELECT count(*) FROM \(entity.tableName.quotedIdentifier)"

@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
 import PostgresNIO
-import Replica
+import ReplicaCore
 
 /// Turning Replica's SQL (SQLite's `?` placeholders, attribute values) into PostgreSQL's.
 enum PostgresSQL {
@@ -89,7 +89,7 @@ enum PostgresSQL {
 
     /// A where-clause written for SQLite, as PostgreSQL reads it: attribute names quoted
     /// (``quotingAttributes(_:names:)``) and the conditions SQLite writes as numbers, `1` (every
-    /// row, ``Replica/RowPredicate/all``) and `0` (no row, an empty ``Replica/RowPredicate/in(_:_:)``),
+    /// row, ``ReplicaCore/RowPredicate/all``) and `0` (no row, an empty ``ReplicaCore/RowPredicate/in(_:_:)``),
     /// as `TRUE` and `FALSE`, whole or as an operand of `AND`, `OR` and `NOT`.
     ///
     /// ```swift
@@ -115,7 +115,7 @@ enum PostgresSQL {
     /// `ORDER BY` terms for `sort` in the order SQLite gives (and live result sets merge in):
     /// text by its bytes (`COLLATE "C"`), `NULL` first when ascending, the primary key last.
     ///
-    /// - Throws: ``Replica/StoreError`` (`unknownAttribute`) naming `location`.
+    /// - Throws: ``ReplicaCore/StoreError`` (`unknownAttribute`) naming `location`.
     static func orderBy(_ sort: [SortKey], for entity: Entity, location: String) throws -> String {
         var terms: [String] = []
         func term(_ attribute: Attribute, ascending: Bool) -> String {

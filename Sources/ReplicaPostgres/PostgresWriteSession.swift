@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
-import Replica
+import ReplicaCore
 
 /// One write transaction on one connection: stage tables filled by `COPY`, one merge statement
 /// per entity (and per set of attributes present), stale-row deletion; the replica's

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import Replica
 import ReplicaHTTP
 import ReplicaServer
 import ReplicaTestSupport

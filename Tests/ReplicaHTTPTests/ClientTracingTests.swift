@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import InMemoryTracing
 import NIOCore
+import Replica
 import ReplicaHTTP
 import ReplicaTestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import Replica
 import ReplicaHTTP
 import ReplicaServer
 import ReplicaServerPostgres

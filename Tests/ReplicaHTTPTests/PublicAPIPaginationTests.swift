@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Replica
 import ReplicaHTTP
 import ReplicaPostgres
 import ReplicaTestSupport

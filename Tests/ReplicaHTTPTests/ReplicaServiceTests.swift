@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import Replica
 import ReplicaHTTP
 import ReplicaServer
 import ReplicaTestSupport

@@ -1,7 +1,8 @@
 import AsyncHTTPClient
-import Hummingbird
 import Foundation
+import Hummingbird
 import NIOCore
+import Replica
 import ReplicaHTTP
 import ReplicaTestSupport
 import Testing

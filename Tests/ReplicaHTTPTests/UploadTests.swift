@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Replica
 import ReplicaHTTP
 import ReplicaServer
 import ReplicaTestSupport

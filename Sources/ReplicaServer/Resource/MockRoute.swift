@@ -1,4 +1,4 @@
-import Replica
+import ReplicaCore
 
 /// One of an API's own routes (`POST /pet`, `GET /pet/:petId`, `GET /repos/:owner/:repo/issues`),
 /// served as a resource's CRUD beside RESTEasy's `/<resource>` routes, so that a mock server answers

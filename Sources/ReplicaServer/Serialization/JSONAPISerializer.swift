@@ -1,4 +1,4 @@
-import Replica
+import ReplicaCore
 
 /// A serializer that answers as a JSON:API server does: each object a resource object
 /// (`{"type": "articles", "id": "1", "attributes": {…}, "relationships": {"author": {"data": {"type": "people", "id": "9"}}}}`),

@@ -1,5 +1,5 @@
 import Foundation
-import Replica
+import ReplicaCore
 
 /// Request bodies that are not JSON: `application/x-www-form-urlencoded` and `multipart/form-data`.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ReplicaSQLite
 
 /// SQL text and value conversions for one resource's table.
 @dynamicMemberLookup

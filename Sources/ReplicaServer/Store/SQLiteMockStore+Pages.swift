@@ -1,4 +1,5 @@
 import GRDB
+import ReplicaSQLite
 
 extension SQLiteMockStore: MockPageSource {
     /// The page's rows are rendered as the statement steps, on the reader's thread, each cell read

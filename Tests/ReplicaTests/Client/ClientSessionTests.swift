@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// A paged collection of posts for user 1 behind a scripted transport: `page` from 1, two
 /// posts a page, a content ETag per page, `Link` with rel="first" on every page and rel="next"

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// A transport answering from a closure, recording every request it saw.
 final class ScriptedTransport: Transport, @unchecked Sendable {

@@ -1,7 +1,8 @@
 import Foundation
 import Logging
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// Log records kept in memory. `@unchecked Sendable`: guarded by `lock`.
 final class LogRecords: @unchecked Sendable {

@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 import ReplicaTestSupport
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// A transport whose answers are async (they may wait without holding a thread), recording
 /// which pages were asked for, in order.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// Origins, the hosts a client may move to, and the headers that go with a move.
 @Suite("Origins, allowed hosts and the headers of a move")

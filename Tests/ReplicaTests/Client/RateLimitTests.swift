@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// Rate-limit headers as APIs document them: GitHub's `X-RateLimit-*` (a Unix reset), Twitter's
 /// `x-rate-limit-*`, GitLab's `RateLimit-*` (a Unix reset), and the IETF draft's `RateLimit`

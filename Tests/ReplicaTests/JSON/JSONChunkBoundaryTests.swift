@@ -1,5 +1,6 @@
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// Streaming must give exactly what whole-buffer parsing gives, whatever the chunking.
 @Suite("JSON streaming: chunk boundaries never change the outcome")

@@ -1,5 +1,6 @@
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 @Suite("JSON numbers: exact integers, correctly rounded doubles")
 struct JSONNumberTests {

@@ -1,5 +1,6 @@
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// Parses `text`, returning the error instead of throwing it.
 func jsonParseResult(_ text: String, limits: JSONLimits = .default) -> Result<JSONValue, JSONParseError> {

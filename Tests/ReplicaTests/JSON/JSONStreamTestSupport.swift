@@ -1,5 +1,6 @@
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// What a stream parser (or the reference model) produces for one input.
 struct StreamOutcome: Equatable {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// The conversions from JSON values to attribute types, through a property map.
 @Suite("Value coercions")

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import ReplicaTestSupport
-@testable import Replica
+import Testing
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// Live result sets over a composite-key entity merge changes by key tuples: changed rows are
 /// fetched with `("owner", "repo", "ref") IN (VALUES …)` and placed, the query is not re-run.

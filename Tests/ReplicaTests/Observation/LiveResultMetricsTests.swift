@@ -2,7 +2,8 @@ import Foundation
 import MetricsTestKit
 import ReplicaTestSupport
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// A live result set records, into the factory it was given, how long each commit that changed it
 /// took to reach its consumers as a diff (``ReplicaMetrics/liveDiffLatency``).

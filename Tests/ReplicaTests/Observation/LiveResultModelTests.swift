@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// Thousands of random transactions through the sync engine; after each, the live result set's
 /// snapshot equals a fresh query, and the diff it reports turns the previous snapshot into it.

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import GRDB
-@testable import Replica
+import Testing
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 @Suite("LiveResult predicates and queries")
 struct LiveResultPredicateTests {

@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 @Suite("LiveResultSet behaviour")
 struct LiveResultSetTests {

@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// A store of items in groups (and unrelated tags), its engine, and JSON helpers.
 struct LiveResultFixture {

@@ -1,5 +1,6 @@
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// What a consumer of ``LiveResultUpdates`` keeps alive: `replica watch` at a million rows must
 /// not hold its first snapshot (keys and sort values of every row) for the whole session.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// Variables followed by a literal suffix: ApiModel's and Rails' `/post/:id.json`.
 @Suite("Suffixed route variables")

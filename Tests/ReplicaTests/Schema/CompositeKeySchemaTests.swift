@@ -1,7 +1,8 @@
 import Foundation
-@testable import Replica
 import ReplicaTestSupport
 import Testing
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// The schema side of composite primary keys: reading, checking, writing back, DDL.
 @Suite("Composite primary keys in schemas")

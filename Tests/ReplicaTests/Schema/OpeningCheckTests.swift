@@ -1,7 +1,8 @@
 import Foundation
 import ReplicaTestSupport
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// Scopes that stale deletion stays inside, and the checks a store makes before it creates or
 /// records anything, with fixtures shaped like GitHub's REST API (issues per repository).

@@ -1,7 +1,8 @@
 import Foundation
 import ReplicaTestSupport
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// A route's `"pagination"` (and the schema's) in a schema file: each style reads to the Swift
 /// ``PaginationRule`` it names, writes back the same, validates against `schema.schema.json`,

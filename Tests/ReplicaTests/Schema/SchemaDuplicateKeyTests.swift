@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// A key given twice in one object of a schema file is refused (parsers disagree on which value
 /// wins), naming the file, the JSON pointer of the member and where both occurrences are.

@@ -1,7 +1,8 @@
 import Foundation
 import ReplicaTestSupport
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 @Suite("schema.schema.json")
 struct SchemaFormatTests {

@@ -1,7 +1,8 @@
 import Foundation
 import ReplicaTestSupport
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// A route variable named like an object of its entity's (`:owner` beside `owner`) is typed from
 /// what its value in the sample's path really is: the related object's `login` keys the related

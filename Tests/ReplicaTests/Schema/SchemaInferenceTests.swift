@@ -1,7 +1,8 @@
 import Foundation
 import ReplicaTestSupport
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// Schemas inferred from samples in the shape of public APIs' documented responses, each then
 /// used to import its own samples: no key left unplaced, and a second import changes nothing.

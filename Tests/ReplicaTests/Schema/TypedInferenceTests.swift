@@ -1,7 +1,8 @@
 import Foundation
 import ReplicaTestSupport
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 @Suite("schema infer on JSON:API compound documents: one entity per type, never merged by id")
 struct TypedInferenceTests {

@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 import ReplicaTestSupport
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 @Suite("WAL checkpoints beside the writer")
 struct CheckpointTests {

@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 import ReplicaTestSupport
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// Another process's write transaction, played by a connection of its own on a thread of its
 /// own: `BEGIN IMMEDIATE` (SQLite's write lock), an uncommitted row, then a commit or a rollback.

@@ -4,7 +4,8 @@ import GRDB
 import GRDBSQLite
 import ReplicaTestSupport
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// A failed write leaves the store exactly as it was, whatever SQLite returns in the middle of
 /// the transaction: a fault-injecting VFS (`CSQLiteFaults`) makes the disk full or fails one

@@ -1,5 +1,6 @@
 import Foundation
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// A small JSON Schema (draft 2020-12) validator for the keywords `Schemas/schema.schema.json`
 /// uses. Any other keyword is reported as an error, so the schema cannot grow a keyword this

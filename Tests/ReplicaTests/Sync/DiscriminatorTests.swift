@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// JSON:API's compound document from jsonapi.org ("Compound Documents"), as documented: one
 /// article with its author and two comments in `included`, `links` beside them.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// The one-pass hot path: streamed objects decoded in place, straight from the stream's bytes,
 /// before the parser looks for their end. It must take the common objects and give every other

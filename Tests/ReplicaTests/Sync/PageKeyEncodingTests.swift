@@ -1,6 +1,7 @@
 import Foundation
-@testable import Replica
 import Testing
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// The bytes a page's keys are recorded as (``ClientCache/Entry/encodedKeys``): compact for
 /// consecutive ids, exact for any integers, and records written in the first encoding still read.

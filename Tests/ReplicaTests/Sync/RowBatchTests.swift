@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// A store with entities whose values exercise every cell kind of a ``RowBatch``.
 struct BatchFixture {

@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// Runs of rows written together (``UpsertStatements/writeRun(_:_:cells:arena:outcomes:)``): a
 /// range scan, an in-memory comparison and multi-row upserts must store and report exactly what

@@ -1,7 +1,8 @@
 import Foundation
 import ReplicaTestSupport
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// `sync(chunks:)` and `importChunks`: rows are written as the body arrives while it keeps
 /// coming; a body that pauses longer than `SyncOptions.streamingPatience` is rolled back,

@@ -1,5 +1,6 @@
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// The session state machine alone: no store, no parsing.
 @Suite("Sync session state")

@@ -1,7 +1,8 @@
 import Foundation
 import ReplicaTestSupport
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// Byte chunks of a fixed size, as an HTTP body would arrive.
 struct Chunked: AsyncSequence, Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// The statements the writer prepares: which columns their "some value differs" test compares first.
 @Suite("Upsert statements")

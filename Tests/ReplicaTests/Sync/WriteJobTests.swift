@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Replica
+@testable import ReplicaCore
+@testable import ReplicaSQLite
 
 /// The write driver's one decision about stale rows, without a store: which entities a job
 /// deletes from, inside which scope, keeping which keys.

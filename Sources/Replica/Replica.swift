@@ -1,0 +1,15 @@
+// `import Replica` brings in what most programs need, as before the modules were split: the
+// pipeline (JSON, schemas, routes, property maps, sync planning, change sets, live result sets,
+// the store protocol and the HTTP client's engine) and the SQLite store.
+//
+// ```swift
+// import Replica
+//
+// let schema = try Schema(contentsOf: URL(fileURLWithPath: "Schemas/blog.json"))
+// let engine = try SQLiteReplica(store: Store.inMemory(schema: schema))
+// ```
+//
+// A program that needs less imports a module alone: `ReplicaCore` (no database, no HTTP),
+// `ReplicaSQLite`, `ReplicaPostgres`, `ReplicaHTTP`.
+@_exported import ReplicaCore
+@_exported import ReplicaSQLite

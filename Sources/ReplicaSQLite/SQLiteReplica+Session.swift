@@ -1,0 +1,17 @@
+import Foundation
+import GRDB
+import ReplicaCore
+
+/// What a sync session and the HTTP client read from an SQLite replica besides rows: the
+/// client's records (validators, cursors, page keys), kept in the `replica_http_cache` table
+/// and written in the transaction of the rows they describe.
+extension SQLiteReplica {
+    package func clientCacheEntry(for url: String) async throws -> ClientCache.Entry? {
+        do {
+            return try await store.database.read { db in try ClientCache.entry(for: url, in: db) }
+        } catch {
+            throw SyncError(.database, "\(location): cannot read the client's records: \(Store.describe(error))", source: url,
+                            underlying: error)
+        }
+    }
+}
