@@ -10,11 +10,13 @@ let package = Package(
     name: "Replica",
     platforms: [.macOS(.v14)],
     products: [
-        // The pipeline and the SQLite store together (`import Replica`), as most programs want them.
+        // The pipeline, the SQLite store and the client together (`import Replica`), as most programs want them.
         .library(name: "Replica", targets: ["Replica"]),
         // The pipeline alone: JSON, schemas, routes, property maps, sync planning, change sets,
-        // observation, the store protocol and the client's engine; no database, no HTTP.
+        // observation and the store protocol; no database, no HTTP.
         .library(name: "ReplicaCore", targets: ["ReplicaCore"]),
+        // The client: syncing any store with a REST API through a Transport; ReplicaService.
+        .library(name: "ReplicaClientKit", targets: ["ReplicaClientKit"]),
         // The embedded SQLite store (GRDB).
         .library(name: "ReplicaSQLite", targets: ["ReplicaSQLite"]),
         // The HTTP transport over AsyncHTTPClient.
@@ -55,6 +57,18 @@ let package = Package(
         .target(
             name: "ReplicaCore",
             dependencies: [
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The client: requests through a Transport, pagination, retries and rate limits, the
+        // client's records, ReplicaService; over the store protocol, knowing no store.
+        .target(
+            name: "ReplicaClientKit",
+            dependencies: [
+                "ReplicaCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -76,16 +90,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The umbrella: `import Replica` re-exports the pipeline and the SQLite store.
+        // The umbrella: `import Replica` re-exports the pipeline, the SQLite store and the client.
         .target(
             name: "Replica",
-            dependencies: ["ReplicaCore", "ReplicaSQLite"],
+            dependencies: ["ReplicaCore", "ReplicaSQLite", "ReplicaClientKit"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "ReplicaHTTP",
             dependencies: [
                 "ReplicaCore",
+                "ReplicaClientKit",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -206,6 +221,7 @@ let package = Package(
                 "Replica",
                 "ReplicaCore",
                 "ReplicaSQLite",
+                "ReplicaClientKit",
                 "ReplicaTestSupport",
                 "CSQLiteFaults",
                 .product(name: "Logging", package: "swift-log"),
@@ -217,7 +233,8 @@ let package = Package(
             name: "ReplicaOpenAPITests",
             dependencies: ["ReplicaOpenAPI", "Replica",
                 "ReplicaCore",
-                "ReplicaSQLite", "ReplicaTestSupport"],
+                "ReplicaSQLite",
+                "ReplicaClientKit", "ReplicaTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -259,6 +276,7 @@ let package = Package(
                 "Replica",
                 "ReplicaCore",
                 "ReplicaSQLite",
+                "ReplicaClientKit",
                 "ReplicaHTTP",
                 "ReplicaServer",
                 "replica",
@@ -278,6 +296,7 @@ let package = Package(
                 "Replica",
                 "ReplicaCore",
                 "ReplicaSQLite",
+                "ReplicaClientKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
@@ -291,6 +310,7 @@ let package = Package(
                 "Replica",
                 "ReplicaCore",
                 "ReplicaSQLite",
+                "ReplicaClientKit",
                 "ReplicaHTTP",
                 "ReplicaServer",
                 .product(name: "Logging", package: "swift-log"),

@@ -1,6 +1,7 @@
 // `import Replica` brings in what most programs need, as before the modules were split: the
 // pipeline (JSON, schemas, routes, property maps, sync planning, change sets, live result sets,
-// the store protocol and the HTTP client's engine) and the SQLite store.
+// the store protocol), the SQLite store, and the client (requests through a `Transport`,
+// pagination, retries, `ReplicaService`).
 //
 // ```swift
 // import Replica
@@ -10,6 +11,7 @@
 // ```
 //
 // A program that needs less imports a module alone: `ReplicaCore` (no database, no HTTP),
-// `ReplicaSQLite`, `ReplicaPostgres`, `ReplicaHTTP`.
+// `ReplicaSQLite`, `ReplicaClientKit`, `ReplicaPostgres`, `ReplicaHTTP`.
 @_exported import ReplicaCore
 @_exported import ReplicaSQLite
+@_exported import ReplicaClientKit

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import ReplicaClientKit
 import ReplicaCore
 
 /// One exchange through AsyncHTTPClient's delegate API, its body read ahead of the consumer and

@@ -92,7 +92,7 @@ extension PropertyMap {
     /// entity's primary key.
     ///
     /// - Throws: ``MappingError`` naming the pointer when it does not convert or is `null`.
-    func convertKey(_ value: JSONValue, at pointer: JSONPointer) throws -> AttributeValue {
+    package func convertKey(_ value: JSONValue, at pointer: JSONPointer) throws -> AttributeValue {
         let key = try convert(value, attribute: primaryKeyIndex, at: pointer, key: nil)
         if key.isNull {
             throw MappingError(.missingPrimaryKey, "null in a list of \(entity.name) keys", entity: entity.name,
@@ -116,7 +116,7 @@ extension PropertyMap {
 
     /// ``primaryKey(ofInvalid:)`` with the parts of a composite key the object lacks filled from
     /// the route's scope, as a valid object's are.
-    func primaryKey(ofInvalid value: JSONValue, scope: RouteScope?) -> AttributeValue? {
+    package func primaryKey(ofInvalid value: JSONValue, scope: RouteScope?) -> AttributeValue? {
         guard case .object(let object) = value else { return nil }
         guard primaryKeyIndexes.count > 1 else { return primaryKey(in: object, node: root, index: primaryKeyIndex) }
         var parts: [AttributeValue] = []

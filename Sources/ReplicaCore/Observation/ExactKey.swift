@@ -25,14 +25,14 @@ extension EntityRow {
 }
 
 /// A dictionary key with byte-exact equality (see ``AttributeValue/isIdentical(to:)``).
-struct ExactKey: Hashable, Sendable {
+package struct ExactKey: Hashable, Sendable {
     let value: AttributeValue
 
-    init(_ value: AttributeValue) { self.value = value }
+    package init(_ value: AttributeValue) { self.value = value }
 
-    static func == (lhs: ExactKey, rhs: ExactKey) -> Bool { lhs.value.isIdentical(to: rhs.value) }
+    package static func == (lhs: ExactKey, rhs: ExactKey) -> Bool { lhs.value.isIdentical(to: rhs.value) }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         switch value {
         case .string(let text):
             hasher.combine(1 as UInt8)

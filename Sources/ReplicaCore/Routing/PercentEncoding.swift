@@ -1,9 +1,9 @@
 /// RFC 3986 percent-encoding and -decoding over UTF-8 bytes.
 ///
 /// Internal helpers shared by pattern parsing, matching and reverse routing.
-enum PercentEncoding {
+package enum PercentEncoding {
     /// Which bytes an encoder leaves as they are.
-    enum Allowed {
+    package enum Allowed {
         /// RFC 3986 unreserved: `A-Z a-z 0-9 - . _ ~`. Used for variable values.
         case unreserved
         /// RFC 3986 `pchar` minus `%`: unreserved, sub-delims, `:` and `@`.
@@ -159,7 +159,7 @@ enum PercentEncoding {
 
     /// Appends `text` to `output`, percent-encoding (as UTF-8, upper-case hex)
     /// every byte that `allowed` does not keep.
-    static func encode(_ text: some StringProtocol, allowed: Allowed, into output: inout String) {
+    package static func encode(_ text: some StringProtocol, allowed: Allowed, into output: inout String) {
         let hex: StaticString = "0123456789ABCDEF"
         var needsEncoding = false
         for byte in text.utf8 where !allowed.allows(byte) {

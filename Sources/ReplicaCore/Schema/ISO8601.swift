@@ -149,7 +149,7 @@ package enum ISO8601 {
         seconds(text.utf8).map { Date(timeIntervalSince1970: $0) }
     }
 
-    static func daysIn(month: Int, year: Int) -> Int {
+    package static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: return 30
@@ -159,7 +159,7 @@ package enum ISO8601 {
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
     @inline(__always)
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    package static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400

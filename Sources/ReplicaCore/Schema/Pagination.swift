@@ -41,7 +41,7 @@ public enum ResponseValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Where it was read, for messages: `/has_more` or `the X-Total-Count header`.
-    var place: String {
+    package var place: String {
         switch self {
         case .header(let name): return "the \(name) header"
         case .pointer(let pointer): return pointer.description
@@ -128,7 +128,7 @@ public enum PaginationRule: Sendable, Hashable {
     }
 
     /// Whether a page's objects must be counted across the traversal to know where it ends (a total).
-    var total: ResponseValue? {
+    package var total: ResponseValue? {
         switch self {
         case .offset(_, _, _, let total, _), .page(_, _, _, _, let total, _): return total
         default: return nil

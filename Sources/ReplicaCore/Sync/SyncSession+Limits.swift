@@ -19,9 +19,9 @@ final class StagingIntake: Sendable {
             return taken
         }
         guard total > limit else { return }
-        throw SyncError(.input, "the sync's response bodies exceed \(BodyLimits.describe(bytes: limit)) (the maximum "
+        throw SyncError(.input, "the sync's response bodies exceed \(ByteCount.describe(limit)) (the maximum "
                         + "staging size; raise it with SyncOptions.maxStagingBytes or --max-staging): "
-                        + "\(BodyLimits.describe(bytes: total)) had arrived, nothing was written", source: source)
+                        + "\(ByteCount.describe(total)) had arrived, nothing was written", source: source)
     }
 }
 
@@ -38,14 +38,23 @@ extension SyncSession {
 
     /// The error a failed page or commit reports: a transport's failure (a dropped connection,
     /// a body past its limits), which the store's transaction may have wrapped as a database
-    /// error, as the ``ClientError`` it is; anything else as it is.
+    /// error, as the ``SourceError`` it is (the client's `ClientError`); anything else as it is.
     static func surfaced(_ error: any Error) -> any Error {
         var current: any Error = error
         for _ in 0..<4 {
-            if current is ClientError { return current }
+            if current is any SourceError { return current }
             guard let wrapped = current as? SyncError, let underlying = wrapped.underlying else { break }
             current = underlying
         }
         return error
     }
 }
+
+/// An error of what supplied a sync's bytes (the client's transport: a dropped connection, a body
+/// past its limits), as opposed to the store's or the input's: a sync reports it as it is, even
+/// when the store's transaction wrapped it. The client's `ClientError` is one.
+///
+/// ```swift
+/// extension ClientError: SourceError {}
+/// ```
+public protocol SourceError: Error {}

@@ -19,6 +19,17 @@ public struct StagedPage: Sendable {
     public var ignoredKeyCount: Int
     /// Bytes of JSON read.
     public var byteCount: Int64
+
+    package init(keys: PrimaryKeys, metadata: JSONValue?, data: JSONValue?, objectCount: Int, skipped: [SkippedObject],
+                 ignoredKeyCount: Int, byteCount: Int64) {
+        self.keys = keys
+        self.metadata = metadata
+        self.data = data
+        self.objectCount = objectCount
+        self.skipped = skipped
+        self.ignoredKeyCount = ignoredKeyCount
+        self.byteCount = byteCount
+    }
 }
 
 /// One logical sync of a path: every page of a collection commits together, or nothing does.
@@ -87,7 +98,7 @@ public final class SyncSession: @unchecked Sendable {
     private var pausedWhileLive = false
 
     /// - Parameter staging: Stage every page (no open transaction), as a body that already paused does.
-    init(store: any ReplicaStore, plan: SyncPlan, options: SyncOptions, source: String, staging: Bool = false) {
+    package init(store: any ReplicaStore, plan: SyncPlan, options: SyncOptions, source: String, staging: Bool = false) {
         self.store = store
         self.plan = plan
         self.options = options
@@ -348,7 +359,7 @@ public final class SyncSession: @unchecked Sendable {
     }
 
     /// Commits, writing the client's `records` (validators, page keys) in the same transaction.
-    func commit(complete: Bool, records: [ClientCache.Record]) async throws -> SyncResult {
+    package func commit(complete: Bool, records: [ClientCache.Record]) async throws -> SyncResult {
         let facts = try withState { try $0.beginCommit(complete: complete) }
         do {
             let result = try await merge(facts, records: records)

@@ -8,7 +8,7 @@ package struct TypedShape: Sendable {
     /// The entity index of each type value.
     var entities: [String: Int]
     /// The collection (the route's envelope): its objects are the response's own.
-    var collection: JSONPathPattern
+    package var collection: JSONPathPattern
     /// Other objects stored beside it (JSON:API's `included`), never a complete collection.
     var included: JSONPathPattern?
 

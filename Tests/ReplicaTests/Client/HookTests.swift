@@ -1,6 +1,8 @@
 import Foundation
 import Logging
+import Replica
 import Testing
+@testable import ReplicaClientKit
 @testable import ReplicaCore
 @testable import ReplicaSQLite
 

@@ -1,7 +1,9 @@
 import Foundation
 import GRDB
+import Replica
 import ReplicaTestSupport
 import Testing
+@testable import ReplicaClientKit
 @testable import ReplicaCore
 @testable import ReplicaSQLite
 

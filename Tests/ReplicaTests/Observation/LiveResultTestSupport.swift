@@ -1,6 +1,8 @@
 import Foundation
 import GRDB
+import Replica
 import Testing
+@testable import ReplicaClientKit
 @testable import ReplicaCore
 @testable import ReplicaSQLite
 

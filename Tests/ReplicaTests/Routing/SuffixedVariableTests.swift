@@ -1,5 +1,7 @@
 import Foundation
+import Replica
 import Testing
+@testable import ReplicaClientKit
 @testable import ReplicaCore
 @testable import ReplicaSQLite
 

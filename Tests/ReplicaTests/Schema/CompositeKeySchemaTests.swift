@@ -1,6 +1,8 @@
 import Foundation
+import Replica
 import ReplicaTestSupport
 import Testing
+@testable import ReplicaClientKit
 @testable import ReplicaCore
 @testable import ReplicaSQLite
 

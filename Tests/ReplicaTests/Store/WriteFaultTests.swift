@@ -2,8 +2,10 @@ import CSQLiteFaults
 import Foundation
 import GRDB
 import GRDBSQLite
+import Replica
 import ReplicaTestSupport
 import Testing
+@testable import ReplicaClientKit
 @testable import ReplicaCore
 @testable import ReplicaSQLite
 

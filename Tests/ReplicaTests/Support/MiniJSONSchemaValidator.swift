@@ -1,4 +1,6 @@
 import Foundation
+import Replica
+@testable import ReplicaClientKit
 @testable import ReplicaCore
 @testable import ReplicaSQLite
 

@@ -99,7 +99,7 @@ public struct SchemaInference {
     }
 
     /// The samples of `route`, made on first use.
-    mutating func samples(for route: String, source: String) -> RouteSamples {
+    package mutating func samples(for route: String, source: String) -> RouteSamples {
         if let existing = routes.first(where: { $0.pattern == route }) {
             existing.sources.append(source)
             return existing
@@ -115,7 +115,7 @@ public struct SchemaInference {
 
 /// What one route's samples held: collections by envelope key (`""` for a top-level array) and
 /// single objects.
-final class RouteSamples {
+package final class RouteSamples {
     let pattern: String
     var sources: [String]
     /// The values each variable of the pattern had in the concrete paths the samples came from
@@ -151,7 +151,7 @@ final class RouteSamples {
 
     /// Records the values of the pattern's variables in `requestPath` (its query ignored), when it
     /// matches the pattern.
-    func record(requestPath: String) {
+    package func record(requestPath: String) {
         guard let values = Self.variableValues(in: requestPath, pattern: pattern) else { return }
         for (variable, value) in values where (pathValues[variable]?.count ?? 0) < FieldShape.keptValueLimit {
             pathValues[variable, default: []].insert(value)
@@ -314,7 +314,7 @@ extension SchemaInference {
 /// One sample read as it arrives, in chunks (a file's, a response body's): the elements of a
 /// top-level array and of an envelope's collection are observed one object at a time, so memory
 /// stays bounded by the keys, not the sample; NDJSON is read line by line.
-final class SampleStream {
+package final class SampleStream {
     private let samples: RouteSamples
     private let format: InputFormat
     /// The file or URL, for errors.
@@ -332,7 +332,7 @@ final class SampleStream {
     private var pending: [UInt8] = []
     private var line = 0
 
-    init(_ samples: RouteSamples, format: InputFormat, source: String) {
+    package init(_ samples: RouteSamples, format: InputFormat, source: String) {
         self.samples = samples
         self.format = format
         self.source = source
@@ -340,7 +340,7 @@ final class SampleStream {
 
     /// Reads the next chunk.
     /// - Throws: ``SchemaError`` `.invalidJSON` naming the source and the byte offset or line.
-    func feed(_ chunk: [UInt8]) throws {
+    package func feed(_ chunk: [UInt8]) throws {
         if format == .ndjson {
             pending += chunk
             var start = pending.startIndex
@@ -370,7 +370,7 @@ final class SampleStream {
     /// Ends the sample: a top-level object's members are placed (an envelope, several collections
     /// or one object).
     /// - Throws: ``SchemaError`` `.invalidJSON` for a sample that ends early.
-    func finish() throws {
+    package func finish() throws {
         if format == .ndjson {
             if !pending.isEmpty { try takeLine(pending[...]) }
             return
