@@ -51,6 +51,16 @@ extension SyncSession {
             case dropStagedRows
         }
 
+        /// How the pages reach the store.
+        enum Writing: Sendable {
+            /// Into the session's open transaction as they are parsed, with the bytes of the pages
+            /// written so far (to stage them should the transaction roll back after a pause).
+            case live([LoggedPage])
+            /// Staged outside the database; `afterPause` when the open transaction rolled back
+            /// after a pause (``SyncResult/stagedAfterPause``).
+            case staging(afterPause: Bool)
+        }
+
         /// What one parsed and staged page adds to the session.
         struct Page: Sendable {
             /// The keys of the page's top-level objects, by entity index (tracked entities).
@@ -113,6 +123,8 @@ extension SyncSession {
         private(set) var stagedRowCount = 0
         /// Keys of the route's entity that the API says were deleted (``SyncSession/delete(_:)``).
         private(set) var tombstones = PrimaryKeys()
+        /// How the pages reach the store: into an open transaction until a pause rolls it back, or staged.
+        private(set) var writing = Writing.staging(afterPause: false)
 
         /// An idle session that has staged nothing.
         init(entityCount: Int, targetEntity: Int?, staleEntities: Set<Int>, isData: Bool, source: String) {
@@ -126,12 +138,14 @@ extension SyncSession {
             self.seen = Array(repeating: PrimaryKeys(), count: entityCount)
         }
 
-        /// An idle session of `plan`.
-        init(plan: SyncPlan, entityCount: Int, source: String) {
+        /// An idle session of `plan`, whose pages are written into an open transaction when
+        /// `writesLive` (else staged).
+        init(plan: SyncPlan, entityCount: Int, source: String, writesLive: Bool = false) {
             let isData: Bool
             if case .data = plan.shape { isData = true } else { isData = false }
             self.init(entityCount: entityCount, targetEntity: plan.targetEntity, staleEntities: plan.staleEntities,
                       isData: isData, source: source)
+            if writesLive { writing = .live([]) }
         }
 
         // MARK: Calls
@@ -257,6 +271,50 @@ extension SyncSession {
             if isData { data = page.skeleton } else if metadata == nil { metadata = page.skeleton }
             stagedRowCount += page.rowCount
             return targetEntity.map { keys[$0] } ?? PrimaryKeys()
+        }
+
+        // MARK: Writing live
+
+        /// Whether pages are written into the session's open transaction as they are parsed.
+        var writesLive: Bool {
+            if case .live = writing { return true }
+            return false
+        }
+
+        /// Whether the open transaction rolled back after a pause (the pages were staged instead).
+        var stagedAfterPause: Bool {
+            if case .staging(afterPause: true) = writing { return true }
+            return false
+        }
+
+        /// The memory the logged pages' bytes hold, of the session's one budget.
+        var loggedMemoryBytes: Int {
+            guard case .live(let pages) = writing else { return 0 }
+            return pages.reduce(0) { $0 + $1.log.value.memoryBytes }
+        }
+
+        /// Keeps the bytes of a page written live. Ignored once pages are staged.
+        mutating func log(_ page: LoggedPage) {
+            guard case .live(var pages) = writing else { return }
+            pages.append(page)
+            writing = .live(pages)
+        }
+
+        /// The open transaction rolled back (after a pause when `afterPause`, or on another
+        /// process's write lock): every page is staged from now on.
+        ///
+        /// - Returns: The pages written live so far, to stage from their bytes.
+        mutating func stopWritingLive(afterPause: Bool) -> [LoggedPage] {
+            guard case .live(let pages) = writing else { return [] }
+            writing = .staging(afterPause: afterPause)
+            return pages
+        }
+
+        /// Lets go of the logged pages (the session has ended); returns them, to drop outside the lock.
+        mutating func dropLoggedPages() -> [LoggedPage] {
+            guard case .live(let pages) = writing else { return [] }
+            writing = .live([])
+            return pages
         }
 
         // MARK: Internals
