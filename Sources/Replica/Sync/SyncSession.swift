@@ -383,7 +383,7 @@ public final class SyncSession: Sendable {
         // Nothing staged and nothing to delete: the store stays as it is.
         if staged.value.isEmpty && ending.stale.isEmpty && records.isEmpty && ending.tombstones.isEmpty { return result }
         var job = WriteJob(source: source)
-        job.rows = .staged(staged.value)
+        job.rows = .staged(staged)
         job.end(with: ending)
         job.busyTimeout = plan.busyTimeout
         let outcome = try await store.transact(job)
