@@ -1,6 +1,6 @@
 extension SyncSession {
-    /// A session's lifecycle and what its pages taught it, as a value that only its transition
-    /// functions change: no I/O here. ``SyncSession`` parses, stages and writes, and applies
+    /// A session's lifecycle, what its pages taught it and how they reach the store, as a value
+    /// that only its transition functions change: no I/O here. ``SyncSession`` parses, stages and writes, and applies
     /// these transitions under its lock, doing the ``Effect`` each returns.
     ///
     /// The phases: ``Phase/idle`` takes one call; ``Phase/staging`` and ``Phase/committing``
@@ -126,8 +126,9 @@ extension SyncSession {
         /// How the pages reach the store: into an open transaction until a pause rolls it back, or staged.
         private(set) var writing = Writing.staging(afterPause: false)
 
-        /// An idle session that has staged nothing.
-        init(entityCount: Int, targetEntity: Int?, staleEntities: Set<Int>, isData: Bool, source: String) {
+        /// An idle session that has staged nothing, whose pages are written into an open
+        /// transaction when `writesLive` (else staged).
+        init(entityCount: Int, targetEntity: Int?, staleEntities: Set<Int>, isData: Bool, source: String, writesLive: Bool = false) {
             self.source = source
             self.targetEntity = targetEntity
             self.staleEntities = staleEntities
@@ -136,6 +137,7 @@ extension SyncSession {
             if let targetEntity { tracked.insert(targetEntity) }
             self.tracked = (0 ..< entityCount).map { tracked.contains($0) }
             self.seen = Array(repeating: PrimaryKeys(), count: entityCount)
+            if writesLive { writing = .live([]) }
         }
 
         /// An idle session of `plan`, whose pages are written into an open transaction when
@@ -144,8 +146,7 @@ extension SyncSession {
             let isData: Bool
             if case .data = plan.shape { isData = true } else { isData = false }
             self.init(entityCount: entityCount, targetEntity: plan.targetEntity, staleEntities: plan.staleEntities,
-                      isData: isData, source: source)
-            if writesLive { writing = .live([]) }
+                      isData: isData, source: source, writesLive: writesLive)
         }
 
         // MARK: Calls
