@@ -159,6 +159,7 @@ final class ReadAheadExchange: HTTPClientResponseDelegate, Sendable {
             action.bodyWaiter?.resume(throwing: HTTPTransport.clientError(failure, request: request))
             action.room?.fail(failure)
         } else {
+            // A body ends only after its head: no caller waits for one here; were one to, it is not left hanging.
             action.headWaiter?.resume(throwing: HTTPTransport.clientError(CancellationError(), request: request))
             action.bodyWaiter?.resume(returning: nil)
             action.room?.succeed()
