@@ -27,8 +27,10 @@ import ReplicaCore
 /// let (head, body) = try await exchange.start(request, on: client, timeout: .seconds(30))
 /// for try await chunk in body { parse(chunk) }
 /// ```
-final class ReadAheadExchange: HTTPClientResponseDelegate, @unchecked Sendable {
-    // @unchecked: every mutable property below is read and written under `lock` only.
+///
+/// The exchange's state is one ``StateMachine`` value in a ``Locked``: each event changes it under
+/// the lock and returns what to do, which is done after the lock is let go.
+final class ReadAheadExchange: HTTPClientResponseDelegate, Sendable {
     typealias Response = Void
 
     /// The most bytes read and not yet taken before the connection stops reading.
@@ -39,34 +41,13 @@ final class ReadAheadExchange: HTTPClientResponseDelegate, @unchecked Sendable {
     let limits: BodyLimits
     /// When the exchange began: its deadline counts from here.
     let began = NIODeadline.now()
-
-    private let lock = NSLock()
-    /// Cancels what produces the body: AsyncHTTPClient's task, or the task relaying its async body.
-    private var cancelProducer: (@Sendable () -> Void)?
-    /// Set once the caller gave up (cancellation, the body dropped): a producer attached later is cancelled at once.
-    private var cancelled = false
-    private var headWaiter: CheckedContinuation<HTTPResponseHead, any Error>?
-    private var head: HTTPResponseHead?
-    private var chunks = CircularBuffer<[UInt8]>()
-    private var bufferedBytes = 0
-    private var finished = false
-    private var failure: (any Error)?
-    /// The consumer waiting for the next chunk.
-    private var bodyWaiter: CheckedContinuation<[UInt8]?, any Error>?
-    /// The event loop waiting for room before it reads on.
-    private var room: EventLoopPromise<Void>?
-    /// The body's bytes so far, and when the last came (or reading resumed).
-    private var received: Int64 = 0
-    private var lastProgress = NIODeadline.now()
-    /// The body's `Content-Encoding`, for the size error of a decompressed body.
-    private var encoding: String?
-    private var deadlineTimer: Scheduled<Void>?
-    private var idleTimer: Scheduled<Void>?
+    private let state: Locked<StateMachine>
 
     init(limit: Int, request: String, limits: BodyLimits) {
         self.limit = max(1, limit)
         self.request = request
         self.limits = limits
+        self.state = Locked(StateMachine(limit: limit, maxBytes: limits.maxBytes, idleTimeout: Self.amount(limits.idleTimeout)))
     }
 
     /// Sends `outgoing` and returns its response head once it arrives (within `timeout`, as
@@ -77,23 +58,21 @@ final class ReadAheadExchange: HTTPClientResponseDelegate, @unchecked Sendable {
     func start(_ outgoing: HTTPClient.Request, on client: HTTPClient, timeout: TimeAmount) async throws -> (HTTPResponseHead, Body) {
         let loop = client.eventLoopGroup.any()
         let deadline = loop.scheduleTask(in: timeout) { [weak self] in
-            self?.failBeforeHead(HTTPClientError.deadlineExceeded)
+            guard let self else { return }
+            end(state.withLock { $0.deadlineBeforeHead(HTTPClientError.deadlineExceeded) })
         }
         defer { deadline.cancel() }
         let head = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponseHead, any Error>) in
-                lock.lock()
-                if let failure {
-                    lock.unlock()
+                switch state.withLock({ $0.waitForHead(continuation) }) {
+                case .fail(let continuation, let failure):
                     continuation.resume(throwing: HTTPTransport.clientError(failure, request: request))
-                    return
+                case .execute:
+                    let task = client.execute(request: outgoing, delegate: self, eventLoop: .indifferent, deadline: nil, logger: nil)
+                    // AsyncHTTPClient fails some tasks (its redirect limits) without a delegate callback.
+                    task.futureResult.whenFailure { [weak self] error in self?.fail(error) }
+                    attach { task.cancel() }
                 }
-                headWaiter = continuation
-                lock.unlock()
-                let task = client.execute(request: outgoing, delegate: self, eventLoop: .indifferent, deadline: nil, logger: nil)
-                // AsyncHTTPClient fails some tasks (its redirect limits) without a delegate callback.
-                task.futureResult.whenFailure { [weak self] error in self?.fail(error) }
-                attach { task.cancel() }
             }
         } onCancel: {
             fail(CancellationError())
@@ -105,10 +84,7 @@ final class ReadAheadExchange: HTTPClientResponseDelegate, @unchecked Sendable {
     /// Reads `body` (of a response AsyncHTTPClient's async API brought, `headers` its head's)
     /// ahead of the consumer, under the same limits: the async API's uploads and traced requests.
     func relay(_ body: HTTPClientResponse.Body, headers: HTTPHeaders, on loop: any EventLoop) -> Body {
-        lock.lock()
-        head = HTTPResponseHead(version: .http1_1, status: .ok, headers: headers)
-        encoding = headers.first(name: "Content-Encoding")
-        lock.unlock()
+        _ = state.withLock { $0.headArrived(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers)) }
         let task = Task { [weak self] in
             do {
                 for try await buffer in body {
@@ -130,19 +106,23 @@ final class ReadAheadExchange: HTTPClientResponseDelegate, @unchecked Sendable {
 
     /// The next chunk, `nil` at the end.
     fileprivate func next() async throws -> [UInt8]? {
-        switch poll(orWait: nil) {
-        case .chunk(let chunk): return chunk
+        switch state.withLock({ $0.next(waiting: nil, now: .now()) }) {
+        case .deliver(let chunk, let reading):
+            reading?.succeed()
+            return chunk
         case .end: return nil
-        case .failed(let error): throw HTTPTransport.clientError(error, request: request)
-        case .waiting: break
+        case .fail(let error): throw HTTPTransport.clientError(error, request: request)
+        case .wait: break
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8]?, any Error>) in
-                switch poll(orWait: continuation) {
-                case .chunk(let chunk): continuation.resume(returning: chunk)
+                switch state.withLock({ $0.next(waiting: continuation, now: .now()) }) {
+                case .deliver(let chunk, let reading):
+                    reading?.succeed()
+                    continuation.resume(returning: chunk)
                 case .end: continuation.resume(returning: nil)
-                case .failed(let error): continuation.resume(throwing: HTTPTransport.clientError(error, request: request))
-                case .waiting: break   // resumed by the event loop
+                case .fail(let error): continuation.resume(throwing: HTTPTransport.clientError(error, request: request))
+                case .wait: break   // resumed by the event loop
                 }
             }
         } onCancel: {
@@ -150,139 +130,63 @@ final class ReadAheadExchange: HTTPClientResponseDelegate, @unchecked Sendable {
         }
     }
 
-    private enum Poll {
-        case chunk([UInt8])
-        case end
-        case failed(any Error)
-        /// Nothing yet: `continuation`, when given, waits for it.
-        case waiting
-    }
-
-    /// Takes the first waiting chunk, or the body's end, or its failure; with nothing there,
-    /// leaves `continuation` (when given) for the event loop to resume. Lets the event loop read
-    /// on once there is room again.
-    private func poll(orWait continuation: CheckedContinuation<[UInt8]?, any Error>?) -> Poll {
-        lock.lock()
-        var result = Poll.waiting
-        var reading: EventLoopPromise<Void>?
-        if let chunk = chunks.popFirst() {
-            bufferedBytes -= chunk.count
-            if bufferedBytes < limit, room != nil {
-                reading = room
-                room = nil
-                lastProgress = .now()
-            }
-            result = .chunk(chunk)
-        } else if let failure {
-            result = .failed(failure)
-        } else if finished {
-            result = .end
-        } else if let continuation {
-            bodyWaiter = continuation
-        }
-        lock.unlock()
-        reading?.succeed()
-        return result
-    }
-
     /// The body was dropped: an exchange still under way is cancelled, freeing its connection.
     fileprivate func abandon() {
-        lock.lock()
-        let done = finished || failure != nil
-        lock.unlock()
-        if !done { fail(CancellationError()) }
+        end(state.withLock { $0.abandon() })
     }
 
     // MARK: The producer's side
 
     private func attach(_ cancel: @escaping @Sendable () -> Void) {
-        lock.lock()
-        cancelProducer = cancel
-        let cancelNow = cancelled
-        lock.unlock()
-        if cancelNow { cancel() }
-    }
-
-    /// The deadline passed: fails the exchange unless its head has arrived (the body may take longer).
-    private func failBeforeHead(_ error: any Error) {
-        lock.lock()
-        let arrived = head != nil
-        lock.unlock()
-        if !arrived { fail(error) }
+        switch state.withLock({ $0.attach(cancel) }) {
+        case .none: break
+        case .cancel(let cancel): cancel()
+        }
     }
 
     /// Ends the exchange with `error` (a timeout, a limit, cancellation): whoever waits gets it,
     /// and the producer is cancelled.
     private func fail(_ error: any Error) {
-        lock.lock()
-        if failure == nil && !finished { failure = error }
-        cancelled = true
-        let cancel = cancelProducer
-        let (headWaiter, bodyWaiter, room) = (self.headWaiter, self.bodyWaiter, self.room)
-        (self.headWaiter, self.bodyWaiter, self.room) = (nil, nil, nil)
-        let reported = failure
-        let timers = [deadlineTimer, idleTimer]
-        (deadlineTimer, idleTimer) = (nil, nil)
-        lock.unlock()
-        for timer in timers { timer?.cancel() }
-        cancel?()
-        if let reported {
-            headWaiter?.resume(throwing: HTTPTransport.clientError(reported, request: request))
-            bodyWaiter?.resume(throwing: HTTPTransport.clientError(reported, request: request))
-            room?.fail(reported)
+        end(state.withLock { $0.fail(error) })
+    }
+
+    /// Does what ending the exchange asks: cancels the timers and the producer, then fails the
+    /// waiters (or gives the consumer the end of a body that had ended).
+    private func end(_ action: StateMachine.EndAction) {
+        for timer in action.timers { timer.cancel() }
+        action.cancelProducer?()
+        if let failure = action.failure {
+            action.headWaiter?.resume(throwing: HTTPTransport.clientError(failure, request: request))
+            action.bodyWaiter?.resume(throwing: HTTPTransport.clientError(failure, request: request))
+            action.room?.fail(failure)
         } else {
-            bodyWaiter?.resume(returning: nil)
-            room?.succeed()
+            // A body ends only after its head: no caller waits for one here; were one to, it is not left hanging.
+            action.headWaiter?.resume(throwing: HTTPTransport.clientError(CancellationError(), request: request))
+            action.bodyWaiter?.resume(returning: nil)
+            action.room?.succeed()
         }
     }
 
     /// One chunk of the body: to the waiting consumer, else into the buffer; the future completes
     /// once there is room for more.
     private func receive(_ chunk: [UInt8], on loop: any EventLoop) -> EventLoopFuture<Void> {
-        lock.lock()
-        if failure != nil {
-            lock.unlock()
+        switch state.withLock({ $0.receive(chunk, now: .now(), on: loop) }) {
+        case .drop:
             return loop.makeSucceededVoidFuture()
-        }
-        received += Int64(chunk.count)
-        lastProgress = .now()
-        if received > limits.maxBytes {
-            let error = limits.tooLargeError(request: request, received: received, encoding: encoding)
-            lock.unlock()
-            fail(error)
+        case .tooLarge(let received, let encoding):
+            fail(limits.tooLargeError(request: request, received: received, encoding: encoding))
             return loop.makeSucceededVoidFuture()
-        }
-        if let waiter = bodyWaiter {
-            bodyWaiter = nil
-            lock.unlock()
+        case .deliver(let waiter):
             waiter.resume(returning: chunk)
             return loop.makeSucceededVoidFuture()
+        case .buffered(let future):
+            return future
         }
-        chunks.append(chunk)
-        bufferedBytes += chunk.count
-        let future: EventLoopFuture<Void>
-        if bufferedBytes >= limit {
-            let promise = loop.makePromise(of: Void.self)
-            room = promise
-            future = promise.futureResult
-        } else {
-            future = loop.makeSucceededVoidFuture()
-        }
-        lock.unlock()
-        return future
     }
 
     /// The body ended.
     private func finish() {
-        lock.lock()
-        finished = true
-        let waiter = failure == nil ? bodyWaiter : nil
-        if waiter != nil { bodyWaiter = nil }
-        let timers = [deadlineTimer, idleTimer]
-        (deadlineTimer, idleTimer) = (nil, nil)
-        lock.unlock()
-        for timer in timers { timer?.cancel() }
-        waiter?.resume(returning: nil)
+        end(state.withLock { $0.finish() })
     }
 
     // MARK: The limits in time
@@ -291,20 +195,12 @@ final class ReadAheadExchange: HTTPClientResponseDelegate, @unchecked Sendable {
     private func armTimers(on loop: any EventLoop, from start: NIODeadline) {
         let deadline = loop.scheduleTask(deadline: start + Self.amount(limits.deadline)) { [weak self] in
             guard let self else { return }
-            fail(limits.deadlineError(request: request, received: receivedBytes))
+            fail(limits.deadlineError(request: request, received: state.withLock { $0.received }))
         }
-        lock.lock()
-        lastProgress = .now()
-        let done = finished || failure != nil
-        if !done { deadlineTimer = deadline }
-        lock.unlock()
-        if done { deadline.cancel() } else { scheduleIdleCheck(on: loop, at: .now() + Self.amount(limits.idleTimeout)) }
-    }
-
-    private var receivedBytes: Int64 {
-        lock.lock()
-        defer { lock.unlock() }
-        return received
+        switch state.withLock({ $0.deadlineArmed(deadline, now: .now()) }) {
+        case .armed: scheduleIdleCheck(on: loop, at: .now() + Self.amount(limits.idleTimeout))
+        case .cancel(let timer): timer.cancel()
+        }
     }
 
     private func scheduleIdleCheck(on loop: any EventLoop, at due: NIODeadline) {
@@ -312,30 +208,19 @@ final class ReadAheadExchange: HTTPClientResponseDelegate, @unchecked Sendable {
             guard let self else { return }
             checkIdle(on: loop)
         }
-        lock.lock()
-        let done = finished || failure != nil
-        if !done { idleTimer = check }
-        lock.unlock()
-        if done { check.cancel() }
+        switch state.withLock({ $0.idleCheckScheduled(check) }) {
+        case .armed: break
+        case .cancel(let timer): timer.cancel()
+        }
     }
 
     /// Fails the exchange when the body has been idle for the idle timeout while the connection
     /// reads; while back-pressure holds the reading, the clock stands still.
     private func checkIdle(on loop: any EventLoop) {
-        let now = NIODeadline.now()
-        lock.lock()
-        if finished || failure != nil {
-            lock.unlock()
-            return
-        }
-        if room != nil { lastProgress = now }
-        let due = lastProgress + Self.amount(limits.idleTimeout)
-        let bytes = received
-        lock.unlock()
-        if due <= now {
-            fail(limits.idleError(request: request, received: bytes))
-        } else {
-            scheduleIdleCheck(on: loop, at: due)
+        switch state.withLock({ $0.idleCheck(now: .now()) }) {
+        case .none: break
+        case .fail(let received): fail(limits.idleError(request: request, received: received))
+        case .check(let due): scheduleIdleCheck(on: loop, at: due)
         }
     }
 
@@ -348,13 +233,10 @@ final class ReadAheadExchange: HTTPClientResponseDelegate, @unchecked Sendable {
     // MARK: The delegate
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        lock.lock()
-        self.head = head
-        encoding = head.headers.first(name: "Content-Encoding")
-        let waiter = headWaiter
-        headWaiter = nil
-        lock.unlock()
-        waiter?.resume(returning: head)
+        switch state.withLock({ $0.headArrived(head) }) {
+        case .none: break
+        case .resume(let waiter): waiter.resume(returning: head)
+        }
         return task.eventLoop.makeSucceededVoidFuture()
     }
 

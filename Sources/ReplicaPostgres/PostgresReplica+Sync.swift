@@ -45,7 +45,7 @@ extension PostgresReplica: StoreBackend {
         switch job.rows {
         case .none: break
         case .stream(let stream, _): summary = try await session.stage(stream)
-        case .staged(let staged): try await session.stage(staged)
+        case .staged(let staged): try await session.stage(staged.value)
         case .live(let live): job.end(with: try await session.stage(live, source: job.source))
         }
         let (deletions, skipped) = job.deletions(after: summary, frontEnd: frontEnd)

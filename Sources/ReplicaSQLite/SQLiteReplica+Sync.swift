@@ -77,7 +77,7 @@ extension SQLiteReplica: StoreBackend {
         switch job.rows {
         case .none: break
         case .stream(let stream, let patience): summary = try stream.consume(source: job.source, patience: patience) { try writer.write($0) }
-        case .staged(let staged): try staged.replay { try writer.write($0) }
+        case .staged(let staged): try staged.value.replay { try writer.write($0) }
         case .live(let live):
             let ending = try live.consume(source: job.source) { try writer.write($0) }
             job.end(with: ending)

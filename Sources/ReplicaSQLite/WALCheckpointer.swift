@@ -29,9 +29,7 @@ import ReplicaCore
 /// configuration.prepareDatabase { db in checkpointer.install(on: db) }
 /// ```
 final class WALCheckpointer: @unchecked Sendable {
-    // @unchecked: `scheduled` and `retired` are guarded by `lock`; `connection` is touched only
-    // while `running` is held; `checkpoints` on `queue` only (and in deinit, when nothing else
-    // holds the object).
+    // @unchecked: the checkpoint connection is an `OpaquePointer` (never Sendable), used only while `checkpointing` is held.
 
     /// WAL pages past which a commit schedules a checkpoint: the threshold of SQLite's automatic ones.
     static let threshold: Int32 = 1000
@@ -39,13 +37,11 @@ final class WALCheckpointer: @unchecked Sendable {
     /// The database file.
     let path: String
     private let queue: DispatchQueue
-    private let lock = NSLock()
-    /// Held for the whole of a checkpoint, so that ``retire()`` can wait for the one under way.
-    private let running = NSLock()
-    private var scheduled = false
-    private var retired = false
-    private var connection: OpaquePointer?
-    private var checkpoints = 0
+    /// Whether a checkpoint is scheduled, and whether the store has gone.
+    private let flags = Locked((scheduled: false, retired: false))
+    /// This checkpointer's own connection (opened by the first checkpoint) and the checkpoints run
+    /// so far; held for the whole of a checkpoint, so that ``retire()`` can wait for the one under way.
+    private let checkpointing = Locked((connection: OpaquePointer?.none, count: 0))
 
     /// - Parameters:
     ///   - path: The database file.
@@ -56,7 +52,7 @@ final class WALCheckpointer: @unchecked Sendable {
     }
 
     deinit {
-        if let connection { sqlite3_close_v2(connection) }
+        if let connection = checkpointing.withLock({ $0.connection }) { sqlite3_close_v2(connection) }
     }
 
     /// Makes `db`'s commits schedule a checkpoint here rather than run one; replaces its automatic
@@ -75,9 +71,9 @@ final class WALCheckpointer: @unchecked Sendable {
     /// A commit on `handle` left the WAL past the threshold: schedules a checkpoint, or, once
     /// retired, runs SQLite's own automatic one on `handle`.
     private func committed(_ handle: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
-        let (retired, first) = lock.withLock {
-            defer { scheduled = true }
-            return (self.retired, !scheduled)
+        let (retired, first) = flags.withLock { flags in
+            defer { flags.scheduled = true }
+            return (flags.retired, !flags.scheduled)
         }
         if retired {
             // What SQLite's default WAL hook does: a PASSIVE checkpoint inside the committing call.
@@ -87,7 +83,7 @@ final class WALCheckpointer: @unchecked Sendable {
         guard first else { return }
         queue.async { [self] in
             // Commits from now on schedule the next one: this one may start before they end.
-            lock.withLock { scheduled = false }
+            flags.withLock { $0.scheduled = false }
             checkpoint()
         }
     }
@@ -100,7 +96,7 @@ final class WALCheckpointer: @unchecked Sendable {
     @discardableResult
     func settle() async -> Int {
         await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
-            queue.async { [self] in continuation.resume(returning: checkpoints) }
+            queue.async { [self] in continuation.resume(returning: checkpointing.withLock { $0.count }) }
         }
     }
 
@@ -111,32 +107,32 @@ final class WALCheckpointer: @unchecked Sendable {
     /// still holding ``Store/database``) checkpoint inside the commit from then on, as SQLite does
     /// by default.
     func retire() {
-        lock.withLock { retired = true }
-        running.withLock {
-            if let connection { sqlite3_close_v2(connection) }
-            connection = nil
+        flags.withLock { $0.retired = true }
+        checkpointing.withLock { checkpointing in
+            if let connection = checkpointing.connection { sqlite3_close_v2(connection) }
+            checkpointing.connection = nil
         }
     }
 
     /// One PASSIVE checkpoint, on the queue, unless retired. Failures are left for the next commit's
     /// checkpoint (or the last connection's close): a checkpoint only moves committed pages into the file.
     private func checkpoint() {
-        running.withLock {
-            guard !lock.withLock({ retired }) else { return }
-            if connection == nil {
+        checkpointing.withLock { checkpointing in
+            guard !flags.withLock({ $0.retired }) else { return }
+            if checkpointing.connection == nil {
                 var handle: OpaquePointer?
                 let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
                 if sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK {
                     // As the store's connections: a checkpoint syncs the WAL before and the file after.
                     sqlite3_exec(handle, "PRAGMA synchronous = NORMAL", nil, nil, nil)
-                    connection = handle
+                    checkpointing.connection = handle
                 } else {
                     sqlite3_close_v2(handle)
                     return
                 }
             }
-            sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-            checkpoints += 1
+            sqlite3_wal_checkpoint_v2(checkpointing.connection, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            checkpointing.count += 1
         }
     }
 }

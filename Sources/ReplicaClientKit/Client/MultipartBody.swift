@@ -75,8 +75,9 @@ public struct MultipartBody: Sendable, Hashable {
 
     /// The bytes of a file as chunks, read as they are taken.
     public static func fileChunks(path: String, chunkSize: Int = 1 << 16) -> AsyncThrowingStream<[UInt8], any Error> {
-        let reader = FileChunkReader(path: path, chunkSize: chunkSize)
-        return AsyncThrowingStream { try reader.next() }
+        // Handed to the stream, whose one consumer calls `next()` once at a time.
+        let reader = UncheckedBox(FileChunkReader(path: path, chunkSize: chunkSize))
+        return AsyncThrowingStream { try reader.value.next() }
     }
 
     /// The body as chunks, reading files `chunkSize` bytes at a time, each chunk only when the
@@ -84,15 +85,16 @@ public struct MultipartBody: Sendable, Hashable {
     ///
     /// - Throws: ``ClientError`` `.invalidRequest` when a file cannot be read.
     public func chunks(chunkSize: Int = 1 << 16) -> AsyncThrowingStream<[UInt8], any Error> {
-        let reader = MultipartReader(body: self, chunkSize: chunkSize)
-        return AsyncThrowingStream { try reader.next() }
+        // Handed to the stream, whose one consumer calls `next()` once at a time.
+        let reader = UncheckedBox(MultipartReader(body: self, chunkSize: chunkSize))
+        return AsyncThrowingStream { try reader.value.next() }
     }
 }
 
 /// Produces a multipart body's chunks one at a time, on demand: each part's head, its content
-/// (files read chunk by chunk), the line break after it, and the closing boundary.
-/// `@unchecked Sendable`: the stream calls `next()` once at a time, from its single consumer.
-final class MultipartReader: @unchecked Sendable {
+/// (files read chunk by chunk), the line break after it, and the closing boundary. Not
+/// thread-safe: a stream hands it to its single consumer, which calls `next()` once at a time.
+final class MultipartReader {
     private let body: MultipartBody
     private let chunkSize: Int
     private var part = 0
@@ -140,9 +142,9 @@ final class MultipartReader: @unchecked Sendable {
     }
 }
 
-/// Reads a file chunk by chunk for an unfolding stream.
-/// `@unchecked Sendable`: the stream calls `next()` once at a time, from its single consumer.
-final class FileChunkReader: @unchecked Sendable {
+/// Reads a file chunk by chunk for an unfolding stream. Not thread-safe: the stream hands it to
+/// its single consumer, which calls `next()` once at a time.
+final class FileChunkReader {
     private let path: String
     private let chunkSize: Int
     private var handle: FileHandle?

@@ -186,19 +186,40 @@ enum SnapshotRows: Sendable {
 /// fetched, deleted rows are dropped, and a re-run query empties it. A row read from the store
 /// shows its values at the time it is read.
 ///
-/// `@unchecked Sendable`: the mutable state is guarded by `lock`.
-final class RowCache: @unchecked Sendable {
+/// Its rows and their order are one ``Cached`` value in a ``Locked``.
+final class RowCache: Sendable {
     let source: any LiveRowSource
     let entity: Entity
     let batchSize: Int
     let capacity: Int
-    private let lock = NSLock()
-    private var rows: [ExactKey: EntityRow] = [:]
-    /// Keys in the order they entered, for eviction.
-    private var arrival: [ExactKey] = []
-    private var arrivalStart = 0
-    /// Batches read from the store (for tests and tuning).
-    private(set) var fetches = 0
+    private let state = Locked(Cached())
+
+    /// The rows held, in the order they entered.
+    private struct Cached: Sendable {
+        var rows: [ExactKey: EntityRow] = [:]
+        /// Keys in the order they entered, for eviction.
+        var arrival: [ExactKey] = []
+        var arrivalStart = 0
+        /// Batches read from the store (for tests and tuning).
+        var fetches = 0
+
+        mutating func insert(_ row: EntityRow) {
+            let key = ExactKey(row.primaryKey)
+            if rows.updateValue(row, forKey: key) == nil { arrival.append(key) }
+        }
+
+        /// Drops the oldest rows beyond `capacity`.
+        mutating func evict(capacity: Int) {
+            while rows.count > capacity, arrivalStart < arrival.count {
+                rows.removeValue(forKey: arrival[arrivalStart])
+                arrivalStart += 1
+            }
+            if arrivalStart > capacity {
+                arrival.removeFirst(arrivalStart)
+                arrivalStart = 0
+            }
+        }
+    }
 
     init(source: any LiveRowSource, entity: Entity, batchSize: Int, capacity: Int) {
         self.source = source
@@ -208,14 +229,14 @@ final class RowCache: @unchecked Sendable {
     }
 
     /// The number of rows held.
-    var count: Int { lock.withLock { rows.count } }
+    var count: Int { state.withLock { $0.rows.count } }
 
     /// The number of batches read so far.
-    var fetchCount: Int { lock.withLock { fetches } }
+    var fetchCount: Int { state.withLock { $0.fetches } }
 
     /// The cached row of `key`, if any.
     func cached(_ key: AttributeValue) -> EntityRow? {
-        lock.withLock { rows[ExactKey(key)] }
+        state.withLock { $0.rows[ExactKey(key)] }
     }
 
     /// The row of entry `index` of `entries`; on a miss, reads the batch of entries from `index`
@@ -240,7 +261,7 @@ final class RowCache: @unchecked Sendable {
     /// - Throws: ``StoreError`` naming the entity and the keys when the read fails.
     @discardableResult
     func load(_ keys: [AttributeValue], layout: SnapshotLayout, entries: [SnapshotEntry]? = nil) throws(StoreError) -> [EntityRow] {
-        let missing = lock.withLock { keys.filter { rows[ExactKey($0)] == nil } }
+        let missing = state.withLock { cached in keys.filter { cached.rows[ExactKey($0)] == nil } }
         guard !missing.isEmpty else { return [] }
         let found: [EntityRow]
         do {
@@ -248,14 +269,15 @@ final class RowCache: @unchecked Sendable {
         } catch {
             throw readFailure(error, keys: missing)
         }
-        lock.withLock {
-            fetches += 1
-            for row in found { insert(row) }
-            for key in missing where rows[ExactKey(key)] == nil {
+        let capacity = self.capacity
+        state.withLock { cached in
+            cached.fetches += 1
+            for row in found { cached.insert(row) }
+            for key in missing where cached.rows[ExactKey(key)] == nil {
                 let entry = entries?.first { $0.key.isIdentical(to: key) } ?? SnapshotEntry(key: key)
-                insert(layout.skeleton(entry))
+                cached.insert(layout.skeleton(entry))
             }
-            evict()
+            cached.evict(capacity: capacity)
         }
         return found
     }
@@ -275,35 +297,18 @@ final class RowCache: @unchecked Sendable {
 
     /// Replaces cached rows with fresh values (rows a commit changed), and drops `removed` keys.
     func refresh(_ fresh: [EntityRow], removing removed: [AttributeValue] = []) {
-        lock.withLock {
-            for key in removed { rows.removeValue(forKey: ExactKey(key)) }
-            for row in fresh where rows[ExactKey(row.primaryKey)] != nil { rows[ExactKey(row.primaryKey)] = row }
+        state.withLock { cached in
+            for key in removed { cached.rows.removeValue(forKey: ExactKey(key)) }
+            for row in fresh where cached.rows[ExactKey(row.primaryKey)] != nil { cached.rows[ExactKey(row.primaryKey)] = row }
         }
     }
 
     /// Drops every row (the query was re-run: any row may have changed).
     func removeAll() {
-        lock.withLock {
-            rows.removeAll()
-            arrival.removeAll()
-            arrivalStart = 0
-        }
-    }
-
-    private func insert(_ row: EntityRow) {
-        let key = ExactKey(row.primaryKey)
-        if rows.updateValue(row, forKey: key) == nil { arrival.append(key) }
-    }
-
-    /// Drops the oldest rows beyond the capacity (called with the lock held).
-    private func evict() {
-        while rows.count > capacity, arrivalStart < arrival.count {
-            rows.removeValue(forKey: arrival[arrivalStart])
-            arrivalStart += 1
-        }
-        if arrivalStart > capacity {
-            arrival.removeFirst(arrivalStart)
-            arrivalStart = 0
+        state.withLock { cached in
+            cached.rows.removeAll()
+            cached.arrival.removeAll()
+            cached.arrivalStart = 0
         }
     }
 }
@@ -311,15 +316,13 @@ final class RowCache: @unchecked Sendable {
 /// What a snapshot learns after it is taken: its key → position table, built on first use
 /// (``ResultSnapshot/indexPath(of:)``), and its latest failed row read
 /// (``ResultSnapshot/loadError``). Copies of a snapshot share it.
-/// `@unchecked Sendable`: `positions` and `failure` are read and written under `lock` only.
-final class SnapshotMemo: @unchecked Sendable {
-    private let lock = NSLock()
-    private var positions: [ExactKey: ResultSnapshot.Position]?
-    private var failure: StoreError?
+final class SnapshotMemo: Sendable {
+    private let positions = Locked<[ExactKey: ResultSnapshot.Position]?>(nil)
+    private let failure = Locked<StoreError?>(nil)
 
     /// The key → position table, built by `build` on first use.
     func table(_ build: () -> [ExactKey: ResultSnapshot.Position]) -> [ExactKey: ResultSnapshot.Position] {
-        lock.withLock {
+        positions.withLock { positions in
             if let positions { return positions }
             let built = build()
             positions = built
@@ -328,10 +331,10 @@ final class SnapshotMemo: @unchecked Sendable {
     }
 
     /// The latest failed read, or `nil`.
-    var loadError: StoreError? { lock.withLock { failure } }
+    var loadError: StoreError? { failure.value }
 
     /// Records a failed read.
     func record(_ error: StoreError) {
-        lock.withLock { failure = error }
+        failure.withLock { $0 = error }
     }
 }

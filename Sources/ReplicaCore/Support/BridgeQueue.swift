@@ -17,17 +17,50 @@ import Foundation
 /// while let chunk = try channel.pop() { parser.feed(chunk) }   // on the parsing thread
 /// ```
 ///
-/// `@unchecked Sendable`: every stored property is read and written while `condition` is locked;
-/// the continuations are resumed after it is unlocked.
-package final class BridgeQueue<Element: Sendable>: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var items: [Element] = []
-    private var finished = false
-    private var failure: (any Error)?
-    /// A task consumer waiting in ``next()`` for an item.
-    private var consumer: CheckedContinuation<Element?, any Error>?
-    /// A task producer waiting in ``send(_:)`` for room.
-    private var producer: CheckedContinuation<Bool, Never>?
+/// Its state sits in one ``ConditionLocked`` (threads wait on it); continuations are resumed
+/// after the lock is let go.
+package final class BridgeQueue<Element: Sendable>: Sendable {
+    /// What the queue holds and who waits on it.
+    private struct State: Sendable {
+        var items: [Element] = []
+        var finished = false
+        var failure: (any Error)?
+        /// A task consumer waiting in ``next()`` for an item.
+        var consumer: CheckedContinuation<Element?, any Error>?
+        /// A task producer waiting in ``send(_:)`` for room.
+        var producer: CheckedContinuation<Bool, Never>?
+
+        /// Nothing to wait for: an item is there or the channel is finished.
+        var isReady: Bool { !items.isEmpty || finished }
+
+        /// Removes the oldest item (`nil` when none, with the failure to throw), and the producer
+        /// that its removal lets go on.
+        mutating func take(capacity: Int) -> (item: Result<Element?, any Error>, producer: CheckedContinuation<Bool, Never>?) {
+            guard !items.isEmpty else {
+                return (failure.map { .failure($0) } ?? .success(nil), nil)
+            }
+            let item = items.removeFirst()
+            let waitingProducer = items.count < capacity ? producer : nil
+            if waitingProducer != nil { producer = nil }
+            return (.success(item), waitingProducer)
+        }
+    }
+
+    /// Threads wait on it for an item or for room; tasks leave continuations in it, resumed
+    /// after the lock is let go.
+    private let state = ConditionLocked(State())
+
+    /// What ``send(_:)`` did with its item.
+    private enum Sent {
+        /// The channel was finished: the item is dropped.
+        case refused
+        /// Handed to the waiting consumer.
+        case handed(CheckedContinuation<Element?, any Error>)
+        /// Queued, with room left.
+        case queued
+        /// Queued, filling the channel: the producer waits for room.
+        case full
+    }
     private let capacity: Int
 
     package init(capacity: Int) {
@@ -42,22 +75,18 @@ package final class BridgeQueue<Element: Sendable>: @unchecked Sendable {
     /// - Returns: `false` when the channel was finished (the item is dropped).
     @discardableResult
     package func push(_ item: Element, bounded: Bool = true) -> Bool {
-        condition.lock()
-        while bounded && items.count >= capacity && !finished { condition.wait() }
-        guard !finished else {
-            condition.unlock()
-            return false
+        let capacity = self.capacity
+        let (accepted, waiting) = state.withLock(waitingUntil: { !bounded || $0.items.count < capacity || $0.finished }) { state in
+            guard !state.finished else { return (false, CheckedContinuation<Element?, any Error>?.none) }
+            if let waiting = state.consumer {
+                state.consumer = nil
+                return (true, waiting)
+            }
+            state.items.append(item)
+            return (true, nil)
         }
-        if let waiting = consumer {
-            consumer = nil
-            condition.unlock()
-            waiting.resume(returning: item)
-            return true
-        }
-        items.append(item)
-        condition.broadcast()
-        condition.unlock()
-        return true
+        waiting?.resume(returning: item)
+        return accepted
     }
 
     /// Appends `item` from a task, suspending while the channel holds `capacity` items or more.
@@ -66,45 +95,42 @@ package final class BridgeQueue<Element: Sendable>: @unchecked Sendable {
     @discardableResult
     package func send(_ item: Element) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            condition.lock()
-            guard !finished else {
-                condition.unlock()
-                continuation.resume(returning: false)
-                return
+            let capacity = self.capacity
+            let sent = state.withLock { state -> Sent in
+                guard !state.finished else { return .refused }
+                if let waiting = state.consumer {
+                    state.consumer = nil
+                    return .handed(waiting)
+                }
+                state.items.append(item)
+                guard state.items.count >= capacity else { return .queued }
+                // Full: the item is in; resumed once a pop makes room, or the channel finishes.
+                state.producer = continuation
+                return .full
             }
-            if let waiting = consumer {
-                consumer = nil
-                condition.unlock()
+            switch sent {
+            case .refused: continuation.resume(returning: false)
+            case .handed(let waiting):
                 waiting.resume(returning: item)
                 continuation.resume(returning: true)
-                return
+            case .queued: continuation.resume(returning: true)
+            case .full: break
             }
-            items.append(item)
-            condition.broadcast()
-            guard items.count >= capacity else {
-                condition.unlock()
-                continuation.resume(returning: true)
-                return
-            }
-            // Full: the item is in; resumed once a pop makes room, or the channel finishes.
-            producer = continuation
-            condition.unlock()
         }
     }
 
     /// Ends the channel (from either side): pushes fail from now on, the consumer drains what
     /// is left and then gets `nil`, or `error` (the first one given).
     package func finish(throwing error: (any Error)? = nil) {
-        condition.lock()
-        finished = true
-        if failure == nil { failure = error }
-        let waitingProducer = producer
-        producer = nil
-        let waitingConsumer = items.isEmpty ? consumer : nil
-        if waitingConsumer != nil { consumer = nil }
-        let failure = self.failure
-        condition.broadcast()
-        condition.unlock()
+        let (waitingProducer, waitingConsumer, failure) = state.withLock { state in
+            state.finished = true
+            if state.failure == nil { state.failure = error }
+            let waitingProducer = state.producer
+            state.producer = nil
+            let waitingConsumer = state.items.isEmpty ? state.consumer : nil
+            if waitingConsumer != nil { state.consumer = nil }
+            return (waitingProducer, waitingConsumer, state.failure)
+        }
         waitingProducer?.resume(returning: true)
         if let waitingConsumer {
             if let failure { waitingConsumer.resume(throwing: failure) } else { waitingConsumer.resume(returning: nil) }
@@ -113,9 +139,7 @@ package final class BridgeQueue<Element: Sendable>: @unchecked Sendable {
 
     /// Whether the channel was finished.
     package var isFinished: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return finished
+        state.withLock { $0.finished }
     }
 
     // MARK: Consuming
@@ -125,9 +149,10 @@ package final class BridgeQueue<Element: Sendable>: @unchecked Sendable {
     ///
     /// - Throws: The error the channel was finished with, once drained.
     package func pop() throws -> Element? {
-        condition.lock()
-        while items.isEmpty && !finished { condition.wait() }
-        return try take()
+        let capacity = self.capacity
+        let (item, producer) = state.withLock(waitingUntil: \.isReady) { $0.take(capacity: capacity) }
+        producer?.resume(returning: true)
+        return try item.get()
     }
 
     /// What a pop that waits at most a while found.
@@ -143,22 +168,19 @@ package final class BridgeQueue<Element: Sendable>: @unchecked Sendable {
     ///
     /// - Throws: The error the channel was finished with, once drained.
     package func pop(waitingAtMost seconds: Double) throws -> TimedPop {
-        condition.lock()
+        let capacity = self.capacity
         let deadline = Date(timeIntervalSinceNow: seconds)
-        while items.isEmpty && !finished {
-            if !condition.wait(until: deadline) && items.isEmpty && !finished {
-                condition.unlock()
-                return .timedOut
-            }
+        let taken = state.withLock(waitingUntil: \.isReady, deadline: deadline) { state in
+            state.isReady ? state.take(capacity: capacity) : nil
         }
-        return try take().map { .item($0) } ?? .finished
+        guard let (item, producer) = taken else { return .timedOut }
+        producer?.resume(returning: true)
+        return try item.get().map { .item($0) } ?? .finished
     }
 
     /// Blocks until an item is there or the channel is finished, removing nothing.
     package func waitForItem() {
-        condition.lock()
-        while items.isEmpty && !finished { condition.wait() }
-        condition.unlock()
+        state.withLock(waitingUntil: \.isReady) { _ in }
     }
 
     /// The oldest item, suspending the calling task while there is none; `nil` once the channel
@@ -167,30 +189,17 @@ package final class BridgeQueue<Element: Sendable>: @unchecked Sendable {
     /// - Throws: The error the channel was finished with, once drained.
     package func next() async throws -> Element? {
         try await withCheckedThrowingContinuation { continuation in
-            condition.lock()
-            if items.isEmpty && !finished {
-                consumer = continuation
-                condition.unlock()
-                return
+            let capacity = self.capacity
+            let taken = state.withLock { state in
+                guard state.isReady else {
+                    state.consumer = continuation
+                    return (item: Result<Element?, any Error>?.none, producer: CheckedContinuation<Bool, Never>?.none)
+                }
+                let (item, producer) = state.take(capacity: capacity)
+                return (item: Optional(item), producer: producer)
             }
-            continuation.resume(with: Result { try take() })
+            taken.producer?.resume(returning: true)
+            if let item = taken.item { continuation.resume(with: item) }
         }
-    }
-
-    /// Removes the oldest item with the lock held, and unlocks; `nil` (or the failure) when none.
-    private func take() throws -> Element? {
-        guard !items.isEmpty else {
-            let failure = self.failure
-            condition.unlock()
-            if let failure { throw failure }
-            return nil
-        }
-        let item = items.removeFirst()
-        let waitingProducer = items.count < capacity ? producer : nil
-        if waitingProducer != nil { producer = nil }
-        condition.broadcast()
-        condition.unlock()
-        waitingProducer?.resume(returning: true)
-        return item
     }
 }

@@ -33,6 +33,69 @@ package final class Locked<Value> {
 /// Sendable, so what `withLock` hands out may cross threads.
 extension Locked: @unchecked Sendable where Value: Sendable {}
 
+/// A value guarded by a lock that threads can also wait on: ``Locked`` with a condition variable,
+/// for the one place that blocks a thread until another changes the value (``BridgeQueue``: a
+/// parsing thread waiting for the next chunk, or for room to push one).
+///
+/// `Locked` cannot offer this: waiting needs the lock to be a condition's, released while the
+/// thread sleeps and taken again before it wakes, which `NSLock` is not. Everything else reads as
+/// with `Locked`: state changes only inside `withLock`, and every such change wakes the waiters,
+/// which check again whether what they wait for has come.
+///
+/// ```swift
+/// let queue = ConditionLocked([Int]())
+/// Thread { queue.withLock { $0.append(1) } }.start()
+/// let first = queue.withLock(waitingUntil: { !$0.isEmpty }) { $0.removeFirst() }   // 1
+/// ```
+package final class ConditionLocked<Value> {
+    private let condition = NSCondition()
+    private var stored: Value
+
+    package init(_ value: Value) {
+        self.stored = value
+    }
+
+    /// Runs `body` with the value while holding the lock, then wakes every waiting thread (what
+    /// `body` changed may be what one waits for); what it returns is returned.
+    package func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        condition.lock()
+        defer {
+            condition.broadcast()
+            condition.unlock()
+        }
+        return try body(&stored)
+    }
+
+    /// Blocks the calling thread until `ready` holds for the value, or `deadline` (when given)
+    /// passes, then runs `body` with the value while still holding the lock (so `body` sees the
+    /// value `ready` saw, and checks it again when the wait may have timed out).
+    ///
+    /// - Parameters:
+    ///   - ready: What the thread waits for.
+    ///   - deadline: When to stop waiting; `nil` waits as long as it takes.
+    ///   - body: Runs under the lock once waiting is over; what it returns is returned.
+    package func withLock<T>(waitingUntil ready: (Value) -> Bool, deadline: Date? = nil,
+                             _ body: (inout Value) throws -> T) rethrows -> T {
+        condition.lock()
+        defer {
+            condition.broadcast()
+            condition.unlock()
+        }
+        while !ready(stored) {
+            if let deadline {
+                if !condition.wait(until: deadline) { break }
+            } else {
+                condition.wait()
+            }
+        }
+        return try body(&stored)
+    }
+}
+
+/// `@unchecked Sendable`: the value is only read or written while `condition` is locked, and is
+/// itself Sendable.
+extension ConditionLocked: @unchecked Sendable where Value: Sendable {}
+
 /// Hands a value that is not `Sendable` (a chunk source, a session's staged rows, an encoder) to
 /// the one thread or task that uses it after the hand-over.
 ///

@@ -14,10 +14,8 @@ package final class ChangeObservers: Sendable {
         let callback: @Sendable (ChangeSet) -> Void
     }
 
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    nonisolated(unsafe) private var observers: [UInt64: Observer] = [:]
-    nonisolated(unsafe) private var nextID: UInt64 = 1
+    /// The registered observers by id, and the next id.
+    private let registry = Locked((observers: [UInt64: Observer](), nextID: UInt64(1)))
 
     package init() {}
 
@@ -28,24 +26,20 @@ package final class ChangeObservers: Sendable {
     }
 
     func add(_ observer: Observer) -> ObserverToken {
-        lock.lock()
-        defer { lock.unlock() }
-        let id = nextID
-        nextID += 1
-        observers[id] = observer
-        return ObserverToken(id: id)
+        registry.withLock { registry in
+            let id = registry.nextID
+            registry.nextID += 1
+            registry.observers[id] = observer
+            return ObserverToken(id: id)
+        }
     }
 
     package func remove(_ token: ObserverToken) {
-        lock.lock()
-        observers[token.id] = nil
-        lock.unlock()
+        registry.withLock { $0.observers[token.id] = nil }
     }
 
     func contains(_ id: UInt64) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return observers[id] != nil
+        registry.withLock { $0.observers[id] != nil }
     }
 
     /// Dispatches `changes` to every interested observer. Called on the writer right after
@@ -64,9 +58,7 @@ package final class ChangeObservers: Sendable {
     private func dispatch(_ changes: ChangeSet) -> Int {
         var changes = changes
         if changes.committedAt == nil { changes.committedAt = .now }
-        lock.lock()
-        let current = observers
-        lock.unlock()
+        let current = registry.withLock { $0.observers }
         var dispatched = 0
         for (id, observer) in current.sorted(by: { $0.key < $1.key }) {
             var delivered = changes
@@ -86,15 +78,14 @@ package final class ChangeObservers: Sendable {
 
 /// A lock-protected counter of committed transactions.
 package final class SequenceCounter: Sendable {
-    private let lock = NSLock()
-    nonisolated(unsafe) private var value: UInt64 = 0
+    private let value = Locked<UInt64>(0)
 
     package init() {}
 
     package func next() -> UInt64 {
-        lock.lock()
-        defer { lock.unlock() }
-        value += 1
-        return value
+        value.withLock { value in
+            value += 1
+            return value
+        }
     }
 }

@@ -1,6 +1,6 @@
 extension SyncSession {
-    /// A session's lifecycle and what its pages taught it, as a value that only its transition
-    /// functions change: no I/O here. ``SyncSession`` parses, stages and writes, and applies
+    /// A session's lifecycle, what its pages taught it and how they reach the store, as a value
+    /// that only its transition functions change: no I/O here. ``SyncSession`` parses, stages and writes, and applies
     /// these transitions under its lock, doing the ``Effect`` each returns.
     ///
     /// The phases: ``Phase/idle`` takes one call; ``Phase/staging`` and ``Phase/committing``
@@ -49,6 +49,16 @@ extension SyncSession {
             case keepStagedRows
             /// The session has ended: drop its staged rows.
             case dropStagedRows
+        }
+
+        /// How the pages reach the store.
+        enum Writing: Sendable {
+            /// Into the session's open transaction as they are parsed, with the bytes of the pages
+            /// written so far (to stage them should the transaction roll back after a pause).
+            case live([LoggedPage])
+            /// Staged outside the database; `afterPause` when the open transaction rolled back
+            /// after a pause (``SyncResult/stagedAfterPause``).
+            case staging(afterPause: Bool)
         }
 
         /// What one parsed and staged page adds to the session.
@@ -113,9 +123,12 @@ extension SyncSession {
         private(set) var stagedRowCount = 0
         /// Keys of the route's entity that the API says were deleted (``SyncSession/delete(_:)``).
         private(set) var tombstones = PrimaryKeys()
+        /// How the pages reach the store: into an open transaction until a pause rolls it back, or staged.
+        private(set) var writing = Writing.staging(afterPause: false)
 
-        /// An idle session that has staged nothing.
-        init(entityCount: Int, targetEntity: Int?, staleEntities: Set<Int>, isData: Bool, source: String) {
+        /// An idle session that has staged nothing, whose pages are written into an open
+        /// transaction when `writesLive` (else staged).
+        init(entityCount: Int, targetEntity: Int?, staleEntities: Set<Int>, isData: Bool, source: String, writesLive: Bool = false) {
             self.source = source
             self.targetEntity = targetEntity
             self.staleEntities = staleEntities
@@ -124,14 +137,16 @@ extension SyncSession {
             if let targetEntity { tracked.insert(targetEntity) }
             self.tracked = (0 ..< entityCount).map { tracked.contains($0) }
             self.seen = Array(repeating: PrimaryKeys(), count: entityCount)
+            if writesLive { writing = .live([]) }
         }
 
-        /// An idle session of `plan`.
-        init(plan: SyncPlan, entityCount: Int, source: String) {
+        /// An idle session of `plan`, whose pages are written into an open transaction when
+        /// `writesLive` (else staged).
+        init(plan: SyncPlan, entityCount: Int, source: String, writesLive: Bool = false) {
             let isData: Bool
             if case .data = plan.shape { isData = true } else { isData = false }
             self.init(entityCount: entityCount, targetEntity: plan.targetEntity, staleEntities: plan.staleEntities,
-                      isData: isData, source: source)
+                      isData: isData, source: source, writesLive: writesLive)
         }
 
         // MARK: Calls
@@ -257,6 +272,50 @@ extension SyncSession {
             if isData { data = page.skeleton } else if metadata == nil { metadata = page.skeleton }
             stagedRowCount += page.rowCount
             return targetEntity.map { keys[$0] } ?? PrimaryKeys()
+        }
+
+        // MARK: Writing live
+
+        /// Whether pages are written into the session's open transaction as they are parsed.
+        var writesLive: Bool {
+            if case .live = writing { return true }
+            return false
+        }
+
+        /// Whether the open transaction rolled back after a pause (the pages were staged instead).
+        var stagedAfterPause: Bool {
+            if case .staging(afterPause: true) = writing { return true }
+            return false
+        }
+
+        /// The memory the logged pages' bytes hold, of the session's one budget.
+        var loggedMemoryBytes: Int {
+            guard case .live(let pages) = writing else { return 0 }
+            return pages.reduce(0) { $0 + $1.log.value.memoryBytes }
+        }
+
+        /// Keeps the bytes of a page written live. Ignored once pages are staged.
+        mutating func log(_ page: LoggedPage) {
+            guard case .live(var pages) = writing else { return }
+            pages.append(page)
+            writing = .live(pages)
+        }
+
+        /// The open transaction rolled back (after a pause when `afterPause`, or on another
+        /// process's write lock): every page is staged from now on.
+        ///
+        /// - Returns: The pages written live so far, to stage from their bytes.
+        mutating func stopWritingLive(afterPause: Bool) -> [LoggedPage] {
+            guard case .live(let pages) = writing else { return [] }
+            writing = .staging(afterPause: afterPause)
+            return pages
+        }
+
+        /// Lets go of the logged pages (the session has ended); returns them, to drop outside the lock.
+        mutating func dropLoggedPages() -> [LoggedPage] {
+            guard case .live(let pages) = writing else { return [] }
+            writing = .live([])
+            return pages
         }
 
         // MARK: Internals

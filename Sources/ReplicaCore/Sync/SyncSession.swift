@@ -70,32 +70,25 @@ public struct StagedPage: Sendable {
 /// ```
 ///
 /// A session is used by one task at a time: a call made while another is under way throws.
-/// `@unchecked Sendable`: its lifecycle and page facts are one ``State`` value, read and written
-/// under `lock` only; the state admits one call at a time, so the staged rows are only touched by
-/// the call under way, or dropped once the session has ended.
-public final class SyncSession: @unchecked Sendable {
+/// Its lifecycle, page facts and way of writing are one ``State`` value in a ``Locked``; the
+/// state admits one call at a time, so the staged rows are only touched by the call under way,
+/// or dropped once the session has ended.
+public final class SyncSession: Sendable {
     /// The store the session commits into.
     public let store: any ReplicaStore
     let plan: SyncPlan
     let options: SyncOptions
     /// The description of the synced path, for errors.
     let source: String
-    private let lock = NSLock()
-    /// Guarded by `lock`.
-    private var state: State
-    private let staged: StagedRows
+    private let state: Locked<State>
+    /// The staged rows: handed to the call under way (the state admits one at a time).
+    private let staged: UncheckedBox<StagedRows>
     /// The body bytes taken in so far, against ``SyncOptions/maxStagingBytes``.
     let intake: StagingIntake
-    /// The open transaction the pages are written into, while they are (see ``writesLive``).
+    /// The open transaction the pages are written into, while they are (see ``State/writesLive``:
+    /// until a pause longer than ``SyncOptions/streamingPatience`` rolls it back, after which
+    /// every page is staged).
     private let live = Locked<LiveTransaction?>(nil)
-    /// Whether pages are written into an open transaction as they are parsed: until a pause
-    /// longer than ``SyncOptions/streamingPatience`` rolls it back, after which every page is staged.
-    /// Only the call under way reads and writes it, and ``logged``.
-    private var writesLive: Bool
-    /// The bytes of the pages written live, to stage them if the transaction rolls back after a pause.
-    private var logged: [LoggedPage] = []
-    /// Whether the open transaction rolled back after a pause (the pages were staged instead).
-    private var pausedWhileLive = false
 
     /// - Parameter staging: Stage every page (no open transaction), as a body that already paused does.
     package init(store: any ReplicaStore, plan: SyncPlan, options: SyncOptions, source: String, staging: Bool = false) {
@@ -103,12 +96,12 @@ public final class SyncSession: @unchecked Sendable {
         self.plan = plan
         self.options = options
         self.source = source
-        self.staged = StagedRows(memoryBudget: max(0, options.stagingMemory))
+        self.staged = UncheckedBox(StagedRows(memoryBudget: max(0, options.stagingMemory)))
         self.intake = StagingIntake(limit: options.maxStagingBytes)
-        self.state = State(plan: plan, entityCount: store.mapping.maps.count, source: source)
         var isData = false
         if case .data = plan.shape { isData = true }
-        self.writesLive = !staging && !isData && options.streamingPatience > 0 && store.backend.readsBesideWrites
+        let writesLive = !staging && !isData && options.streamingPatience > 0 && store.backend.readsBesideWrites
+        self.state = Locked(State(plan: plan, entityCount: store.mapping.maps.count, source: source, writesLive: writesLive))
     }
 
     deinit {
@@ -212,9 +205,7 @@ public final class SyncSession: @unchecked Sendable {
 
     /// Runs `body` on the state, under the lock.
     private func withState<T>(_ body: (inout State) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&state)
+        try state.withLock(body)
     }
 
     /// Does what a transition asks.
@@ -222,9 +213,10 @@ public final class SyncSession: @unchecked Sendable {
         switch effect {
         case .keepStagedRows: break
         case .dropStagedRows:
-            staged.discard()
+            staged.value.discard()
             live.withLock { $0 }?.abort()
-            logged = []
+            // Dropped here, outside the lock: their scratch files close.
+            _ = withState { $0.dropLoggedPages() }
         }
     }
 
@@ -249,19 +241,20 @@ public final class SyncSession: @unchecked Sendable {
     /// Parses one page and writes its rows into the session's open transaction while it can,
     /// else stages them.
     private func stagePage(source: String, channel: ChunkChannel?, next: @escaping () throws -> [UInt8]?) async throws -> State.Page {
+        let (writesLive, loggedBytes, claimsBefore) = withState { ($0.writesLive, $0.loggedMemoryBytes, $0.claims) }
         guard writesLive else { return try await stageRows(source: source, channel: channel, next: next) }
         // The page's bytes are kept: after a pause, the pages written so far are staged from them.
         // The session's pages share one memory budget; past it, they go to scratch files.
-        let log = ChunkLog(memoryBudget: max(0, options.stagingMemory - logged.reduce(0) { $0 + $1.log.memoryBytes }))
+        let log = ChunkLog(memoryBudget: max(0, options.stagingMemory - loggedBytes))
         let keepsLog = store.backend.stagingHoldsWriteLock
-        let claimsBefore = withState { $0.claims }
         do {
             let page = try await writeLive(source: source) {
                 guard let chunk = try next() else { return nil }
                 if keepsLog { try log.append(chunk) }
                 return chunk
             }
-            if keepsLog { logged.append(LoggedPage(log: log, claimsBefore: claimsBefore, source: source)) }
+            // The parsing thread has ended: the log is handed over to the session.
+            if keepsLog { withState { $0.log(LoggedPage(log: UncheckedBox(log), claimsBefore: claimsBefore, source: source)) } }
             return page
         } catch let error where Self.letsGoOfWriter(error) {
             // Rolled back (or never begun: another process holds the write lock), and the parsing
@@ -319,15 +312,12 @@ public final class SyncSession: @unchecked Sendable {
     /// The open transaction rolled back (after a pause, or on another process's write lock):
     /// stages the pages it had written, from their bytes, and stages every page from now on.
     private func stageLogged(afterPause: Bool) async throws {
-        writesLive = false
-        if afterPause { pausedWhileLive = true }
+        let pages = withState { $0.stopWritingLive(afterPause: afterPause) }
         live.withLock { $0 = nil }
-        let pages = logged
-        logged = []
         let frontEnd = store.backend.frontEnd
-        let staged = UncheckedBox(self.staged)
+        let staged = self.staged
         for page in pages {
-            let log = page.log
+            let log = page.log.value
             _ = try await frontEnd.parsing(plan, source: page.source, totalBytes: nil, options: options,
                                            priorClaims: page.claimsBefore, next: { try log.replay() }) { stream in
                 try await stream.drain { batch in try staged.value.append(batch) }
@@ -339,8 +329,8 @@ public final class SyncSession: @unchecked Sendable {
     private func stageRows(source: String, channel: ChunkChannel?, next: @escaping () throws -> [UInt8]?) async throws -> State.Page {
         let plan = self.plan
         // Only this call's consumer touches the staged rows until it returns.
-        let staged = UncheckedBox(self.staged)
-        let rowsBefore = self.staged.rowCount
+        let staged = self.staged
+        let rowsBefore = staged.value.rowCount
         let (tracked, claims) = withState { ($0.tracked, $0.claims) }
         let frontEnd = store.backend.frontEnd
         let keyIndexes = frontEnd.mapping.maps.map(\.primaryKeyIndex)
@@ -355,7 +345,7 @@ public final class SyncSession: @unchecked Sendable {
         }
         return State.Page(keys: pageKeys.value.keys, skippedKeys: summary.statistics.skippedKeys(planner: frontEnd.planner),
                           completeCollections: summary.completeCollections, statistics: summary.statistics,
-                          byteCount: summary.byteCount, skeleton: summary.skeleton, rowCount: self.staged.rowCount - rowsBefore)
+                          byteCount: summary.byteCount, skeleton: summary.skeleton, rowCount: staged.value.rowCount - rowsBefore)
     }
 
     /// Commits, writing the client's `records` (validators, page keys) in the same transaction.
@@ -389,7 +379,7 @@ public final class SyncSession: @unchecked Sendable {
         if let target = plan.targetEntity, !facts.tombstones.isEmpty {
             ending.tombstones = [Tombstones(entity: target, scope: plan.scope, keys: facts.tombstones)]
         }
-        if writesLive, let transaction = live.withLock({ $0 }) {
+        if withState({ $0.writesLive }), let transaction = live.withLock({ $0 }) {
             do {
                 let outcome = try await transaction.commit(ending)
                 result.changes = outcome.changes
@@ -400,9 +390,9 @@ public final class SyncSession: @unchecked Sendable {
                 try await stageLogged(afterPause: error is StreamStalled)
             }
         }
-        result.stagedAfterPause = pausedWhileLive
+        result.stagedAfterPause = withState { $0.stagedAfterPause }
         // Nothing staged and nothing to delete: the store stays as it is.
-        if staged.isEmpty && ending.stale.isEmpty && records.isEmpty && ending.tombstones.isEmpty { return result }
+        if staged.value.isEmpty && ending.stale.isEmpty && records.isEmpty && ending.tombstones.isEmpty { return result }
         var job = WriteJob(source: source)
         job.rows = .staged(staged)
         job.end(with: ending)
@@ -416,8 +406,9 @@ public final class SyncSession: @unchecked Sendable {
 
 /// A page written into a session's open transaction: its bytes, to parse it again should the
 /// transaction roll back after a pause, with the claims its parsing started from.
-struct LoggedPage {
-    var log: ChunkLog
+struct LoggedPage: Sendable {
+    /// Handed from the parsing thread that wrote it to the call that replays it.
+    var log: UncheckedBox<ChunkLog>
     var claimsBefore: [ClaimKey: ChildClaimRecord]
     var source: String
 }

@@ -4,26 +4,24 @@ import Foundation
 /// stale rows to delete, a row to delete, the HTTP client's records. A store carries it out
 /// (``StoreBackend/perform(_:)``) in one transaction of its own kind: SQLite's row writer on
 /// GRDB's writer queue, PostgreSQL's write session on one connection.
-///
-/// `@unchecked Sendable`: a session's staged rows (a class) are only touched by the one call
-/// that commits them; the session refuses every other call until it returns.
-package struct WriteJob: @unchecked Sendable {
+package struct WriteJob: Sendable {
     /// Where the transaction's rows come from.
-    package enum Rows {
+    package enum Rows: Sendable {
         /// None (a deletion).
         case none
         /// A response parsed as it is written; with `patience`, a wait of more than that many
         /// seconds for the next rows throws ``StreamStalled`` and rolls back (SQLite).
         case stream(ParsedStream, patience: Double?)
-        /// A sync session's staged pages.
-        case staged(StagedRows)
+        /// A sync session's staged pages, handed over by the one call that commits them (the
+        /// session refuses every other call until it returns).
+        case staged(UncheckedBox<StagedRows>)
         /// A sync session's pages as they are parsed, then the commit's ``LiveTransaction/Ending``,
         /// which replaces the job's stale deletions, tombstones and records.
         case live(LiveTransaction)
     }
 
     /// Which stale rows go.
-    package enum Stale {
+    package enum Stale: Sendable {
         /// None.
         case none
         /// The rows of the plan's stale entities whose collections the stream held complete,

@@ -1,5 +1,5 @@
 import Foundation
-import NIOConcurrencyHelpers
+import ReplicaCore
 
 /// Every write a mock server makes, in order: each resource's change sequence, behind its
 /// collections' `X-Cursor` header, their `?since=CURSOR` answers and the `/events` stream.
@@ -94,7 +94,7 @@ public final class MockChangeFeed: Sendable {
     public let epoch: String
     /// How many changes of each resource are kept for `?since=` answers.
     public let window: Int
-    private let state = NIOLockedValueBox(State())
+    private let state = Locked(State())
 
     /// Creates an empty feed.
     ///
@@ -111,11 +111,11 @@ public final class MockChangeFeed: Sendable {
     }
 
     /// The current sequence number (0 before any write).
-    public var sequence: UInt64 { state.withLockedValue { $0.sequence } }
+    public var sequence: UInt64 { state.withLock { $0.sequence } }
 
     /// The cursor of `resource` as of now: a `?since=` with it answers the changes made after.
     public func cursor(for resource: String) -> String {
-        "\(epoch).\(state.withLockedValue { $0.sequence })"
+        "\(epoch).\(state.withLock { $0.sequence })"
     }
 
     /// Records a write of `resource` (after the store has it).
@@ -126,7 +126,7 @@ public final class MockChangeFeed: Sendable {
     ///   - deletedObject: For a deletion, the object as it was.
     ///   - paths: The paths whose answers change (for the `/events` stream).
     public func record(_ resource: String, key: JSONValue, deletedObject: JSONObject? = nil, paths: [String] = []) {
-        let (change, subscribers) = state.withLockedValue { state -> (Change, [AsyncStream<Change>.Continuation]) in
+        let (change, subscribers) = state.withLock { state -> (Change, [AsyncStream<Change>.Continuation]) in
             state.sequence += 1
             let change = Change(sequence: state.sequence, resource: resource, key: key, deletedObject: deletedObject, paths: paths,
                                 keyName: key.serialized())
@@ -140,7 +140,7 @@ public final class MockChangeFeed: Sendable {
 
     /// Expires every cursor of `resource` given before now (a bulk load the feed does not list).
     public func reset(_ resource: String) {
-        state.withLockedValue { state in
+        state.withLock { state in
             state.sequence += 1
             state.logs[resource] = ResourceLog(entries: [], head: 0, floor: state.sequence, latest: [:])
         }
@@ -158,7 +158,7 @@ public final class MockChangeFeed: Sendable {
         guard parts[0] == epoch else {
             throw ExpiredCursor(cursor: cursor, reason: "is from another run of the server; sync in full")
         }
-        let answer = state.withLockedValue { state -> Result<Changes, ExpiredCursor> in
+        let answer = state.withLock { state -> Result<Changes, ExpiredCursor> in
             guard position <= state.sequence else {
                 return .failure(ExpiredCursor(cursor: cursor, reason: "is ahead of the server's sequence (\(state.sequence))"))
             }
@@ -182,7 +182,7 @@ public final class MockChangeFeed: Sendable {
     /// The retained changes of every resource after sequence `position`, in order (an event
     /// stream's replay after `Last-Event-ID`); `nil` when some were dropped already.
     public func changes(after position: UInt64) -> [Change]? {
-        state.withLockedValue { state in
+        state.withLock { state in
             guard position <= state.sequence else { return nil }
             var all: [Change] = []
             for log in state.logs.values {
@@ -201,7 +201,7 @@ public final class MockChangeFeed: Sendable {
     /// ```
     public func subscribe() -> AsyncStream<Change> {
         let (stream, continuation) = AsyncStream.makeStream(of: Change.self, bufferingPolicy: .bufferingNewest(window))
-        let id: UInt64? = state.withLockedValue { state in
+        let id: UInt64? = state.withLock { state in
             guard !state.closed else { return nil }
             state.nextSubscriber += 1
             state.subscribers[state.nextSubscriber] = continuation
@@ -212,17 +212,17 @@ public final class MockChangeFeed: Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLockedValue { $0.subscribers.removeValue(forKey: id) }
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
         }
         return stream
     }
 
     /// How many streams follow the feed (`/events` clients, ``subscribe()`` callers).
-    public var subscriberCount: Int { state.withLockedValue { $0.subscribers.count } }
+    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     /// Ends every subscriber's stream and finishes later ones at once (the server stops).
     func close() {
-        let subscribers = state.withLockedValue { state in
+        let subscribers = state.withLock { state in
             state.closed = true
             defer { state.subscribers = [:] }
             return Array(state.subscribers.values)
@@ -232,6 +232,6 @@ public final class MockChangeFeed: Sendable {
 
     /// Takes subscribers again (the server starts).
     func open() {
-        state.withLockedValue { $0.closed = false }
+        state.withLock { $0.closed = false }
     }
 }

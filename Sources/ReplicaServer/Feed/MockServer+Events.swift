@@ -18,7 +18,7 @@ extension MockServer {
     /// named `events`.
     func eventStream(_ request: Request) -> Response? {
         guard request.method == .get, request.uri.path == "/events",
-              registry.withLockedValue({ $0.resources["events"] == nil }) else { return nil }
+              registry.withLock({ $0.resources["events"] == nil }) else { return nil }
         let feed = changes
         let lastID = HTTPField.Name("Last-Event-ID").flatMap { request.headers[$0] }
         // Subscribed before the replay is read: a change in between comes once, from one or the other.

@@ -22,7 +22,7 @@ extension MockServer {
     @discardableResult
     public func load(json: JSONValue, into resource: String? = nil) async throws -> MockLoadResult {
         var result = MockLoadResult()
-        let known = registry.withLockedValue { $0.resources }
+        let known = registry.withLock { $0.resources }
         var batches: [(String, JSONValue)] = []
         if let resource {
             guard known[resource] != nil else { throw MockServerError(code: .unknownResource, message: "no resource '\(resource)'") }

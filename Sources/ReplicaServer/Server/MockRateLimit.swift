@@ -1,5 +1,5 @@
 import Foundation
-import NIOConcurrencyHelpers
+import ReplicaCore
 
 /// A server-wide rate limit: at most ``requests`` requests in each window of ``window``
 /// (`replica serve --rate-limit 5/1`, ``MockServerOptions/rateLimit``).
@@ -74,7 +74,7 @@ final class MockRateLimiter: Sendable {
     }
 
     let limit: MockRateLimit
-    private let state = NIOLockedValueBox<Window?>(nil)
+    private let state = Locked<Window?>(nil)
 
     init(_ limit: MockRateLimit) {
         self.limit = limit
@@ -82,7 +82,7 @@ final class MockRateLimiter: Sendable {
 
     /// Counts one request at `now` if the window has room.
     func take(now: ContinuousClock.Instant = .now) -> Decision {
-        state.withLockedValue { window in
+        state.withLock { window in
             if window == nil || now >= (window?.start ?? now) + limit.window {
                 window = Window(start: now, count: 0)
             }

@@ -3,7 +3,7 @@ import Foundation
 extension MockServer {
     /// The resources being served, in the order they were added.
     public var resources: [MockResource] {
-        registry.withLockedValue { registry in registry.order.compactMap { registry.resources[$0] } }
+        registry.withLock { registry in registry.order.compactMap { registry.resources[$0] } }
     }
 
     /// Serves a resource (replacing one of the same name), preparing its storage; works while running.
@@ -22,7 +22,7 @@ extension MockServer {
     /// Prepares the store's table of a validated resource and serves it.
     func register(_ resource: MockResource) async throws {
         try await options.store.addResource(resource)
-        registry.withLockedValue { registry in
+        registry.withLock { registry in
             if registry.resources[resource.name] == nil { registry.order.append(resource.name) }
             registry.resources[resource.name] = resource
             registry.lastModified[resource.name] = MockModification(time: startedAt)
@@ -43,7 +43,7 @@ extension MockServer {
     /// - Throws: `MockServerError` `.invalidResource` for a route naming a resource not served or a
     ///   property its resource lacks; the routes are then left as they were.
     public func setRoutes(_ routes: [MockRoute]) throws {
-        try registry.withLockedValue { registry in
+        try registry.withLock { registry in
             if let stray = routes.first(where: { registry.resources[$0.resource] == nil }) {
                 throw MockServerError(code: .invalidResource,
                                       message: "route \(stray.method) \(stray.path): no resource '\(stray.resource)'")
@@ -65,7 +65,7 @@ extension MockServer {
     ///   - dropData: also drop the resource's table or objects.
     /// - Throws: `MockServerError` `.unknownResource`, or `.storeFailed` from the store.
     public func removeResource(named name: String, dropData: Bool = false) async throws {
-        let removed: MockResource? = registry.withLockedValue { registry in
+        let removed: MockResource? = registry.withLock { registry in
             registry.order.removeAll { $0 == name }
             registry.serializers[name] = nil
             registry.controllers[name] = nil
@@ -85,7 +85,7 @@ extension MockServer {
     ///   - serializer: the serializer, or nil for the default.
     ///   - resource: the resource name.
     public func setSerializer(_ serializer: (any MockSerializer)?, for resource: String) {
-        registry.withLockedValue { $0.serializers[resource] = serializer }
+        registry.withLock { $0.serializers[resource] = serializer }
     }
 
     /// Sets a resource's controller (nil for CRUD); takes effect on the next request.
@@ -97,12 +97,12 @@ extension MockServer {
     ///   - controller: the controller, or nil for `CRUDController`.
     ///   - resource: the resource name.
     public func setController(_ controller: (any MockController)?, for resource: String) {
-        registry.withLockedValue { $0.controllers[resource] = controller }
+        registry.withLock { $0.controllers[resource] = controller }
     }
 
     /// The latency and faults in force.
     public var conditions: MockConditions {
-        registry.withLockedValue { $0.conditions }
+        registry.withLock { $0.conditions }
     }
 
     /// Replaces latency and faults; takes effect on the next request.
@@ -113,7 +113,7 @@ extension MockServer {
     /// - Parameters:
     ///   - conditions: the new conditions.
     public func setConditions(_ conditions: MockConditions) {
-        registry.withLockedValue { $0.conditions = conditions }
+        registry.withLock { $0.conditions = conditions }
     }
 
     /// Checks a resource's names and parents.
@@ -124,7 +124,7 @@ extension MockServer {
         if resource.name.isEmpty || resource.name.contains("/") { throw fail("a name must be one non-empty path segment") }
         if resource.properties.contains(where: { $0.name.isEmpty }) { throw fail("a property name is empty") }
         if let collision = resource.keyPaths.collision { throw fail(collision) }
-        let known = Set(registry.withLockedValue { Array($0.resources.keys) } + batch.map(\.name) + [resource.name])
+        let known = Set(registry.withLock { Array($0.resources.keys) } + batch.map(\.name) + [resource.name])
         for parent in resource.parents where !known.contains(parent.resource) {
             throw fail("unknown parent resource '\(parent.resource)'")
         }
@@ -133,12 +133,12 @@ extension MockServer {
     /// Records a write to a resource, for `Last-Modified` (after the store has the write).
     func touch(_ resource: String) {
         let now = Date().timeIntervalSince1970
-        registry.withLockedValue { $0.lastModified[resource, default: MockModification(time: now)].write(at: now) }
+        registry.withLock { $0.lastModified[resource, default: MockModification(time: now)].write(at: now) }
     }
 
     /// Records that a read of a resource begins (before the store is read) and returns its modification time.
     func beginRead(_ resource: String) -> MockModification {
-        registry.withLockedValue { registry in
+        registry.withLock { registry in
             registry.lastModified[resource, default: MockModification(time: startedAt)].read()
             return registry.lastModified[resource, default: MockModification(time: startedAt)]
         }

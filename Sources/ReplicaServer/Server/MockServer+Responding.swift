@@ -19,7 +19,7 @@ extension MockServer {
             options.requestLog?(MockRequestLogEntry(method: "GET", path: request.uri.path, status: 200, duration: started.duration(to: .now)))
             return events
         }
-        let snapshot = registry.withLockedValue { $0 }
+        let snapshot = registry.withLock { $0 }
         let method = request.method.rawValue
         let logPath = request.uri.query.map { request.uri.path + "?" + $0 } ?? request.uri.path
         var rateHeaders: [(name: String, value: String)] = []

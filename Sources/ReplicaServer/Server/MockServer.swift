@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
-import NIOConcurrencyHelpers
+import ReplicaCore
 import ServiceLifecycle
 
 /// An embedded mock REST server: resources with CRUD routes over HTTP/1.1 on loopback, backed by a
@@ -42,11 +42,11 @@ public final class MockServer: Sendable {
 
     /// The options the server was started with (the store, the bind address, limits).
     public let options: MockServerOptions
-    let registry: NIOLockedValueBox<Registry>
+    let registry: Locked<Registry>
     let stalls = MockStallGate()
     /// What the seeds loaded before the first start.
-    private let seeded = NIOLockedValueBox(MockLoadResult())
-    private let lifecycle = NIOLockedValueBox(Lifecycle.stopped(lastPort: nil))
+    private let seeded = Locked(MockLoadResult())
+    private let lifecycle = Locked(Lifecycle.stopped(lastPort: nil))
     let startedAt = Date().timeIntervalSince1970
     /// Every write this server made, in order: the cursors of its collections (`X-Cursor`), their
     /// `?since=` answers and its `/events` stream.
@@ -66,7 +66,7 @@ public final class MockServer: Sendable {
         self.options = options
         self.changes = MockChangeFeed(window: options.changeWindow)
         self.rateLimiter = options.rateLimit.map(MockRateLimiter.init)
-        self.registry = NIOLockedValueBox(Registry(conditions: options.conditions))
+        self.registry = Locked(Registry(conditions: options.conditions))
     }
 
     /// Starts a server with resources and returns it running.
@@ -109,7 +109,7 @@ public final class MockServer: Sendable {
             throw MockServerError(code: .invalidResource,
                                   message: "route \(stray.method) \(stray.path): no resource '\(stray.resource)'")
         }
-        try server.registry.withLockedValue { registry in
+        try server.registry.withLock { registry in
             for resource in resources { registry.resources[resource.name] = resource }
             registry.routes = routes
             try registry.compileRoutes()
@@ -125,7 +125,7 @@ public final class MockServer: Sendable {
             case .json(let json, let resource): seeded.add(try await server.load(json: json, into: resource))
             }
         }
-        server.seeded.withLockedValue { $0 = seeded }
+        server.seeded.withLock { $0 = seeded }
         for (name, serializer) in options.serializers { server.setSerializer(serializer, for: name) }
         try await server.start()
         return server
@@ -159,7 +159,7 @@ public final class MockServer: Sendable {
     /// print(server.seedResult)   // loaded 20000, rejected 0
     /// ```
     public var seedResult: MockLoadResult {
-        seeded.withLockedValue { $0 }
+        seeded.withLock { $0 }
     }
 
     /// The API's own routes being served, as given.
@@ -168,12 +168,12 @@ public final class MockServer: Sendable {
     /// server.routes.map(\.description)   // ["GET /pet/:petId → pets", "POST /pet → pets"]
     /// ```
     public var routes: [MockRoute] {
-        registry.withLockedValue { $0.routes }
+        registry.withLock { $0.routes }
     }
 
     /// The bound port while running; the last bound port once stopped; 0 before the first start.
     public var port: Int {
-        lifecycle.withLockedValue { state in
+        lifecycle.withLock { state in
             switch state {
             case .running(let port, _, _): return port
             case .stopped(let last): return last ?? 0
@@ -186,7 +186,7 @@ public final class MockServer: Sendable {
 
     /// Whether the server is accepting requests.
     public var isRunning: Bool {
-        lifecycle.withLockedValue { if case .running = $0 { return true } else { return false } }
+        lifecycle.withLock { if case .running = $0 { return true } else { return false } }
     }
 
     /// Starts a stopped server again, on the port it had (or `options.port` the first time).
@@ -211,14 +211,14 @@ public final class MockServer: Sendable {
     }
 
     private var isRestart: Bool {
-        lifecycle.withLockedValue { state in
+        lifecycle.withLock { state in
             if case .stopped(let last) = state { return last != nil }
             return false
         }
     }
 
     private func startOnce() async throws {
-        let lastPort: Int? = lifecycle.withLockedValue { state in
+        let lastPort: Int? = lifecycle.withLock { state in
             if case .stopped(let last) = state { return last ?? options.port }
             return nil
         }
@@ -249,7 +249,7 @@ public final class MockServer: Sendable {
         }
         do {
             let actual = try await bound.value()
-            lifecycle.withLockedValue { $0 = .running(port: actual, group: group, task: task) }
+            lifecycle.withLock { $0 = .running(port: actual, group: group, task: task) }
         } catch {
             await task.value
             throw error
@@ -283,7 +283,7 @@ public final class MockServer: Sendable {
     /// await server.stop()
     /// ```
     public func stop() async {
-        let running: (Int, ServiceGroup, Task<Void, Never>)? = lifecycle.withLockedValue { state in
+        let running: (Int, ServiceGroup, Task<Void, Never>)? = lifecycle.withLock { state in
             guard case .running(let port, let group, let task) = state else { return nil }
             state = .stopped(lastPort: port)
             return (port, group, task)
@@ -301,7 +301,7 @@ public final class MockServer: Sendable {
     /// try await server.waitUntilStopped()
     /// ```
     public func waitUntilStopped() async {
-        let task: Task<Void, Never>? = lifecycle.withLockedValue { state in
+        let task: Task<Void, Never>? = lifecycle.withLock { state in
             if case .running(_, _, let task) = state { return task }
             return nil
         }

@@ -1,4 +1,4 @@
-import NIOConcurrencyHelpers
+import ReplicaCore
 
 /// A value that arrives once (the bound port, or the error that prevented binding), awaited by one task.
 final class MockOneShot<Value: Sendable>: Sendable {
@@ -7,11 +7,11 @@ final class MockOneShot<Value: Sendable>: Sendable {
         case done(Result<Value, any Error>)
     }
 
-    private let state = NIOLockedValueBox(State.waiting([]))
+    private let state = Locked(State.waiting([]))
 
     /// Delivers the result; later calls are ignored.
     func resolve(_ result: Result<Value, any Error>) {
-        let waiters: [CheckedContinuation<Value, any Error>] = state.withLockedValue { state in
+        let waiters: [CheckedContinuation<Value, any Error>] = state.withLock { state in
             guard case .waiting(let waiters) = state else { return [] }
             state = .done(result)
             return waiters
@@ -22,7 +22,7 @@ final class MockOneShot<Value: Sendable>: Sendable {
     /// Waits for the result.
     func value() async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
-            let ready: Result<Value, any Error>? = state.withLockedValue { state in
+            let ready: Result<Value, any Error>? = state.withLock { state in
                 switch state {
                 case .waiting(var waiters):
                     waiters.append(continuation)
@@ -39,7 +39,7 @@ final class MockOneShot<Value: Sendable>: Sendable {
 
 /// Holds stalled requests until the server stops, `releaseWaiting()` lets them go, or their limit passes.
 final class MockStallGate: Sendable {
-    private let waiters = NIOLockedValueBox<(open: Bool, list: [Int: CheckedContinuation<Void, Never>], next: Int)>((false, [:], 0))
+    private let waiters = Locked<(open: Bool, list: [Int: CheckedContinuation<Void, Never>], next: Int)>((false, [:], 0))
 
     /// Waits until `open()` or `limit`, whichever comes first.
     func wait(limit: Duration) async {
@@ -52,13 +52,13 @@ final class MockStallGate: Sendable {
     }
 
     private func waitOpen() async {
-        let id = waiters.withLockedValue { state -> Int in
+        let id = waiters.withLock { state -> Int in
             state.next += 1
             return state.next
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = waiters.withLockedValue { state -> Bool in
+                let resumeNow = waiters.withLock { state -> Bool in
                     if state.open || Task.isCancelled { return true }
                     state.list[id] = continuation
                     return false
@@ -66,14 +66,14 @@ final class MockStallGate: Sendable {
                 if resumeNow { continuation.resume() }
             }
         } onCancel: {
-            let continuation = waiters.withLockedValue { $0.list.removeValue(forKey: id) }
+            let continuation = waiters.withLock { $0.list.removeValue(forKey: id) }
             continuation?.resume()
         }
     }
 
     /// Releases every stalled request; new ones pass at once until `close()`.
     func open() {
-        let list = waiters.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
+        let list = waiters.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.open = true
             defer { state.list = [:] }
             return Array(state.list.values)
@@ -85,7 +85,7 @@ final class MockStallGate: Sendable {
     /// - Returns: how many were released.
     @discardableResult
     func releaseWaiting() -> Int {
-        let list = waiters.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
+        let list = waiters.withLock { state -> [CheckedContinuation<Void, Never>] in
             defer { state.list = [:] }
             return Array(state.list.values)
         }
@@ -95,6 +95,6 @@ final class MockStallGate: Sendable {
 
     /// Makes stalls hold again (after a restart).
     func close() {
-        waiters.withLockedValue { $0.open = false }
+        waiters.withLock { $0.open = false }
     }
 }

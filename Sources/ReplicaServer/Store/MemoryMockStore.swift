@@ -1,5 +1,5 @@
 import Foundation
-import NIOConcurrencyHelpers
+import ReplicaCore
 
 /// A mock store in memory: fast, empty at each start, safe from any thread (one lock).
 ///
@@ -88,7 +88,7 @@ public final class MemoryMockStore: MockStore {
         }
     }
 
-    private let tables = NIOLockedValueBox<[String: Table]>([:])
+    private let tables = Locked<[String: Table]>([:])
 
     /// Creates an empty store.
     ///
@@ -98,7 +98,7 @@ public final class MemoryMockStore: MockStore {
     public init() {}
 
     public func addResource(_ resource: MockResource) async throws {
-        tables.withLockedValue { tables in
+        tables.withLock { tables in
             // Taken out while it changes, so that the change does not copy the whole table.
             var table = tables.removeValue(forKey: resource.name) ?? Table()
             table.keepBytes(for: resource)
@@ -107,11 +107,11 @@ public final class MemoryMockStore: MockStore {
     }
 
     public func dropResource(_ resource: MockResource) async throws {
-        _ = tables.withLockedValue { $0.removeValue(forKey: resource.name) }
+        _ = tables.withLock { $0.removeValue(forKey: resource.name) }
     }
 
     public func object(_ resource: MockResource, id: JSONValue) async throws -> JSONObject? {
-        tables.withLockedValue { $0[resource.name]?.rows[id] }.map(resource.complete)
+        tables.withLock { $0[resource.name]?.rows[id] }.map(resource.complete)
     }
 
     public func objects(_ resource: MockResource, query: MockQuery) async throws -> MockPage {
@@ -123,14 +123,14 @@ public final class MemoryMockStore: MockStore {
     func storedRows(_ resource: MockResource, query: MockQuery) -> (rows: [JSONObject], total: Int) {
         if query.filters.isEmpty && query.sort.isEmpty {
             // In primary-key order with neither filter nor sort: a page costs its own size, not the table's.
-            return tables.withLockedValue { tables in
+            return tables.withLock { tables in
                 guard let table = tables[resource.name] else { return ([], 0) }
                 let start = min(query.offset, table.order.count)
                 let end = query.limit.map { min(start + $0, table.order.count) } ?? table.order.count
                 return (Array(table.orderedRows[start..<end]), table.orderedRows.count)
             }
         }
-        var matching: [JSONObject] = tables.withLockedValue { tables in
+        var matching: [JSONObject] = tables.withLock { tables in
             guard let table = tables[resource.name] else { return [] }
             return table.orderedRows.filter { object in
                 query.filters.allSatisfy { MockValueOrder.equal(object[$0.property] ?? .null, $0.value) }
@@ -155,7 +155,7 @@ public final class MemoryMockStore: MockStore {
     /// nil when the table keeps no bytes for `resource`'s properties (the rows are rendered instead).
     func storedBytes(_ resource: MockResource, query: MockQuery) -> (page: MockRowBytes.Page, total: Int)? {
         guard query.filters.isEmpty && query.sort.isEmpty else { return nil }
-        return tables.withLockedValue { tables in
+        return tables.withLock { tables in
             guard let table = tables[resource.name], let bytes = table.bytes, bytes.renders(resource),
                   bytes.count == table.order.count else { return nil }
             let start = min(query.offset, table.order.count)
@@ -166,7 +166,7 @@ public final class MemoryMockStore: MockStore {
 
     public func create(_ resource: MockResource, values: JSONObject) async throws -> JSONObject {
         let values = try resource.assigningKey(to: values)
-        let result: Result<JSONObject, MockHTTPError> = tables.withLockedValue { tables in
+        let result: Result<JSONObject, MockHTTPError> = tables.withLock { tables in
             // Taken out while it changes, so that the change does not copy the whole table.
             var table = tables.removeValue(forKey: resource.name) ?? Table()
             defer { tables[resource.name] = table }
@@ -176,7 +176,7 @@ public final class MemoryMockStore: MockStore {
     }
 
     public func modify(_ resource: MockResource, id: JSONValue, values: JSONObject) async throws -> JSONObject? {
-        let updated: JSONObject? = tables.withLockedValue { tables in
+        let updated: JSONObject? = tables.withLock { tables in
             // Taken out while it changes, so that the change does not copy the whole table.
             guard var table = tables.removeValue(forKey: resource.name) else { return nil }
             defer { tables[resource.name] = table }
@@ -196,7 +196,7 @@ public final class MemoryMockStore: MockStore {
         var start = objects.startIndex
         while start < objects.endIndex {
             let end = min(start + Self.upsertBatch, objects.endIndex)
-            let failure: (any Error)? = tables.withLockedValue { tables in
+            let failure: (any Error)? = tables.withLock { tables in
                 // Taken out while it changes, so that the change does not copy the whole table.
                 var table = tables.removeValue(forKey: resource.name) ?? Table()
                 defer { tables[resource.name] = table }
@@ -221,7 +221,7 @@ public final class MemoryMockStore: MockStore {
     static let upsertBatch = 1_024
 
     public func delete(_ resource: MockResource, id: JSONValue) async throws -> Bool {
-        tables.withLockedValue { tables in
+        tables.withLock { tables in
             guard tables[resource.name]?.rows.removeValue(forKey: id) != nil else { return false }
             guard var table = tables.removeValue(forKey: resource.name) else { return false }
             defer { tables[resource.name] = table }

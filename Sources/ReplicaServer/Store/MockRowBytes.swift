@@ -22,6 +22,7 @@ struct MockRowBytes: Sendable {
     }
 
     /// Memory written once, from the start: bytes below ``used`` never change.
+    /// `@unchecked Sendable`: readers on other threads read only bytes below `used`, never written again; `used` changes under the store's lock.
     final class Block: @unchecked Sendable {
         let base: UnsafeMutableRawPointer
         let capacity: Int

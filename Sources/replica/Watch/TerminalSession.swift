@@ -5,21 +5,23 @@ import Darwin
 #endif
 import Dispatch
 import Foundation
+import Replica
 
 /// The terminal in full-screen mode: raw input, alternate screen, hidden cursor. Restores the
 /// terminal as it was on ``restore()``, which runs once whatever ends the program.
 ///
-/// `@unchecked Sendable`: `original` is written once in `init`; `restored` and, after `init`,
-/// `signalSources` are guarded by `lock`.
+/// `@unchecked Sendable`: its signal sources (`any DispatchSourceSignal`, not Sendable) are only kept alive, under `state`'s lock.
 final class TerminalSession: @unchecked Sendable {
-    private var original = termios()
-    private let lock = NSLock()
-    private var restored = false
-    private var signalSources: [any DispatchSourceSignal] = []
+    /// The terminal settings before full-screen mode.
+    private let original: termios
+    /// Whether the terminal was restored, and the signal sources kept alive.
+    private let state = Locked((restored: false, signalSources: [any DispatchSourceSignal]()))
 
     /// Enters full-screen mode on standard input and output.
     init() {
+        var original = termios()
         tcgetattr(STDIN_FILENO, &original)
+        self.original = original
         var raw = original
         cfmakeraw(&raw)
         raw.c_oflag |= tcflag_t(OPOST)  // keep "\n" → "\r\n" on output
@@ -33,18 +35,19 @@ final class TerminalSession: @unchecked Sendable {
                 exit(128 + signalNumber)
             }
             source.resume()
-            signalSources.append(source)
+            state.withLock { $0.signalSources.append(source) }
         }
     }
 
     /// Leaves full-screen mode and restores the terminal settings; safe to call twice.
     func restore() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !restored else { return }
-        restored = true
-        emit("\u{1B}[?25h\u{1B}[?1049l")
-        tcsetattr(STDIN_FILENO, TCSANOW, &original)
+        state.withLock { state in
+            guard !state.restored else { return }
+            state.restored = true
+            emit("\u{1B}[?25h\u{1B}[?1049l")
+            var original = self.original
+            tcsetattr(STDIN_FILENO, TCSANOW, &original)
+        }
     }
 
     /// Draws a whole screen.
@@ -98,7 +101,7 @@ final class TerminalSession: @unchecked Sendable {
         let source = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .main)
         source.setEventHandler(handler: handler)
         source.resume()
-        lock.withLock { signalSources.append(source) }
+        state.withLock { $0.signalSources.append(source) }
     }
 }
 

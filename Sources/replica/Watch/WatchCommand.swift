@@ -252,10 +252,38 @@ struct WatchTerminalView {
     }
 }
 
+/// What the view shows, shared by the tasks that update, expire, scroll and draw it: one
+/// ``ViewModel`` in a ``Locked``.
+final class ViewState: Sendable {
+    private let model: Locked<ViewModel>
+
+    init(snapshot: ResultSnapshot, highlightTime: Duration) {
+        model = Locked(ViewModel(snapshot: snapshot, highlightTime: highlightTime))
+    }
+
+    func apply(_ update: LiveResultUpdate) {
+        model.withLock { $0.apply(update) }
+    }
+
+    /// Drops marks and ghosts older than the highlight time; `true` when something changed.
+    func expire() -> Bool {
+        model.withLock { $0.expire() }
+    }
+
+    /// Moves the view: a line, a page, or to either end. The next screen keeps it in range.
+    func scroll(_ key: TerminalSession.Key) {
+        model.withLock { $0.scroll(key) }
+    }
+
+    /// The screen for a body of `bodyHeight` lines, at the current scroll position.
+    func screen(title: String, columns: [String], visible: [Int]? = nil, bodyHeight: Int) -> WatchScreen {
+        model.withLock { $0.screen(title: title, columns: columns, visible: visible, bodyHeight: bodyHeight) }
+    }
+}
+
 /// What the view shows: the current snapshot, the scroll position, recent marks and recently
-/// deleted rows. `@unchecked Sendable`: every access goes through `lock`.
-final class ViewState: @unchecked Sendable {
-    private let lock = NSLock()
+/// deleted rows.
+struct ViewModel: Sendable {
     private var snapshot: ResultSnapshot
     private var marks: [AttributeValue: (WatchScreen.Mark, ContinuousClock.Instant)] = [:]
     private var ghosts: [(row: EntityRow, section: Int, at: ContinuousClock.Instant)] = []
@@ -273,46 +301,40 @@ final class ViewState: @unchecked Sendable {
         self.highlightTime = highlightTime
     }
 
-    func apply(_ update: LiveResultUpdate) {
-        lock.withLock {
-            let now = ContinuousClock.now
-            snapshot = update.snapshot
-            updateCount += 1
-            // A reset lists no rows: nothing to highlight, nothing fading out.
-            for change in update.diff.rowInserts { marks[change.key] = (.inserted, now) }
-            for change in update.diff.rowUpdates + update.diff.rowMoves { marks[change.key] = (.updated, now) }
-            for change in update.diff.rowDeletes {
-                let section = (change.from?.section ?? update.previous.sectionOffset) - update.previous.sectionOffset
-                ghosts.append((change.row, section, now))
-            }
+    mutating func apply(_ update: LiveResultUpdate) {
+        let now = ContinuousClock.now
+        snapshot = update.snapshot
+        updateCount += 1
+        // A reset lists no rows: nothing to highlight, nothing fading out.
+        for change in update.diff.rowInserts { marks[change.key] = (.inserted, now) }
+        for change in update.diff.rowUpdates + update.diff.rowMoves { marks[change.key] = (.updated, now) }
+        for change in update.diff.rowDeletes {
+            let section = (change.from?.section ?? update.previous.sectionOffset) - update.previous.sectionOffset
+            ghosts.append((change.row, section, now))
         }
     }
 
     /// Drops marks and ghosts older than the highlight time; `true` when something changed.
-    func expire() -> Bool {
-        lock.withLock {
-            let limit = ContinuousClock.now - highlightTime + .milliseconds(50)
-            let before = marks.count + ghosts.count
-            marks = marks.filter { $0.value.1 > limit }
-            ghosts = ghosts.filter { $0.at > limit }
-            return marks.count + ghosts.count != before
-        }
+    mutating func expire() -> Bool {
+        let limit = ContinuousClock.now - highlightTime + .milliseconds(50)
+        let before = marks.count + ghosts.count
+        marks = marks.filter { $0.value.1 > limit }
+        ghosts = ghosts.filter { $0.at > limit }
+        return marks.count + ghosts.count != before
     }
 
     /// Moves the view: a line, a page, or to either end. The next screen keeps it in range.
-    func scroll(_ key: TerminalSession.Key) {
-        lock.withLock {
-            switch key {
-            case .up: top -= 1
-            case .down: top += 1
-            case .pageUp: top -= max(1, page - 1)
-            case .pageDown: top += max(1, page - 1)
-            case .home: top = 0
-            case .end: top = Int.max / 2
-            case .quit: break
-            }
-            top = max(0, top)
+    mutating func scroll(_ key: TerminalSession.Key) {
+        switch key {
+        case .up: top -= 1
+        case .down: top += 1
+        case .pageUp: top -= max(1, page - 1)
+        case .pageDown: top += max(1, page - 1)
+        case .home: top = 0
+        case .end: top = Int.max / 2
+        case .quit: break
         }
+        top = max(0, top)
     }
 
     /// Whether sections are shown as headings: there is a section key.
@@ -347,58 +369,56 @@ final class ViewState: @unchecked Sendable {
 
     /// The screen for a body of `bodyHeight` lines, at the current scroll position (clamped so
     /// that the last line of the result ends the view, as a pager does).
-    func screen(title: String, columns: [String], visible: [Int]? = nil, bodyHeight: Int) -> WatchScreen {
+    mutating func screen(title: String, columns: [String], visible: [Int]? = nil, bodyHeight: Int) -> WatchScreen {
         let pick: (EntityRow) -> [String] = { row in
             guard let visible else { return row.values.map(TextTable.cell) }
             return visible.map { row.values.indices.contains($0) ? TextTable.cell(row.values[$0]) : "" }
         }
         let shownColumns = visible.map { $0.map { columns.indices.contains($0) ? columns[$0] : "" } } ?? columns
-        return lock.withLock {
-            page = bodyHeight
-            // Built once per screen: a snapshot's sections are views made on each access.
-            let sections = snapshot.sections
-            let parts = parts(sections)
-            let total = parts.reduce(0) { $0 + $1.lines }
-            top = min(top, max(0, total - bodyHeight))
-            var lines: [WatchScreen.Line] = []
-            var first: Int?
-            var last: Int?
-            var start = 0
-            for (part, count) in parts where lines.count < bodyHeight {
-                defer { start += count }
-                guard start + count > top else { continue }
-                let from = max(0, top - start)
-                let upTo = min(count, from + bodyHeight - lines.count)
-                switch part {
-                case .heading(let index):
-                    lines.append(.section(sections[index].key.description))
-                case .rows(let index, _, let firstRow):
-                    let rows = sections[index].rows
-                    for offset in from ..< upTo {
-                        let row = rows[offset]
-                        lines.append(.row(WatchScreen.Row(cells: pick(row), mark: marks[row.primaryKey]?.0 ?? .none)))
-                    }
-                    if upTo > from {
-                        first = first ?? firstRow + from + 1
-                        last = firstRow + upTo
-                    }
-                case .ghosts(let index):
-                    let fading = ghosts.filter { $0.section == index }
-                    for offset in from ..< upTo { lines.append(.row(WatchScreen.Row(cells: pick(fading[offset].row), mark: .deleted))) }
-                case .orphans:
-                    let fading = ghosts.filter { $0.section >= sections.count }
-                    for offset in from ..< upTo {
-                        if offset == 0 {
-                            lines.append(.section("deleted"))
-                        } else {
-                            lines.append(.row(WatchScreen.Row(cells: pick(fading[offset - 1].row), mark: .deleted)))
-                        }
+        page = bodyHeight
+        // Built once per screen: a snapshot's sections are views made on each access.
+        let sections = snapshot.sections
+        let parts = parts(sections)
+        let total = parts.reduce(0) { $0 + $1.lines }
+        top = min(top, max(0, total - bodyHeight))
+        var lines: [WatchScreen.Line] = []
+        var first: Int?
+        var last: Int?
+        var start = 0
+        for (part, count) in parts where lines.count < bodyHeight {
+            defer { start += count }
+            guard start + count > top else { continue }
+            let from = max(0, top - start)
+            let upTo = min(count, from + bodyHeight - lines.count)
+            switch part {
+            case .heading(let index):
+                lines.append(.section(sections[index].key.description))
+            case .rows(let index, _, let firstRow):
+                let rows = sections[index].rows
+                for offset in from ..< upTo {
+                    let row = rows[offset]
+                    lines.append(.row(WatchScreen.Row(cells: pick(row), mark: marks[row.primaryKey]?.0 ?? .none)))
+                }
+                if upTo > from {
+                    first = first ?? firstRow + from + 1
+                    last = firstRow + upTo
+                }
+            case .ghosts(let index):
+                let fading = ghosts.filter { $0.section == index }
+                for offset in from ..< upTo { lines.append(.row(WatchScreen.Row(cells: pick(fading[offset].row), mark: .deleted))) }
+            case .orphans:
+                let fading = ghosts.filter { $0.section >= sections.count }
+                for offset in from ..< upTo {
+                    if offset == 0 {
+                        lines.append(.section("deleted"))
+                    } else {
+                        lines.append(.row(WatchScreen.Row(cells: pick(fading[offset - 1].row), mark: .deleted)))
                     }
                 }
             }
-            let time = Date().formatted(.dateTime.hour().minute().second())
-            return WatchScreen(title: title, status: "\(updateCount) updates · \(time)", columns: shownColumns, lines: lines,
-                               rowCount: snapshot.count, visibleRows: first.flatMap { f in last.map { f ... $0 } })
         }
+        let time = Date().formatted(.dateTime.hour().minute().second())
+        return WatchScreen(title: title, status: "\(updateCount) updates · \(time)", columns: shownColumns, lines: lines,
+                           rowCount: snapshot.count, visibleRows: first.flatMap { f in last.map { f ... $0 } })
     }
 }
