@@ -41,7 +41,7 @@ extension PropertyMap {
         var body = JSONObject()
         for mapping in attributes {
             guard let value = values[mapping.name] else { continue }
-            Self.insert(mapping.converter.encode(value, timeZone: timeZone), at: mapping.jsonPath[...], into: &body)
+            body.setValue(mapping.converter.encode(value, timeZone: timeZone), at: mapping.jsonPath)
         }
         return wrap(body, wrapped: wrapped)
     }
@@ -67,7 +67,7 @@ extension PropertyMap {
                 continue
             }
             let mapping = attributes[index]
-            Self.insert(mapping.converter.encode(value), at: mapping.jsonPath[...], into: &body)
+            body.setValue(mapping.converter.encode(value), at: mapping.jsonPath)
         }
         // Kept unmapped keys go back where they came from; an attribute's own key wins.
         if let kept { Self.merge(kept, into: &body) }
@@ -89,18 +89,5 @@ extension PropertyMap {
     private func wrap(_ body: JSONObject, wrapped: Bool) -> JSONObject {
         guard wrapped, let namespace = entity.namespace, !namespace.isEmpty else { return body }
         return [namespace: .object(body)]
-    }
-
-    /// Sets `value` at a key path, creating (or extending) the nested objects on the way.
-    static func insert(_ value: JSONValue, at path: ArraySlice<String>, into object: inout JSONObject) {
-        guard let first = path.first else { return }
-        let rest = path.dropFirst()
-        if rest.isEmpty {
-            object[first] = value
-            return
-        }
-        var nested = object[first]?.objectValue ?? JSONObject()
-        insert(value, at: rest, into: &nested)
-        object[first] = .object(nested)
     }
 }

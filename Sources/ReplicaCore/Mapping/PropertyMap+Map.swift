@@ -170,7 +170,7 @@ extension PropertyMap {
                     break
                 case .keep:
                     if unmappedIndex != nil {
-                        Self.insert(value, at: (prefix + [key])[...], into: &kept)
+                        kept.setValue(value, at: prefix + [key])
                     }
                 }
                 continue

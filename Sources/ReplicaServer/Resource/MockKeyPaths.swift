@@ -114,17 +114,4 @@ struct MockKeyPaths: Sendable, Hashable {
         }
         return object
     }
-
-    /// Sets `value` at `path` in `object`, making the nested objects on the way.
-    static func set(_ value: JSONValue, at path: ArraySlice<String>, in object: inout JSONObject) {
-        guard let key = path.first else { return }
-        let rest = path.dropFirst()
-        if rest.isEmpty {
-            object[key] = value
-            return
-        }
-        var nested = object[key]?.objectValue ?? JSONObject()
-        set(value, at: rest, in: &nested)
-        object[key] = .object(nested)
-    }
 }

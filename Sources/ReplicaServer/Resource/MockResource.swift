@@ -277,7 +277,7 @@ extension MockResource {
                     // Kept whole, at its key path, for the object to be served as it came.
                     harvest.known += 1
                     var kept = harvest.values[unmappedProperty]?.objectValue ?? JSONObject()
-                    Self.insert(member, at: (prefix.split(separator: ".").map(String.init) + [key])[...], into: &kept)
+                    kept.setValue(member, at: prefix.split(separator: ".").map(String.init) + [key])
                     harvest.values[unmappedProperty] = .object(kept)
                 } else {
                     harvest.unknown.append((prefix + key, ["is not a property of \(name)"]))
@@ -299,19 +299,6 @@ extension MockResource {
                 }
             }
         }
-    }
-
-    /// Sets `value` at a key path of `object`, making the objects on the way.
-    private static func insert(_ value: JSONValue, at path: ArraySlice<String>, into object: inout JSONObject) {
-        guard let first = path.first else { return }
-        let rest = path.dropFirst()
-        guard !rest.isEmpty else {
-            object[first] = value
-            return
-        }
-        var nested = object[first]?.objectValue ?? JSONObject()
-        insert(value, at: rest, into: &nested)
-        object[first] = .object(nested)
     }
 
     /// Type-checks one property's value.
@@ -385,7 +372,7 @@ extension MockResource {
         var object = JSONObject()
         for (key, value) in values {
             if let index = properties.firstIndex(where: { $0.name == key }) {
-                MockKeyPaths.set(value, at: keyPaths.paths[index][...], in: &object)
+                object.setValue(value, at: keyPaths.paths[index])
             } else if object[key] == nil {
                 object[key] = value
             }
