@@ -36,38 +36,14 @@ extension PostgresReplica: StoreBackend {
         return result
     }
 
-    /// The job's statements inside its transaction: stage, merge, stale deletions, a deleted
-    /// row, the client's records, the announcement; with when the first table lock was taken.
+    /// The job's statements inside its transaction, as the write driver runs them; with when
+    /// the first table lock was taken.
     private static func write(_ job: WriteJob, in session: PostgresWriteSession, frontEnd: SyncFrontEnd,
                               origin: String) async throws -> (WriteOutcome, ContinuousClock.Instant?) {
-        var summary: ReaderSummary?
-        var job = job
-        switch job.rows {
-        case .none: break
-        case .stream(let stream, _): summary = try await session.stage(stream)
-        case .staged(let staged): try await session.stage(staged.value)
-        case .live(let live): job.end(with: try await session.stage(live, source: job.source))
-        }
-        let (deletions, skipped) = job.deletions(after: summary, frontEnd: frontEnd)
-        var changes = try await session.merge(deletions)
-        if let row = job.deletedRow {
-            session.record(try await session.delete(entity: row.entity, key: row.key), of: row.entity, into: &changes)
-            PostgresWriteSession.normalize(&changes)
-        }
-        for tombstones in job.tombstones where !tombstones.keys.isEmpty {
-            for key in tombstones.keys {
-                let deletion = try await session.delete(entity: tombstones.entity, key: key, scope: tombstones.scope)
-                session.record(deletion, of: tombstones.entity, into: &changes)
-            }
-            PostgresWriteSession.normalize(&changes)
-        }
-        try await ClientCacheTable.write(job.records, on: session)
-        var sequence: UInt64 = 0
-        if !changes.isEmpty { sequence = try await ChangeAnnouncement.announce(changes, origin: origin, on: session) }
-        let reported = job.reportedEntity.map { session.stagedTopKeys(of: $0) } ?? PrimaryKeys()
+        let transaction = PostgresTransaction(session: session, origin: origin)
+        let outcome = try await job.run(in: transaction, frontEnd: frontEnd)
         // From the merge's first table lock to the commit: what other writers of those tables waited.
-        return (WriteOutcome(changes: ChangeSet(sequence: sequence, entities: changes), summary: summary, skipped: skipped,
-                             reportedKeys: reported, writeLockDuration: nil), session.lockedSince)
+        return (outcome, session.lockedSince)
     }
 
     /// A PostgreSQL error in the user's terms, naming the replica's URL (without its password).
@@ -112,5 +88,63 @@ extension PostgresConnection {
             if !isClosed { _ = try? await query("ROLLBACK;", logger: logger) }
             throw error
         }
+    }
+}
+
+/// The PostgreSQL replica's transaction for the write driver: a write session on one connection.
+/// Rows are copied into stage tables (locking nothing) and merged when the driver settles them;
+/// the change set is announced with `NOTIFY`, delivered only if the transaction commits.
+final class PostgresTransaction: StoreTransaction {
+    let session: PostgresWriteSession
+    let origin: String
+    /// What the merge and the deletions changed so far.
+    private var changes: [String: EntityChanges] = [:]
+
+    init(session: PostgresWriteSession, origin: String) {
+        self.session = session
+        self.origin = origin
+    }
+
+    func write(_ stream: ParsedStream, patience: Double?, source: String) async throws -> ReaderSummary {
+        try await session.stage(stream)
+    }
+
+    func write(_ staged: UncheckedBox<StagedRows>) async throws {
+        try await session.stage(staged.value)
+    }
+
+    func write(_ live: LiveTransaction, source: String) async throws -> LiveTransaction.Ending {
+        try await session.stage(live, source: source)
+    }
+
+    func settle(_ deletions: [StaleDeletion]) async throws {
+        changes = try await session.merge(deletions)
+    }
+
+    func delete(entity: Int, key: AttributeValue) async throws {
+        session.record(try await session.delete(entity: entity, key: key), of: entity, into: &changes)
+        PostgresWriteSession.normalize(&changes)
+    }
+
+    func delete(_ tombstones: Tombstones) async throws {
+        for key in tombstones.keys {
+            let deletion = try await session.delete(entity: tombstones.entity, key: key, scope: tombstones.scope)
+            session.record(deletion, of: tombstones.entity, into: &changes)
+        }
+        PostgresWriteSession.normalize(&changes)
+    }
+
+    func write(_ records: [ClientCache.Record]) async throws {
+        try await ClientCacheTable.write(records, on: session)
+    }
+
+    func writtenKeys(of entity: Int) async throws -> PrimaryKeys {
+        session.stagedTopKeys(of: entity)
+    }
+
+    func changeSet() async throws -> ChangeSet {
+        var sequence: UInt64 = 0
+        if !changes.isEmpty { sequence = try await ChangeAnnouncement.announce(changes, origin: origin, on: session) }
+        return ChangeSet(sequence: sequence, entities: changes)
     }
 }

@@ -15,7 +15,6 @@ extension SQLiteReplica: StoreBackend {
     package var readsBesideWrites: Bool { store.database is DatabasePool }
 
     package func perform(_ job: WriteJob) async throws -> WriteOutcome {
-        let maps = mapping.maps
         let observers = self.observers
         let sequence = self.sequence
         let frontEnd = self.frontEnd
@@ -32,78 +31,119 @@ extension SQLiteReplica: StoreBackend {
         let timeout = job.busyTimeout ?? store.options.busyTimeout
         // Read in the task: the publication on the writer's queue is the trace's notify span.
         let trace = WriteTrace.current
-        return try await store.database.writeWithoutTransaction { db in
-            // This job's busy timeout for its BEGIN IMMEDIATE, the store's again afterwards.
-            sqlite3_busy_timeout(db.sqliteConnection, StoreOptions.milliseconds(timeout))
-            defer { sqlite3_busy_timeout(db.sqliteConnection, store.options.busyTimeoutMilliseconds) }
-            let waiting = clock.now
-            var outcome: WriteOutcome?
-            // No statement of the job commits but its transaction's COMMIT (SQLiteCommitGuard).
-            let guarded = SQLiteCommitGuard()
-            db.add(transactionObserver: guarded, extent: .observerLifetime)
-            defer { db.remove(transactionObserver: guarded) }
-            do {
-                try db.inTransaction(.immediate) {
-                    let (written, publishing) = try Self.write(job, in: db, maps: maps, frontEnd: frontEnd,
-                                                               sequence: sequence, clock: clock, trace: trace)
-                    try guarded.allowCommit(db, source: job.source)
-                    // Published once committed, never for a transaction that did not.
-                    let changes = written.changes
-                    if !changes.isEmpty { db.afterNextTransaction { _ in observers.publish(changes, trace: publishing) } }
-                    outcome = written
-                    return .commit
+        // The write driver runs in a task of its own, sending each step to the writer's queue.
+        let pump = ThreadPump()
+        return try await withTaskCancellationHandler {
+            try await store.database.writeWithoutTransaction { db in
+                // This job's busy timeout for its BEGIN IMMEDIATE, the store's again afterwards.
+                sqlite3_busy_timeout(db.sqliteConnection, StoreOptions.milliseconds(timeout))
+                defer { sqlite3_busy_timeout(db.sqliteConnection, store.options.busyTimeoutMilliseconds) }
+                let waiting = clock.now
+                var outcome: WriteOutcome?
+                // No statement of the job commits but its transaction's COMMIT (SQLiteCommitGuard).
+                let guarded = SQLiteCommitGuard()
+                db.add(transactionObserver: guarded, extent: .observerLifetime)
+                defer { db.remove(transactionObserver: guarded) }
+                do {
+                    try db.inTransaction(.immediate) {
+                        let started = clock.now
+                        let writer = try RowWriter(db: db, mapping: frontEnd.mapping, trackSeen: job.tracked)
+                        let transaction = SQLiteTransaction(pump: pump, confined: UncheckedBox((db, writer)), sequence: sequence)
+                        var written = try pump.serve { try await job.run(in: transaction, frontEnd: frontEnd) }
+                        written.writeLockDuration = started.duration(to: clock.now)
+                        try guarded.allowCommit(db, source: job.source)
+                        // A live session's commit came in another task: its trace is known only now.
+                        let publishing: WriteTrace?
+                        if case .live(let live) = job.rows { publishing = live.trace } else { publishing = trace }
+                        // Published once committed, never for a transaction that did not.
+                        let changes = written.changes
+                        if !changes.isEmpty { db.afterNextTransaction { _ in observers.publish(changes, trace: publishing) } }
+                        outcome = written
+                        return .commit
+                    }
+                } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_BUSY && outcome == nil {
+                    // Another process's write lock outlasted the busy timeout: nothing was written.
+                    throw SyncError(.busy, "\(store.path ?? ":memory:"): "
+                                    + StoreError.lockWaitMessage(waited: waiting.duration(to: clock.now), timeout: timeout)
+                                    + "; nothing was written", source: job.source, underlying: error)
                 }
-            } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_BUSY && outcome == nil {
-                // Another process's write lock outlasted the busy timeout: nothing was written.
-                throw SyncError(.busy, "\(store.path ?? ":memory:"): "
-                                + StoreError.lockWaitMessage(waited: waiting.duration(to: clock.now), timeout: timeout)
-                                + "; nothing was written", source: job.source, underlying: error)
+                guard let outcome else { throw SyncError(.database, "the write transaction ended without an outcome", source: job.source) }
+                return outcome
             }
-            guard let outcome else { throw SyncError(.database, "the write transaction ended without an outcome", source: job.source) }
-            return outcome
+        } onCancel: {
+            pump.cancel()
         }
-    }
-
-    /// The job's statements inside its transaction: rows, stale deletions, a deleted row, the
-    /// client's records; returns the outcome and the trace its change set is published with.
-    private static func write(_ job: WriteJob, in db: Database, maps: [PropertyMap], frontEnd: SyncFrontEnd,
-                              sequence: SequenceCounter, clock: ContinuousClock,
-                              trace: WriteTrace?) throws -> (WriteOutcome, WriteTrace?) {
-        let started = clock.now
-        if Task.isCancelled { throw SyncError(.cancelled, "cancelled; nothing was written", source: job.source) }
-        let writer = try RowWriter(db: db, mapping: frontEnd.mapping, trackSeen: job.tracked)
-        var summary: ReaderSummary?
-        var job = job
-        switch job.rows {
-        case .none: break
-        case .stream(let stream, let patience): summary = try stream.consume(source: job.source, patience: patience) { try writer.write($0) }
-        case .staged(let staged): try staged.value.replay { try writer.write($0) }
-        case .live(let live):
-            let ending = try live.consume(source: job.source) { try writer.write($0) }
-            job.end(with: ending)
-        }
-        // A live session's commit came in another task: its trace is known only now.
-        var publishing = trace
-        if case .live(let live) = job.rows { publishing = live.trace }
-        let (deletions, skipped) = job.deletions(after: summary, frontEnd: frontEnd)
-        for deletion in deletions {
-            try writer.deleteStale(entity: deletion.entity, scope: deletion.scope,
-                                   keeping: deletion.keysToKeep(written: writer.seenKeys(of: deletion.entity)),
-                                   allStored: deletion.allWritten)
-        }
-        if let row = job.deletedRow { try writer.delete(entity: row.entity, key: row.key) }
-        for tombstones in job.tombstones {
-            try writer.delete(entity: tombstones.entity, keys: tombstones.keys, scope: tombstones.scope)
-        }
-        try ClientCache.write(job.records, in: db)
-        let changes = ChangeSet(sequence: sequence.next(), entities: writer.entityChanges())
-        return (WriteOutcome(changes: changes, summary: summary, skipped: skipped,
-                             reportedKeys: job.reportedEntity.map { writer.seenKeys(of: $0) } ?? PrimaryKeys(),
-                             writeLockDuration: started.duration(to: clock.now)), publishing)
     }
 
     /// What SQLite objected to, in the user's terms (``Store/describe(_:)``).
     package func describe(_ error: any Error) -> String {
         Store.describe(error)
+    }
+}
+
+/// The SQLite replica's transaction for the write driver: its row writer inside one GRDB
+/// transaction. Every step runs on the writer's queue, sent there by the pump that queue serves.
+struct SQLiteTransaction: StoreTransaction {
+    let pump: ThreadPump
+    /// The connection and its row writer: touched only by work the pump runs on the writer's queue.
+    let confined: UncheckedBox<(db: Database, writer: RowWriter)>
+    let sequence: SequenceCounter
+
+    func write(_ stream: ParsedStream, patience: Double?, source: String) async throws -> ReaderSummary {
+        let confined = self.confined
+        return try await pump.perform {
+            try stream.consume(source: source, patience: patience) { try confined.value.writer.write($0) }
+        }
+    }
+
+    func write(_ staged: UncheckedBox<StagedRows>) async throws {
+        let confined = self.confined
+        try await pump.perform { try staged.value.replay { try confined.value.writer.write($0) } }
+    }
+
+    func write(_ live: LiveTransaction, source: String) async throws -> LiveTransaction.Ending {
+        let confined = self.confined
+        return try await pump.perform { try live.consume(source: source) { try confined.value.writer.write($0) } }
+    }
+
+    func settle(_ deletions: [StaleDeletion]) async throws {
+        guard !deletions.isEmpty else { return }
+        let confined = self.confined
+        try await pump.perform {
+            let writer = confined.value.writer
+            for deletion in deletions {
+                try writer.deleteStale(entity: deletion.entity, scope: deletion.scope,
+                                       keeping: deletion.keysToKeep(written: writer.seenKeys(of: deletion.entity)),
+                                       allStored: deletion.allWritten)
+            }
+        }
+    }
+
+    func delete(entity: Int, key: AttributeValue) async throws {
+        let confined = self.confined
+        try await pump.perform { try confined.value.writer.delete(entity: entity, key: key) }
+    }
+
+    func delete(_ tombstones: Tombstones) async throws {
+        let confined = self.confined
+        try await pump.perform {
+            try confined.value.writer.delete(entity: tombstones.entity, keys: tombstones.keys, scope: tombstones.scope)
+        }
+    }
+
+    func write(_ records: [ClientCache.Record]) async throws {
+        let confined = self.confined
+        try await pump.perform { try ClientCache.write(records, in: confined.value.db) }
+    }
+
+    func writtenKeys(of entity: Int) async throws -> PrimaryKeys {
+        let confined = self.confined
+        return try await pump.perform { confined.value.writer.seenKeys(of: entity) }
+    }
+
+    func changeSet() async throws -> ChangeSet {
+        let confined = self.confined
+        let sequence = self.sequence
+        return try await pump.perform { ChangeSet(sequence: sequence.next(), entities: confined.value.writer.entityChanges()) }
     }
 }
