@@ -64,3 +64,11 @@ struct FeedRecordingStore: MockStore {
         return paths
     }
 }
+
+/// Pages are rendered by the store recorded for (the recorder adds nothing to reads).
+extension FeedRecordingStore: MockPageSource {
+    func renderPage(_ resource: MockResource, query: MockQuery, parent: (parent: MockParent, id: JSONValue)?,
+                    with renderer: MockPageRenderer) async throws -> MockRenderedPage {
+        try await renderer.page(from: base, query: query, parent: parent)
+    }
+}

@@ -3,12 +3,21 @@ import NIOCore
 /// A store that hands a page's rows to a ``MockPageRenderer`` as it holds them, without building
 /// the completed `JSONObject`s of ``MockStore/objects(_:query:)`` first.
 ///
-/// The closed set of conforming types: ``MemoryMockStore`` and ``SQLiteMockStore`` (the server's
-/// `FeedRecordingStore` is looked through). Other stores are rendered from `objects` (the same bytes).
+/// The closed set of conforming types: ``MemoryMockStore`` and ``SQLiteMockStore``, and the server's
+/// `FeedRecordingStore`, which renders through the store it records for. Other stores are rendered
+/// from `objects` (the same bytes).
 protocol MockPageSource: Sendable {
-    /// The page of `query` rendered as ``MockPageRenderer/render(_:)`` would render `objects(resource, query:)`,
-    /// and the total matching the filters.
-    func renderPage(_ resource: MockResource, query: MockQuery, with renderer: MockPageRenderer) async throws -> MockRenderedPage
+    /// The page of `query` (children of `parent` when given) rendered as ``MockPageRenderer/render(_:)``
+    /// would render `objects(resource, query:)`, and the total matching the filters.
+    func renderPage(_ resource: MockResource, query: MockQuery, parent: (parent: MockParent, id: JSONValue)?,
+                    with renderer: MockPageRenderer) async throws -> MockRenderedPage
+}
+
+extension MockPageSource {
+    /// The page of `query`, of no parent.
+    func renderPage(_ resource: MockResource, query: MockQuery, with renderer: MockPageRenderer) async throws -> MockRenderedPage {
+        try await renderPage(resource, query: query, parent: nil, with: renderer)
+    }
 }
 
 /// A page rendered to bytes and the number of objects matching its filters (`X-Total-Count`).
@@ -169,13 +178,8 @@ struct MockPageRenderer: Sendable {
     /// them), straight from the rows when the store is a ``MockPageSource``.
     func page(from store: any MockStore, query: MockQuery,
               parent: (parent: MockParent, id: JSONValue)?) async throws -> MockRenderedPage {
-        // Requests see the server's store through the change feed's recorder, which adds nothing to reads.
-        let store = (store as? FeedRecordingStore)?.base ?? store
         if let source = store as? any MockPageSource {
-            var query = query
-            // `MockStore.children`' own filter, which neither the memory store nor the SQLite one replaces.
-            if let parent { query.filters.insert(MockQuery.Filter(property: parent.parent.key, value: parent.id), at: 0) }
-            return try await source.renderPage(resource, query: query, with: self)
+            return try await source.renderPage(resource, query: query, parent: parent, with: self)
         }
         let page: MockPage
         if let parent {
@@ -184,5 +188,14 @@ struct MockPageRenderer: Sendable {
             page = try await store.objects(resource, query: query)
         }
         return MockRenderedPage(body: render(page.objects), total: page.total)
+    }
+
+    /// `query` narrowed to the children of `parent`, as `MockStore.children` filters them (neither
+    /// the memory store nor the SQLite one replaces that): what a page source renders.
+    static func query(_ query: MockQuery, childrenOf parent: (parent: MockParent, id: JSONValue)?) -> MockQuery {
+        guard let parent else { return query }
+        var query = query
+        query.filters.insert(MockQuery.Filter(property: parent.parent.key, value: parent.id), at: 0)
+        return query
     }
 }

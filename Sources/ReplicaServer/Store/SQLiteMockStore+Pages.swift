@@ -4,7 +4,9 @@ import ReplicaSQLite
 extension SQLiteMockStore: MockPageSource {
     /// The page's rows are rendered as the statement steps, on the reader's thread, each cell read
     /// as ``SQLiteMockStore/objects(_:query:)`` reads it, with no object built per row.
-    func renderPage(_ resource: MockResource, query: MockQuery, with renderer: MockPageRenderer) async throws -> MockRenderedPage {
+    func renderPage(_ resource: MockResource, query: MockQuery, parent: (parent: MockParent, id: JSONValue)?,
+                    with renderer: MockPageRenderer) async throws -> MockRenderedPage {
+        let query = MockPageRenderer.query(query, childrenOf: parent)
         let sql = SQLiteMockSQL(resource)
         let page = sql.page(query)
         let types = resource.properties.map(\.type)
