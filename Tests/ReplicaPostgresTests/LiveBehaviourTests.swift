@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOPosix
 import Replica
 import ReplicaPostgres
 import ReplicaTestSupport
@@ -109,6 +111,34 @@ struct LiveBehaviourTests {
         }
         #expect(invalid?.description.contains("no_such_column") == true)
         #expect(Self.integers(fixture.results.snapshot.rows.keys) == [6, 5, 4])
+        } teardown: {
+            await fixture.close()
+        }
+    }
+
+    @Test("a large snapshot's rows are read on demand from any thread, the event loops the application shares included",
+          arguments: StoreKind.allCases)
+    func rowsReadOnEventLoops(kind: StoreKind) async throws {
+        var query = LiveQuery("Person", sort: [.ascending("name")])
+        query.residentRowLimit = 0
+        query.rowBatchSize = 1
+        let fixture = try await Self.open(kind, query: query)
+        try await withTeardown {
+        var iterator = fixture.results.updates().makeAsyncIterator()
+        _ = try await fixture.writer.sync(.get, "/people", body: peopleJSON([(1, "Cy", 1), (2, "Ann", 2), (3, "Bob", 0)]),
+                                          options: SyncOptions())
+        let snapshot = try #require(await iterator.next()).snapshot
+        #expect(!snapshot.holdsRows)
+        // Each loop of NIO's shared group reads one row of its own (a batch of one row is a read
+        // each): a store that waited on a future of one of these loops from that loop would trap.
+        let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
+        var names: [String] = []
+        for (index, loop) in loops.enumerated() {
+            let position = index % snapshot.rows.count
+            let name = try await loop.submit { snapshot.rows[position]["name"]?.jsonValue.stringValue ?? "" }.get()
+            names.append(name)
+        }
+        #expect(names == loops.indices.map { ["Ann", "Bob", "Cy"][$0 % 3] })
         } teardown: {
             await fixture.close()
         }

@@ -33,7 +33,7 @@ package struct LiveLoadRequest: Sendable {
 }
 
 /// The result of a live query: its rows, or for a large one its entries.
-package enum LiveLoad {
+package enum LiveLoad: Sendable {
     case rows([EntityRow])
     case entries(SnapshotEntries)
 }
