@@ -21,6 +21,22 @@ public struct MockProperty: Sendable, Hashable {
         self.name = name
         self.type = type
     }
+
+    /// The property a Replica schema attribute is on the wire: named by the JSON key the client
+    /// maps the attribute from (its `jsonKey`, the entity's `jsonIdKey` for a one-column primary
+    /// key, else the schema's key convention: the core's one rule), typed by ``MockPropertyType/init(_:)``.
+    ///
+    /// ```swift
+    /// let user = try schema.requireEntity("User")   // snake_case
+    /// MockProperty(Attribute("avatarSm", .string), of: user, in: schema)   // MockProperty("avatar_sm", .string)
+    /// ```
+    /// - Parameters:
+    ///   - attribute: an attribute of `entity`.
+    ///   - entity: the entity (for its primary key and `jsonIdKey`).
+    ///   - schema: the schema holding it (for its key convention).
+    public init(_ attribute: Attribute, of entity: Entity, in schema: Schema) {
+        self.init(PropertyMap.jsonKey(of: attribute, in: entity, convention: schema.keyConvention), MockPropertyType(attribute.type))
+    }
 }
 
 /// The primary key of a mock resource: one property (integers assigned by the store, or strings)
@@ -198,7 +214,7 @@ public struct MockPrimaryKey: Sendable, Hashable {
     /// A key as path segments, each percent-encoded: `5`, or `octocat/Hello-World/refs%2Fheads%2Fmain`.
     func path(of key: JSONValue) -> String {
         let parts = values(of: key)?.map(\.value) ?? [key]
-        return parts.map { MockPath.encode($0.stringValue ?? $0.serialized()) }.joined(separator: "/")
+        return parts.map { PercentEncoding.encode($0.stringValue ?? $0.serialized(), allowed: .unreserved) }.joined(separator: "/")
     }
 }
 
