@@ -87,21 +87,21 @@ struct MockServerCoreRoutingTests {
         for entity in schema.entities {
             let map = try PropertyMap(entity: entity, in: schema)
             let resource = MockResource(entity: entity, in: schema)
-            for attribute in entity.attributes {
-                let property = MockProperty(attribute, of: entity, in: schema)
+            for attribute in entity.attributes where attribute.name != entity.primaryKey {
+                let property = MockProperty(attribute, in: schema)
                 #expect(property.name == map.jsonKey(forAttribute: attribute.name))
                 #expect(property.type == MockPropertyType(attribute.type))
                 #expect(resource.property(named: property.name) != nil)
             }
         }
         let users = MockResource(entity: try schema.requireEntity("User"), in: schema)
-        // A one-column key is the entity's jsonIdKey (`id`), as the client reads it, not `user_id`.
-        #expect(users.primaryKey == .autoIncrement("id"))
+        // A one-column key keeps its attribute's own key (`user_id`), as the mock server always served it.
+        #expect(users.primaryKey == .autoIncrement("user_id"))
         #expect(users.property(named: "avatar_sm")?.type == .string)
         let posts = MockResource(entity: try schema.requireEntity("Post"), in: schema)
         #expect(posts.parents == [MockParent("users", key: "user_id")])
         let routes = MockRoute.routes(for: schema)
-        #expect(routes[0].bindings == ["userID": "id"])
+        #expect(routes[0].bindings == ["userID": "user_id"])
         #expect(routes[1].bindings == ["user_id": "user_id"])
     }
 }

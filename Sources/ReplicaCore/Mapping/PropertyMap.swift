@@ -165,8 +165,22 @@ public struct PropertyMap: Sendable {
     /// PropertyMap.jsonKey(of: Attribute("avatarSm", .string), in: user, convention: .snakeCase)   // "avatar_sm"
     /// ```
     package static func jsonKey(of attribute: Attribute, in entity: Entity, convention: KeyConvention) -> String {
+        if attribute.jsonKey?.isEmpty != false, !attribute.isUnmappedColumn, !entity.hasCompositeKey,
+           attribute.name == entity.primaryKey {
+            return entity.jsonIDKey
+        }
+        return jsonKey(of: attribute, convention: convention)
+    }
+
+    /// The JSON key of an attribute by itself, whatever its entity: its explicit `jsonKey`, else the
+    /// convention applied to its name (``jsonKey(of:in:convention:)`` without the `jsonIdKey` of a
+    /// one-column primary key).
+    ///
+    /// ```swift
+    /// PropertyMap.jsonKey(of: Attribute("homeCity", .string, jsonKey: "address.city"), convention: .snakeCase)   // "address.city"
+    /// ```
+    package static func jsonKey(of attribute: Attribute, convention: KeyConvention) -> String {
         if let explicit = attribute.jsonKey, !explicit.isEmpty { return explicit }
-        if !attribute.isUnmappedColumn, !entity.hasCompositeKey, attribute.name == entity.primaryKey { return entity.jsonIDKey }
         return convention.jsonKey(forAttribute: attribute.name)
     }
 

@@ -23,19 +23,21 @@ public struct MockProperty: Sendable, Hashable {
     }
 
     /// The property a Replica schema attribute is on the wire: named by the JSON key the client
-    /// maps the attribute from (its `jsonKey`, the entity's `jsonIdKey` for a one-column primary
-    /// key, else the schema's key convention: the core's one rule), typed by ``MockPropertyType/init(_:)``.
+    /// maps the attribute from (its `jsonKey`, else the schema's key convention: the core's rule,
+    /// ``PropertyMap``'s), typed by ``MockPropertyType/init(_:)``. A one-column primary key keeps
+    /// this name too, where the client reads the entity's `jsonIdKey` (the mock server has always
+    /// served keys under the attribute's own key).
     ///
     /// ```swift
     /// let user = try schema.requireEntity("User")   // snake_case
-    /// MockProperty(Attribute("avatarSm", .string), of: user, in: schema)   // MockProperty("avatar_sm", .string)
+    /// MockProperty(user.primaryKeyAttribute, in: schema)   // MockProperty("user_id", .integer)
+    /// MockProperty(Attribute("avatarSm", .string), in: schema)   // MockProperty("avatar_sm", .string)
     /// ```
     /// - Parameters:
-    ///   - attribute: an attribute of `entity`.
-    ///   - entity: the entity (for its primary key and `jsonIdKey`).
+    ///   - attribute: an attribute of one of the schema's entities.
     ///   - schema: the schema holding it (for its key convention).
-    public init(_ attribute: Attribute, of entity: Entity, in schema: Schema) {
-        self.init(PropertyMap.jsonKey(of: attribute, in: entity, convention: schema.keyConvention), MockPropertyType(attribute.type))
+    public init(_ attribute: Attribute, in schema: Schema) {
+        self.init(PropertyMap.jsonKey(of: attribute, convention: schema.keyConvention), MockPropertyType(attribute.type))
     }
 }
 

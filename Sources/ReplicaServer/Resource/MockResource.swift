@@ -98,7 +98,7 @@ public struct MockResource: Sendable, Hashable {
     }
 
     /// A resource for a Replica schema entity: its table name as the path, its attributes under the JSON
-    /// keys the client maps them from (``MockProperty/init(_:of:in:)``, the core's ``PropertyMap`` rule), its to-one relationships as parents (keyed by the foreign key's JSON key) and as ``toOne``
+    /// keys the client maps them from (``MockProperty/init(_:in:)``, the core's ``PropertyMap`` rule), its to-one relationships as parents (keyed by the foreign key's JSON key) and as ``toOne``
     /// relationships (a nested object at the relationship's JSON key is stored in its own resource), its many-to-many
     /// relationships as JSON properties (the nested array, objects or keys, stored and served back as
     /// given, so a sync of the resource links what it lists). An entity with a composite primary key
@@ -119,7 +119,7 @@ public struct MockResource: Sendable, Hashable {
     ///     `"actions"`), all when it names none.
     public init(entity: Entity, in schema: Schema, actions: MockActions? = nil) {
         // Named as the client maps them (``PropertyMap``): one rule for both ends.
-        func property(_ attribute: Attribute) -> MockProperty { MockProperty(attribute, of: entity, in: schema) }
+        func property(_ attribute: Attribute) -> MockProperty { MockProperty(attribute, in: schema) }
         let primaryKey: MockPrimaryKey
         if entity.hasCompositeKey {
             // Each part an integer or a string, as ``MockPrimaryKey/composite(_:)`` reads it.

@@ -94,7 +94,7 @@ public struct MockRoute: Sendable, Hashable, CustomStringConvertible {
                   Self.methods.contains(route.method.rawValue) else { return nil }
             var bindings: [String: String] = [:]
             // Each variable names an attribute, by its name or its JSON key; bound to the attribute's property.
-            let properties = entity.attributes.map { (attribute: $0, property: MockProperty($0, of: entity, in: schema)) }
+            let properties = entity.attributes.map { (attribute: $0, property: MockProperty($0, in: schema)) }
             for variable in (try? RoutePattern(route.path).variables) ?? [] {
                 let named = properties.first { $0.attribute.name == variable } ?? properties.first { $0.property.name == variable }
                 if let named { bindings[variable] = named.property.name }
