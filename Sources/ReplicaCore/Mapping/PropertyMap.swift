@@ -81,9 +81,9 @@ public struct PropertyMap: Sendable {
         let conventional = entity.attributes.filter {
             $0.jsonKey == nil && $0.name != idKeyAttribute && !$0.isUnmappedColumn
         }.map(\.name)
-        let table: KeyConvention.Table
         do {
-            table = try convention.table(attributes: conventional)
+            // Only to refuse two attributes the convention maps to one key.
+            _ = try convention.table(attributes: conventional)
         } catch {
             throw MappingError(.collidingKeys, "attributes \(error.attributes.map { "'\($0)'" }.joined(separator: " and ")) "
                                + "both map to JSON key '\(error.jsonKey)' (\(convention.rawValue))",
@@ -102,14 +102,7 @@ public struct PropertyMap: Sendable {
                     converter: try ValueConverter(attribute: attribute, entity: entity.name, transforms: transforms)))
                 continue
             }
-            let key: String
-            if let explicit = attribute.jsonKey, !explicit.isEmpty {
-                key = explicit
-            } else if attribute.name == idKeyAttribute {
-                key = entity.jsonIDKey
-            } else {
-                key = table.jsonKey(forAttribute: attribute.name) ?? convention.jsonKey(forAttribute: attribute.name)
-            }
+            let key = Self.jsonKey(of: attribute, in: entity, convention: convention)
             indexByName[attribute.name] = attributes.count
             attributes.append(AttributeMapping(
                 name: attribute.name, type: attribute.type, isNullable: attribute.isNullable,
@@ -119,8 +112,7 @@ public struct PropertyMap: Sendable {
         var relationships: [RelationshipMapping] = []
         var links: [(relationship: Int, attribute: Int)] = []
         for relationship in entity.relationships {
-            let key = relationship.jsonKey.flatMap { $0.isEmpty ? nil : $0 }
-                ?? convention.jsonKey(forAttribute: relationship.name)
+            let key = Self.jsonKey(of: relationship, convention: convention)
             var foreignKeyIndex: Int?
             var destinationIDPath: [String]?
             if relationship.kind == .toOne, let foreignKey = relationship.foreignKey, let index = indexByName[foreignKey] {
@@ -159,6 +151,48 @@ public struct PropertyMap: Sendable {
     /// - Returns: `true` when the key is dropped without a word.
     public func isIgnored(_ key: String) -> Bool {
         !ignoredKeyGlobs.isEmpty && ignoredKeyGlobs.contains { $0.matches(key) }
+    }
+
+    /// The JSON key (a dot-joined key path for nested keys) of an attribute of `entity`, by the
+    /// rules above: its explicit `jsonKey`; for a single-column primary key, the entity's
+    /// `jsonIDKey`; else the convention applied to its name. The one rule for every reader and
+    /// writer of an entity's objects (the client's map, and the mock server's resources and
+    /// routes); it needs no map built, so it never fails. The column of kept unmapped keys,
+    /// which objects never hold under a key of its own, is named by the convention.
+    ///
+    /// ```swift
+    /// let user = try schema.requireEntity("User")
+    /// PropertyMap.jsonKey(of: Attribute("avatarSm", .string), in: user, convention: .snakeCase)   // "avatar_sm"
+    /// ```
+    package static func jsonKey(of attribute: Attribute, in entity: Entity, convention: KeyConvention) -> String {
+        if attribute.jsonKey?.isEmpty != false, !attribute.isUnmappedColumn, !entity.hasCompositeKey,
+           attribute.name == entity.primaryKey {
+            return entity.jsonIDKey
+        }
+        return jsonKey(of: attribute, convention: convention)
+    }
+
+    /// The JSON key of an attribute by itself, whatever its entity: its explicit `jsonKey`, else the
+    /// convention applied to its name (``jsonKey(of:in:convention:)`` without the `jsonIdKey` of a
+    /// one-column primary key).
+    ///
+    /// ```swift
+    /// PropertyMap.jsonKey(of: Attribute("homeCity", .string, jsonKey: "address.city"), convention: .snakeCase)   // "address.city"
+    /// ```
+    package static func jsonKey(of attribute: Attribute, convention: KeyConvention) -> String {
+        if let explicit = attribute.jsonKey, !explicit.isEmpty { return explicit }
+        return convention.jsonKey(forAttribute: attribute.name)
+    }
+
+    /// The JSON key of a relationship's nested value: its explicit `jsonKey`, else the convention
+    /// applied to its name.
+    ///
+    /// ```swift
+    /// PropertyMap.jsonKey(of: .toOne("author", "User", foreignKey: "userID"), convention: .snakeCase)   // "author"
+    /// ```
+    package static func jsonKey(of relationship: Relationship, convention: KeyConvention) -> String {
+        if let explicit = relationship.jsonKey, !explicit.isEmpty { return explicit }
+        return convention.jsonKey(forAttribute: relationship.name)
     }
 
     /// The JSON key (path) of an entity's single-column primary key: its explicit `jsonKey`, else the

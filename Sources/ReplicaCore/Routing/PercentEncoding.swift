@@ -1,6 +1,13 @@
 /// RFC 3986 percent-encoding and -decoding over UTF-8 bytes.
 ///
-/// Internal helpers shared by pattern parsing, matching and reverse routing.
+/// Helpers shared by pattern parsing, matching and reverse routing, and by the
+/// mock server's paths and query strings (one encoder and decoder for both).
+///
+/// ```swift
+/// PercentEncoding.encode("a/b c", allowed: .unreserved)              // "a%2Fb%20c"
+/// PercentEncoding.decodeString("caf%C3%A9")                          // "café"
+/// PercentEncoding.decodeString("a+b%2B", plusIsSpace: true)          // "a b+"
+/// ```
 package enum PercentEncoding {
     /// Which bytes an encoder leaves as they are.
     package enum Allowed {
@@ -152,9 +159,34 @@ package enum PercentEncoding {
 
     /// The percent-decoded text of `text`, or `nil` when an escape is
     /// malformed or the decoded bytes are not UTF-8.
-    static func decodeString(_ text: some StringProtocol) -> String? {
+    package static func decodeString(_ text: some StringProtocol) -> String? {
         var copy = String(text)
         return copy.withUTF8 { decodeString($0) }
+    }
+
+    /// The percent-decoded text of `text`, a raw `+` read as a space when
+    /// `plusIsSpace` (query strings and form bodies, where `%2B` is the plus);
+    /// `nil` when an escape is malformed or the decoded bytes are not UTF-8.
+    ///
+    /// ```swift
+    /// PercentEncoding.decodeString("red+car%2B1", plusIsSpace: true)   // "red car+1"
+    /// ```
+    package static func decodeString(_ text: some StringProtocol, plusIsSpace: Bool) -> String? {
+        guard plusIsSpace, text.utf8.contains(UInt8(ascii: "+")) else { return decodeString(text) }
+        let bytes = text.utf8.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }
+        return bytes.withUnsafeBufferPointer { decodeString($0) }
+    }
+
+    /// `text` with every byte that `allowed` does not keep percent-encoded (as
+    /// UTF-8, upper-case hex).
+    ///
+    /// ```swift
+    /// PercentEncoding.encode("refs/heads/main", allowed: .unreserved)   // "refs%2Fheads%2Fmain"
+    /// ```
+    package static func encode(_ text: some StringProtocol, allowed: Allowed) -> String {
+        var output = ""
+        encode(text, allowed: allowed, into: &output)
+        return output
     }
 
     /// Appends `text` to `output`, percent-encoding (as UTF-8, upper-case hex)

@@ -179,7 +179,7 @@ public enum MockCRUD {
 
     /// `Location: /people/7`, or `/refs/octocat/Hello-World/refs%2Fheads%2Fmain` for a composite key.
     private static func location(_ request: MockRequest, _ id: JSONValue) -> (name: String, value: String) {
-        (name: "Location", value: "/\(MockPath.encode(request.resource.name))/\(request.resource.primaryKey.path(of: id))")
+        (name: "Location", value: "/\(PercentEncoding.encode(request.resource.name, allowed: .unreserved))/\(request.resource.primaryKey.path(of: id))")
     }
 
     /// Deletes an object.

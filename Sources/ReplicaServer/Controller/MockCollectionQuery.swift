@@ -135,9 +135,9 @@ struct MockCollectionQuery {
             item.name == "_sort" || item.name == "_order"
                 || (!reserved.contains(item.name) && request.resource.property(named: item.name) != nil)
         }
-        let path = request.segments.map(MockPath.encode).joined(separator: "/")
+        let path = request.segments.map { PercentEncoding.encode($0, allowed: .unreserved) }.joined(separator: "/")
         let items = kept.map { ($0.name, $0.value) } + params
-        let query = items.map { "\(MockPath.encode($0.0))=\(MockPath.encode($0.1))" }.joined(separator: "&")
+        let query = items.map { PercentEncoding.encode($0.0, allowed: .unreserved) + "=" + PercentEncoding.encode($0.1, allowed: .unreserved) }.joined(separator: "&")
         return "\(request.baseURL)/\(path)?\(query)"
     }
 }

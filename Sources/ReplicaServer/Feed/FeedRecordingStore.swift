@@ -54,12 +54,13 @@ struct FeedRecordingStore: MockStore {
 
     /// The paths a write of `object` changes: `/cars`, `/cars/10` and `/people/1/cars`.
     static func paths(_ resource: MockResource, _ key: JSONValue, _ object: JSONObject) -> [String] {
-        let collection = "/" + MockPath.encode(resource.name)
+        let collection = "/" + PercentEncoding.encode(resource.name, allowed: .unreserved)
         var paths = [collection, collection + "/" + resource.primaryKey.path(of: key)]
         for parent in resource.parents {
             guard let value = object[parent.key], !value.isNull else { continue }
             let text = value.stringValue ?? value.serialized()
-            paths.append("/" + MockPath.encode(parent.resource) + "/" + MockPath.encode(text) + collection)
+            paths.append("/" + PercentEncoding.encode(parent.resource, allowed: .unreserved) + "/"
+                + PercentEncoding.encode(text, allowed: .unreserved) + collection)
         }
         return paths
     }

@@ -125,7 +125,7 @@ struct MockStylePaging {
         guard parts.count == key.parts.count else { return nil }
         var values: [JSONValue] = []
         for (part, property) in zip(parts, key.parts) {
-            guard let decoded = MockPath.decode(part), let value = MockPrimaryKey.parse(decoded, as: property) else { return nil }
+            guard let decoded = PercentEncoding.decodeString(part), let value = MockPrimaryKey.parse(decoded, as: property) else { return nil }
             values.append(value)
         }
         return .array(values)

@@ -21,6 +21,24 @@ public struct MockProperty: Sendable, Hashable {
         self.name = name
         self.type = type
     }
+
+    /// The property a Replica schema attribute is on the wire: named by the JSON key the client
+    /// maps the attribute from (its `jsonKey`, else the schema's key convention: the core's rule,
+    /// ``PropertyMap``'s), typed by ``MockPropertyType/init(_:)``. A one-column primary key keeps
+    /// this name too, where the client reads the entity's `jsonIdKey` (the mock server has always
+    /// served keys under the attribute's own key).
+    ///
+    /// ```swift
+    /// let user = try schema.requireEntity("User")   // snake_case
+    /// MockProperty(user.primaryKeyAttribute, in: schema)   // MockProperty("user_id", .integer)
+    /// MockProperty(Attribute("avatarSm", .string), in: schema)   // MockProperty("avatar_sm", .string)
+    /// ```
+    /// - Parameters:
+    ///   - attribute: an attribute of one of the schema's entities.
+    ///   - schema: the schema holding it (for its key convention).
+    public init(_ attribute: Attribute, in schema: Schema) {
+        self.init(PropertyMap.jsonKey(of: attribute, convention: schema.keyConvention), MockPropertyType(attribute.type))
+    }
 }
 
 /// The primary key of a mock resource: one property (integers assigned by the store, or strings)
@@ -198,7 +216,7 @@ public struct MockPrimaryKey: Sendable, Hashable {
     /// A key as path segments, each percent-encoded: `5`, or `octocat/Hello-World/refs%2Fheads%2Fmain`.
     func path(of key: JSONValue) -> String {
         let parts = values(of: key)?.map(\.value) ?? [key]
-        return parts.map { MockPath.encode($0.stringValue ?? $0.serialized()) }.joined(separator: "/")
+        return parts.map { PercentEncoding.encode($0.stringValue ?? $0.serialized(), allowed: .unreserved) }.joined(separator: "/")
     }
 }
 

@@ -97,8 +97,8 @@ public struct MockResource: Sendable, Hashable {
         keyPaths = MockKeyPaths(self.properties)
     }
 
-    /// A resource for a Replica schema entity: its table name as the path, its attributes under their JSON
-    /// keys, its to-one relationships as parents (keyed by the foreign key's JSON key) and as ``toOne``
+    /// A resource for a Replica schema entity: its table name as the path, its attributes under the JSON
+    /// keys the client maps them from (``MockProperty/init(_:in:)``, the core's ``PropertyMap`` rule), its to-one relationships as parents (keyed by the foreign key's JSON key) and as ``toOne``
     /// relationships (a nested object at the relationship's JSON key is stored in its own resource), its many-to-many
     /// relationships as JSON properties (the nested array, objects or keys, stored and served back as
     /// given, so a sync of the resource links what it lists). An entity with a composite primary key
@@ -118,17 +118,15 @@ public struct MockResource: Sendable, Hashable {
     ///   - actions: the allowed actions; by default the entity's ``Entity/actions`` (the schema file's
     ///     `"actions"`), all when it names none.
     public init(entity: Entity, in schema: Schema, actions: MockActions? = nil) {
-        func jsonKey(_ attribute: Attribute) -> String {
-            attribute.jsonKey ?? schema.keyConvention.jsonKey(forAttribute: attribute.name)
-        }
+        // Named as the client maps them (``PropertyMap``): one rule for both ends.
+        func property(_ attribute: Attribute) -> MockProperty { MockProperty(attribute, in: schema) }
         let primaryKey: MockPrimaryKey
         if entity.hasCompositeKey {
-            primaryKey = .composite(entity.primaryKeyNames.compactMap { name in
-                entity.attribute(named: name).map { MockProperty(jsonKey($0), $0.type == .integer ? .integer : .string) }
-            })
+            // Each part an integer or a string, as ``MockPrimaryKey/composite(_:)`` reads it.
+            primaryKey = .composite(entity.primaryKeyNames.compactMap { entity.attribute(named: $0).map(property) })
         } else {
             let keyAttribute = entity.primaryKeyAttribute
-            let keyName = entity.attribute(named: entity.primaryKey).map(jsonKey) ?? entity.jsonIDKey
+            let keyName = entity.attribute(named: entity.primaryKey).map { property($0).name } ?? entity.jsonIDKey
             primaryKey = keyAttribute.type == .integer ? .autoIncrement(keyName) : .string(keyName)
         }
         var parents: [MockParent] = []
@@ -137,17 +135,17 @@ public struct MockResource: Sendable, Hashable {
             guard let destination = schema.entity(named: relationship.destination),
                   let foreignKey = relationship.foreignKey,
                   let attribute = entity.attribute(named: foreignKey) else { continue }
-            parents.append(MockParent(destination.tableName, key: jsonKey(attribute)))
+            let foreignKeyName = property(attribute).name
+            parents.append(MockParent(destination.tableName, key: foreignKeyName))
             // The nested object, where the client reads it: the relationship's JSON key.
-            let key = relationship.jsonKey.flatMap { $0.isEmpty ? nil : $0 } ?? schema.keyConvention.jsonKey(forAttribute: relationship.name)
-            toOne.append(MockToOne(key, resource: destination.tableName, foreignKey: jsonKey(attribute)))
+            let key = PropertyMap.jsonKey(of: relationship, convention: schema.keyConvention)
+            toOne.append(MockToOne(key, resource: destination.tableName, foreignKey: foreignKeyName))
         }
         // The column of kept unmapped keys holds what no other property takes; objects are served with it merged in.
-        var properties = entity.attributes.map { MockProperty(jsonKey($0), MockPropertyType($0.type)) }
+        var properties = entity.attributes.map(property)
         // A many-to-many array (objects or keys) is kept as the client sent it and served back whole.
         for relationship in entity.relationships where relationship.isManyToMany {
-            properties.append(MockProperty(relationship.jsonKey ?? schema.keyConvention.jsonKey(forAttribute: relationship.name),
-                                           .json))
+            properties.append(MockProperty(PropertyMap.jsonKey(of: relationship, convention: schema.keyConvention), .json))
         }
         let allowed = actions ?? entity.actions.map { set in
             MockActions(set.map { action -> MockActions in
@@ -161,7 +159,7 @@ public struct MockResource: Sendable, Hashable {
             })
         } ?? .all
         self.init(entity.tableName, properties: properties, actions: allowed, primaryKey: primaryKey, parents: parents, toOne: toOne)
-        unmappedProperty = entity.unmappedAttribute.map(jsonKey)
+        unmappedProperty = entity.unmappedAttribute.map { property($0).name }
     }
 
     /// Every resource of a schema, in the schema's order.

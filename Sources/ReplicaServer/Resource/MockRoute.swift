@@ -31,7 +31,10 @@ import ReplicaCore
 public struct MockRoute: Sendable, Hashable, CustomStringConvertible {
     /// The HTTP method, upper case: `GET`, `POST`, `PUT`, `PATCH` or `DELETE`.
     public var method: String
-    /// The path template: `/pet/:petId`; OpenAPI's `/pet/{petId}` is read the same.
+    /// The path template: `/pet/:petId`; OpenAPI's `/pet/{petId}` is read the same. It is read and
+    /// matched as the client reads its routes (a ``RoutePattern``: `:id.json` is the variable `id`
+    /// before the suffix `.json`, a literal's `%XX` escapes are decoded); a path no pattern reads
+    /// (an empty segment, a variable name that is no identifier) is refused by the server.
     public var path: String
     /// The resource it serves (its name, as in `/pets`).
     public var resource: String
@@ -90,12 +93,11 @@ public struct MockRoute: Sendable, Hashable, CustomStringConvertible {
             guard case .entity(let name) = route.target, let entity = schema.entity(named: name),
                   Self.methods.contains(route.method.rawValue) else { return nil }
             var bindings: [String: String] = [:]
-            for variable in Self.variables(in: route.path) {
-                let attribute = entity.attribute(named: variable)
-                    ?? entity.attributes.first { ($0.jsonKey ?? schema.keyConvention.jsonKey(forAttribute: $0.name)) == variable }
-                if let attribute {
-                    bindings[variable] = attribute.jsonKey ?? schema.keyConvention.jsonKey(forAttribute: attribute.name)
-                }
+            // Each variable names an attribute, by its name or its JSON key; bound to the attribute's property.
+            let properties = entity.attributes.map { (attribute: $0, property: MockProperty($0, in: schema)) }
+            for variable in (try? RoutePattern(route.path).variables) ?? [] {
+                let named = properties.first { $0.attribute.name == variable } ?? properties.first { $0.property.name == variable }
+                if let named { bindings[variable] = named.property.name }
             }
             // A JSON:API route's documents are written by its entity's serializer (``JSONAPISerializer``),
             // `data` included; its pagination mirrors as the `jsonapi` style's `data`.
@@ -112,34 +114,17 @@ public struct MockRoute: Sendable, Hashable, CustomStringConvertible {
     /// The methods a route can have.
     static let methods: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 
-    /// The variable names of a template, in order.
-    static func variables(in path: String) -> [String] {
-        path.split(separator: "/", omittingEmptySubsequences: true).compactMap { Segment($0).variable }
-    }
-
-    /// One segment of a template.
-    enum Segment: Hashable {
-        case literal(String)
-        case variable(String)
-
-        init(_ text: Substring) {
-            if text.hasPrefix(":"), text.count > 1 {
-                self = .variable(String(text.dropFirst()))
-            } else if text.hasPrefix("{"), text.hasSuffix("}"), text.count > 2 {
-                self = .variable(String(text.dropFirst().dropLast()))
-            } else {
-                self = .literal(String(text))
-            }
-        }
-
-        var variable: String? {
-            if case .variable(let name) = self { return name }
-            return nil
-        }
+    /// The path as the core's ``RoutePattern`` reads it (`:name` and `{name}` alike, `:id.json` a
+    /// variable `id` with a suffix); a path without its leading `/` is read with it.
+    ///
+    /// - Throws: `RouteError` `.invalidPattern` for a path no pattern reads (an empty segment,
+    ///   a variable name that is no identifier, one used twice).
+    func pattern() throws(RouteError) -> RoutePattern {
+        try RoutePattern(path.hasPrefix("/") ? path : "/" + path)
     }
 }
 
-/// A route checked against its resource: its segments, each variable's property, and its action.
+/// A route checked against its resource: its core ``RoutePattern``, each variable's property, and its action.
 struct CompiledMockRoute: Sendable {
     /// What the path addresses.
     enum Target: Sendable {
@@ -152,26 +137,34 @@ struct CompiledMockRoute: Sendable {
     }
 
     let route: MockRoute
-    let segments: [MockRoute.Segment]
+    /// The route's method, one of ``MockRoute/methods``.
+    let method: HTTPMethod
+    /// The path, matched by the core's routing (``MockRouteTable``).
+    let pattern: RoutePattern
     /// The property of each variable, nil for one that only matches.
     let properties: [String: MockProperty]
     let target: Target
 
     /// Checks `route` against `resource`.
     ///
-    /// - Throws: `MockServerError` `.invalidResource` for a method the server does not serve or a
-    ///   binding to a property the resource lacks.
+    /// - Throws: `MockServerError` `.invalidResource` for a method the server does not serve, a path
+    ///   that is no route pattern, or a binding to a property the resource lacks.
     init(_ route: MockRoute, resource: MockResource) throws {
         func fail(_ message: String) -> MockServerError {
             MockServerError(code: .invalidResource, message: "route \(route.method) \(route.path): \(message)")
         }
-        guard MockRoute.methods.contains(route.method) else {
+        guard MockRoute.methods.contains(route.method), let method = HTTPMethod(rawValue: route.method) else {
             throw fail("the method must be GET, POST, PUT, PATCH or DELETE")
         }
+        do {
+            pattern = try route.pattern()
+        } catch {
+            throw fail(error.message)
+        }
         self.route = route
-        segments = route.path.split(separator: "/", omittingEmptySubsequences: true).map(MockRoute.Segment.init)
+        self.method = method
         var properties: [String: MockProperty] = [:]
-        for case .variable(let name) in segments {
+        for name in pattern.variables {
             if let bound = route.bindings[name] {
                 guard let property = resource.property(named: bound) else {
                     throw fail("variable :\(name) names \(bound), which \(resource.name) lacks")
@@ -182,7 +175,12 @@ struct CompiledMockRoute: Sendable {
             }
         }
         let key = resource.primaryKey
-        guard case .variable(let last)? = segments.last else {
+        let last: String?
+        switch pattern.segments.last {
+        case .variable(let name)?, .suffixedVariable(let name, _)?: last = name
+        case .literal?, nil: last = nil
+        }
+        guard let last else {
             self.properties = properties
             target = .collection
             return
@@ -203,35 +201,16 @@ struct CompiledMockRoute: Sendable {
         self.properties = properties
     }
 
-    /// The values of the path's bound variables, typed as their properties; nil when `segments`
-    /// does not match (a literal differs, the count differs, or a value cannot be its property's).
-    func match(_ path: [String]) -> JSONObject? {
-        guard path.count == segments.count else { return nil }
+    /// The values of a match's bound variables, typed as their properties; nil when a value cannot
+    /// be its property's (`/pet/abc` for an integer key), which is then no match of this route.
+    func values(_ parameters: RouteParameters) -> JSONObject? {
         var values = JSONObject()
-        for (segment, text) in zip(segments, path) {
-            switch segment {
-            case .literal(let literal):
-                guard literal == text else { return nil }
-            case .variable(let name):
-                guard let property = properties[name] else { continue }
-                guard let value = MockPrimaryKey.parse(text, as: property) else { return nil }
-                values[property.name] = value
-            }
+        for (name, text) in parameters {
+            guard let property = properties[name] else { continue }
+            guard let value = MockPrimaryKey.parse(text, as: property) else { return nil }
+            values[property.name] = value
         }
         return values
-    }
-
-    /// Whether this template is more specific than `other`: at the first segment where one has a literal
-    /// and the other a variable, the literal wins (`/pet/findByStatus` over `/pet/:petId`).
-    func isMoreSpecific(than other: CompiledMockRoute) -> Bool {
-        for (mine, theirs) in zip(segments, other.segments) {
-            switch (mine, theirs) {
-            case (.literal, .variable): return true
-            case (.variable, .literal): return false
-            default: continue
-            }
-        }
-        return false
     }
 
     /// The action for a method on this path.
@@ -247,18 +226,12 @@ struct CompiledMockRoute: Sendable {
         }
     }
 
-    /// The path of one object by this (GET, by-key) route: `/pet/7`; nil when a variable has no value.
+    /// The path of one object by this (GET, by-key) route, built by the core's reverse routing
+    /// (``RoutePattern/path(_:)``): `/pet/7`; nil when a variable has no value.
     func path(of object: JSONObject) -> String? {
-        var parts: [String] = []
-        for segment in segments {
-            switch segment {
-            case .literal(let literal):
-                parts.append(MockPath.encode(literal))
-            case .variable(let name):
-                guard let property = properties[name], let value = object[property.name], !value.isNull else { return nil }
-                parts.append(MockPath.encode(value.stringValue ?? value.serialized()))
-            }
+        try? pattern.path { name in
+            guard let property = properties[name], let value = object[property.name], !value.isNull else { return nil }
+            return value.stringValue ?? value.serialized()
         }
-        return "/" + parts.joined(separator: "/")
     }
 }

@@ -76,7 +76,6 @@ public struct JSONAPISerializer: MockSerializer, Hashable {
             }
         }
         let convention = schema.keyConvention
-        func jsonKey(_ attribute: Attribute) -> String { attribute.jsonKey ?? convention.jsonKey(forAttribute: attribute.name) }
         var serializers: [String: JSONAPISerializer] = [:]
         for (name, type) in types {
             guard let entity = schema.entity(named: name), !entity.hasCompositeKey,
@@ -84,15 +83,16 @@ public struct JSONAPISerializer: MockSerializer, Hashable {
             var relationships: [Relationship] = []
             for relationship in entity.relationships {
                 guard let destination = schema.entity(named: relationship.destination) else { continue }
-                let member = relationship.jsonKey ?? convention.jsonKey(forAttribute: relationship.name)
+                let member = PropertyMap.jsonKey(of: relationship, convention: convention)
                 let destinationType = types[destination.name] ?? destination.tableName
                 if relationship.kind == .toOne, let foreignKey = relationship.foreignKey.flatMap(entity.attribute(named:)) {
-                    relationships.append(Relationship(name: member, foreignKey: jsonKey(foreignKey), type: destinationType))
+                    let key = PropertyMap.jsonKey(of: foreignKey, in: entity, convention: convention)
+                    relationships.append(Relationship(name: member, foreignKey: key, type: destinationType))
                 } else if relationship.kind == .toMany, relationship.through != nil {
                     relationships.append(Relationship(name: member, type: destinationType))
                 }
             }
-            let idKey = key.jsonKey ?? entity.jsonIDKey
+            let idKey = PropertyMap.jsonKey(of: key, in: entity, convention: convention)
             serializers[entity.tableName] = JSONAPISerializer(type: type, idKey: idKey, relationships: relationships)
         }
         return serializers

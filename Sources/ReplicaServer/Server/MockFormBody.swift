@@ -52,7 +52,7 @@ enum MockFormBody {
         let text = String(decoding: bytes, as: UTF8.self)
         for pair in text.split(separator: "&") where !pair.isEmpty {
             let parts = pair.split(separator: "=", maxSplits: 1).map {
-                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+                PercentEncoding.decodeString($0, plusIsSpace: true) ?? String($0)
             }
             object[parts[0]] = .string(parts.count > 1 ? parts[1] : "")
         }

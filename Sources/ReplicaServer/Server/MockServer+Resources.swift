@@ -27,9 +27,9 @@ extension MockServer {
             registry.resources[resource.name] = resource
             registry.lastModified[resource.name] = MockModification(time: startedAt)
             // A replaced resource's routes are checked again; one that no longer fits it stops matching.
-            registry.compiledRoutes = registry.routes.compactMap { route in
+            registry.routeTable = MockRouteTable(registry.routes.compactMap { route in
                 registry.resources[route.resource].flatMap { try? CompiledMockRoute(route, resource: $0) }
-            }
+            })
         }
     }
 
@@ -41,7 +41,8 @@ extension MockServer {
     /// - Parameters:
     ///   - routes: the routes, each naming a served resource.
     /// - Throws: `MockServerError` `.invalidResource` for a route naming a resource not served or a
-    ///   property its resource lacks; the routes are then left as they were.
+    ///   property its resource lacks, or with a path that is no ``RoutePattern``; the routes are then
+    ///   left as they were.
     public func setRoutes(_ routes: [MockRoute]) throws {
         try registry.withLock { registry in
             if let stray = routes.first(where: { registry.resources[$0.resource] == nil }) {
@@ -69,7 +70,7 @@ extension MockServer {
             registry.order.removeAll { $0 == name }
             registry.serializers[name] = nil
             registry.controllers[name] = nil
-            registry.compiledRoutes.removeAll { $0.route.resource == name }
+            registry.routeTable = registry.routeTable.removing(resource: name)
             return registry.resources.removeValue(forKey: name)
         }
         guard let removed else { throw MockServerError(code: .unknownResource, message: "no resource '\(name)'") }

@@ -60,24 +60,22 @@ extension MockServer {
         }
     }
 
-    /// The API route for a request, most specific template first; nil when no template matches the path.
+    /// The API route for a request, matched by the core's routing (``MockRouteTable``: a literal
+    /// segment wins over a variable); nil when no template matches the path.
     /// - Throws: 405 when templates match the path but none takes the method (RESTEasy's routes are tried next).
     private func routeAPI(method: String, segments: [String], snapshot: Registry) throws -> Routed? {
-        var matched: [(route: CompiledMockRoute, values: JSONObject)] = []
-        for route in snapshot.compiledRoutes {
-            if let values = route.match(segments) { matched.append((route, values)) }
-        }
-        guard !matched.isEmpty else { return nil }
-        let candidates = matched.filter { $0.route.route.method == method }
-        guard var best = candidates.first else {
-            let order = ["GET", "POST", "PUT", "PATCH", "DELETE"]
-            let allowed = order.filter { name in matched.contains { $0.route.route.method == name } }
+        let table = snapshot.routeTable
+        guard !table.routes.isEmpty else { return nil }
+        // The segments as decoded (a format extension dropped), encoded again for the trie to split and decode.
+        let path = "/" + segments.map { PercentEncoding.encode($0, allowed: .unreserved) }.joined(separator: "/")
+        guard let requestMethod = HTTPMethod(rawValue: method), let best = table.match(method: requestMethod, path: path) else {
+            let allowed = table.allowedMethods(path: path).map(\.rawValue)
+            guard !allowed.isEmpty else { return nil }
             var error = MockHTTPError(status: 405, code: "methodNotAllowed",
                                       message: "\(method) is not allowed here; allowed: \(allowed.joined(separator: ", "))")
             error.allow = allowed
             throw error
         }
-        for candidate in candidates.dropFirst() where candidate.route.isMoreSpecific(than: best.route) { best = candidate }
         let route = best.route
         guard let resource = snapshot.resources[route.route.resource] else { return nil }
         guard let action = route.action(for: method) else {
@@ -88,7 +86,7 @@ extension MockServer {
         routed.isAPIRoute = true
         routed.envelope = route.route.envelope
         routed.pagination = route.route.pagination
-        routed.memberRoute = snapshot.compiledRoutes.first {
+        routed.memberRoute = table.routes.first {
             $0.route.resource == resource.name && $0.route.method == "GET" && $0.target == .key
         }
         let values = best.values

@@ -25,13 +25,13 @@ public final class MockServer: Sendable {
         /// The API's own routes, as given.
         var routes: [MockRoute] = []
         /// `routes` checked against their resources, in the order given; a route whose resource is not served is left out.
-        var compiledRoutes: [CompiledMockRoute] = []
+        var routeTable = MockRouteTable()
 
         /// Checks every route against the resource it names.
         mutating func compileRoutes() throws {
-            compiledRoutes = try routes.compactMap { route in
+            routeTable = MockRouteTable(try routes.compactMap { route in
                 try resources[route.resource].map { try CompiledMockRoute(route, resource: $0) }
-            }
+            })
         }
     }
 
@@ -98,7 +98,7 @@ public final class MockServer: Sendable {
     ///   - options: bind address, store, seeds (loaded before the port opens), conditions and limits.
     /// - Returns: the running server.
     /// - Throws: `MockServerError` `.invalidResource` for a bad resource or route (one naming a resource
-    ///   not served, or a property its resource lacks), `.storeFailed`, `.bindFailed`; a seed's errors
+    ///   not served or a property its resource lacks, or a path that is no ``RoutePattern``), `.storeFailed`, `.bindFailed`; a seed's errors
     ///   (``load(file:into:)``), the port never opened.
     public static func start(resources: [MockResource], routes: [MockRoute],
                              options: MockServerOptions = MockServerOptions()) async throws -> MockServer {
