@@ -1,5 +1,5 @@
 import Foundation
-import ReplicaServer
+@testable import ReplicaServer
 import ReplicaTestSupport
 import Testing
 
@@ -127,6 +127,65 @@ struct MockServerIdempotencyTests {
             #expect(again.header("Idempotent-Replayed") == "true")
             #expect(try await Self.count(client) == 1)
         }
+    }
+
+    @Test("a rate limit's 429 is not kept: the request with its key runs once the limit allows")
+    func rateLimitNotKept() async throws {
+        var options = MockServerOptions()
+        options.rateLimit = MockRateLimit(requests: 1, per: .seconds(2))
+        try await withServer(try Fixture.peopleResources, options: options) { _, client in
+            // The window's one request, then the keyed one refused (with a fresh key should the window roll between).
+            var key = ""
+            for attempt in 0..<10 {
+                _ = try await client.get("/people")
+                key = "k\(attempt)"
+                if try await client.send(.POST, "/people", body: #"{"name":"ann"}"#, headers: Self.keyed(key)).status == 429 { break }
+            }
+            var answer: Reply?
+            for _ in 0..<60 where answer == nil {
+                try await Task.sleep(for: .milliseconds(100))
+                let reply = try await client.send(.POST, "/people", body: #"{"name":"ann"}"#, headers: Self.keyed(key))
+                if reply.status != 429 { answer = reply }
+                #expect(reply.header("Idempotent-Replayed") == nil)
+            }
+            #expect(answer?.status == 201)
+            #expect(answer?.header("Idempotent-Replayed") == nil)
+        }
+    }
+
+    @Test("a repeated PATCH answers the first answer and leaves a later change alone", arguments: stores)
+    func patchReplay(kind: String) async throws {
+        let options = MockServerOptions(store: try await Fixture.store(kind))
+        try await withServer(try Fixture.peopleResources, options: options) { server, client in
+            #expect(try await client.post("/people", #"{"name":"ann"}"#).status == 201)
+            let first = try await client.send(.PATCH, "/people/1", body: #"{"name":"bob"}"#, headers: Self.keyed("rename"))
+            #expect(first.status == 200)
+            #expect(try await client.patch("/people/1", #"{"name":"cy"}"#).status == 200)
+            let changes = server.changes.sequence
+            let again = try await client.send(.PATCH, "/people/1", body: #"{"name":"bob"}"#, headers: Self.keyed("rename"))
+            #expect(again.header("Idempotent-Replayed") == "true")
+            #expect(again.json?["name"] == "bob")
+            #expect(try await client.get("/people/1").json?["name"] == "cy")
+            #expect(server.changes.sequence == changes)
+        }
+    }
+
+    @Test("the cache keeps at most its capacity, and its eviction order stays short however often a key is replayed")
+    func cacheBounds() {
+        let cache = MockIdempotencyCache(retention: .seconds(3600), capacity: 3)
+        let fingerprint = MockIdempotencyCache.Fingerprint(method: "POST", path: "/people", body: "{}")
+        for index in 0..<100 {
+            guard case .proceed = cache.begin("k\(index)", fingerprint) else { Issue.record("k\(index) not new"); return }
+            cache.finish("k\(index)", with: MockResponse(status: 201))
+        }
+        #expect(cache.count == 3)
+        for _ in 0..<10_000 {
+            guard case .replay = cache.begin("k99", fingerprint) else { Issue.record("k99 not kept"); return }
+        }
+        #expect(cache.orderLength < 100)
+        guard case .proceed = cache.begin("k0", fingerprint) else { Issue.record("k0 still kept"); return }
+        cache.abandon("k0")
+        guard case .proceed = cache.begin("k0", fingerprint) else { Issue.record("k0 not released"); return }
     }
 
     @Test("a kept response expires after idempotencyRetention; past idempotencyCapacity the least recently used goes")

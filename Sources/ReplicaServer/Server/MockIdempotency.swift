@@ -52,6 +52,9 @@ final class MockIdempotencyCache: Sendable {
     /// How many responses are kept (not counting requests in flight).
     var count: Int { state.withLock { $0.kept } }
 
+    /// How many uses the eviction order holds, stale ones included: it stays near ``count``.
+    var orderLength: Int { state.withLock { $0.order.count - $0.head } }
+
     /// Claims `key` for a request, or says why not.
     func begin(_ key: String, _ fingerprint: Fingerprint) -> Decision {
         let now = ContinuousClock.now
