@@ -4,6 +4,19 @@ import ReplicaServer
 import ReplicaTestSupport
 import Testing
 
+/// A controller whose updates wait until the test lets them go.
+private struct GatedUpdateController: MockController {
+    let entered: AsyncStream<Void>.Continuation
+    let release: AsyncStream<Void>
+
+    func update(_ request: MockRequest) async throws -> MockResponse {
+        entered.yield()
+        var waiting = release.makeAsyncIterator()
+        _ = await waiting.next()
+        return try await MockCRUD.update(request)
+    }
+}
+
 @Suite("MockServer ETag and If-Match")
 struct MockServerPreconditionTests {
     static let stores = ["memory", "sqlite"]
@@ -66,6 +79,31 @@ struct MockServerPreconditionTests {
             #expect(try await client.send(.PUT, "/people/1", body: #"{"name":"eve"}"#, headers: [("If-Match", "*")]).status == 412)
             #expect(try await client.send(.DELETE, "/people/1", headers: [("If-Match", "*")]).status == 412)
             #expect(try await client.send(.DELETE, "/people/1").status == 404)
+        }
+    }
+
+    @Test("two writes naming the same ETag at once: one goes through, the other gets 412")
+    func concurrentIfMatch() async throws {
+        let (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
+        let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
+        try await withServer(try Fixture.peopleResources) { server, client in
+            let tag = try #require(try await client.post("/people", #"{"name":"ann"}"#).header("ETag"))
+            server.setController(GatedUpdateController(entered: enteredContinuation, release: release), for: "people")
+            let first = Task {
+                try await client.send(.PATCH, "/people/1", body: #"{"name":"bob"}"#, headers: [("If-Match", tag)])
+            }
+            var waiting = entered.makeAsyncIterator()
+            _ = await waiting.next()
+            let second = Task {
+                try await client.send(.PATCH, "/people/1", body: #"{"name":"cy"}"#, headers: [("If-Match", tag)])
+            }
+            // Time for the second to reach the server: it must wait for the first, not pass the check beside it.
+            try await Task.sleep(for: .milliseconds(300))
+            releaseContinuation.yield()
+            releaseContinuation.yield()
+            let statuses = [try await first.value.status, try await second.value.status]
+            #expect(statuses == [200, 412])
+            #expect(try await client.get("/people/1").json?["name"] == "bob")
         }
     }
 

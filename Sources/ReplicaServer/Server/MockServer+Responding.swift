@@ -155,9 +155,19 @@ extension MockServer {
     }
 
     /// A routed request's action: `If-Match` checked, the controller's answer (the index rendered straight
-    /// from the store when it can be), a create's or update's `ETag`.
+    /// from the store when it can be), a create's or update's `ETag`. An update or delete holds its object
+    /// throughout, so that no other write to it comes between the check and the write.
     private func act(_ request: MockRequest, controller: any MockController, bodyFault: MockFault.Kind?) async throws -> MockResponse {
-        try await checkPrecondition(request)
+        if request.action == .update || request.action == .destroy, let id = request.id {
+            return try await objectLocks.withObject(request.resource.name + "/" + id.serialized()) {
+                try await checkPrecondition(request)
+                return try await runAction(request, controller: controller, bodyFault: bodyFault)
+            }
+        }
+        return try await runAction(request, controller: controller, bodyFault: bodyFault)
+    }
+
+    private func runAction(_ request: MockRequest, controller: any MockController, bodyFault: MockFault.Kind?) async throws -> MockResponse {
         if Self.rendersIndex(action: request.action, controller: controller, serializer: request.serializer, bodyFault: bodyFault) {
             return try await MockCRUD.index(request, rendering: true)
         }

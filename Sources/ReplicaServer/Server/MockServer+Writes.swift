@@ -11,8 +11,8 @@ import Foundation
 ///   unreadable body) are not kept.
 /// - Every object's `ETag` is the hash of its `GET`'s body: `GET` answers it, a create or update answers
 ///   the new one; `PUT`, `PATCH` or `DELETE` with an `If-Match` naming none of the object's current tag
-///   (`*` matches any object) answers 412 and changes nothing, as it does for a missing object. The tag is
-///   checked just before the write, not atomically with another write to the same object at the same moment.
+///   (`*` matches any object) answers 412 and changes nothing, as it does for a missing object. Updates and
+///   deletes of one object take turns, so that no write comes between another's check and its write.
 extension MockServer {
     /// The `Idempotency-Key` of a write, nil for none.
     /// - Throws: 400 for a key longer than 255 characters (Stripe's limit).

@@ -67,6 +67,8 @@ public final class MockServer: Sendable {
     let idempotency: MockIdempotencyCache
     /// The outage in force, nil while the server is up (``goDown(_:)``, ``comeUp()``).
     let availability: Locked<MockOutage?>
+    /// The objects being updated or deleted, one writer at a time each.
+    let objectLocks = MockObjectLocks()
 
     /// The store as requests and loads see it: writes go into ``changes`` too.
     var recordingStore: any MockStore { FeedRecordingStore(base: options.store, feed: changes) }
