@@ -48,6 +48,13 @@ struct ServeCommand: AsyncParsableCommand {
             --rate-limit 5/1 allows five requests a second: more get 429 with Retry-After, X-RateLimit-Limit, \
             X-RateLimit-Remaining: 0 and X-RateLimit-Reset (Unix seconds); answers under it carry X-RateLimit-Limit, \
             -Remaining and -Reset.
+            Writes: a POST, PUT, PATCH or DELETE with an Idempotency-Key header runs once; a repeat with the same \
+            method, path and body gets the first answer again with Idempotent-Replayed: true (for 24 hours), the key \
+            with another request 422, a repeat while the first runs 409. Every object has an ETag (GET, and the \
+            answers of creates and updates); PUT, PATCH or DELETE with an If-Match naming another tag gets 412 and \
+            changes nothing (If-Match: * matches any object). POST /_replica/down takes the API down (503 with \
+            Retry-After; ?mode=drop closes connections unanswered, ?retry_after=N), POST /_replica/up brings it \
+            back, GET /_replica/status tells; --down starts it down.
 
             Example: replica serve --schema Schemas/people.json --port 8888 --latency 50-200
             Example: replica serve --schema Schemas/people.json --pagination stripe --page-size 20 --max-page-size 100
@@ -125,6 +132,10 @@ struct ServeCommand: AsyncParsableCommand {
             help: ArgumentHelp("At most N requests per SECONDS (e.g. 5/1): more get 429 with Retry-After and X-RateLimit-* headers.",
                                valueName: "N/SECONDS"))
     var rateLimit: String?
+
+    @Flag(name: .customLong("down"),
+          help: "Start with the API down: every request gets 503 with Retry-After until POST /_replica/up.")
+    var down = false
 
     /// `--pagination`'s values: the server-wide style, and the styles of named resources or routes.
     func paginationStyles() throws -> (all: MockPagination?, named: [(name: String, style: MockPagination)]) {
@@ -249,6 +260,7 @@ struct ServeCommand: AsyncParsableCommand {
         options.pageSize = pageSize
         options.maxPageSize = maxPageSize
         options.rateLimit = rateLimit.flatMap { MockRateLimit($0) }
+        if down { options.outage = .unavailable() }
         options.conditions.latency = try latencyRange()
         if failRate > 0 { options.conditions.faults = [MockFault(.status(500), probability: failRate)] }
         options.requestLog = { entry in
@@ -273,6 +285,7 @@ struct ServeCommand: AsyncParsableCommand {
         if !routes.isEmpty {
             printInfo("routes: " + routes.map { "\($0.method) \($0.path)" }.joined(separator: ", "))
         }
+        if down { printInfo("the API is down (--down): POST /_replica/up brings it up") }
         let signals = Self.stopOnSignals(server)
         await server.waitUntilStopped()
         for source in signals { source.cancel() }

@@ -123,6 +123,7 @@ extension MockServer {
             MockServerError(code: .invalidResource, message: "resource '\(resource.name)': \(message)")
         }
         if resource.name.isEmpty || resource.name.contains("/") { throw fail("a name must be one non-empty path segment") }
+        if resource.name == MockServer.controlPrefix { throw fail("the name is reserved for the server's control routes (/_replica/down, /_replica/up)") }
         if resource.properties.contains(where: { $0.name.isEmpty }) { throw fail("a property name is empty") }
         if let collision = resource.keyPaths.collision { throw fail(collision) }
         let known = Set(registry.withLock { Array($0.resources.keys) } + batch.map(\.name) + [resource.name])

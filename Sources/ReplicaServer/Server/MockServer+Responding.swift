@@ -15,13 +15,29 @@ extension MockServer {
     /// Answers one request: faults, body, routing, controller, conditional GET, latency, log.
     func respond(to request: Request, channel: any Channel) async -> Response {
         let started = ContinuousClock.now
+        let method = request.method.rawValue
+        let logPath = request.uri.query.map { request.uri.path + "?" + $0 } ?? request.uri.path
+        // The control routes answer whether the API is up or down; while it is down, nothing else does.
+        if let control = controlResponse(request) {
+            options.requestLog?(MockRequestLogEntry(method: method, path: logPath, status: control.status, duration: started.duration(to: .now)))
+            return Self.httpResponse(control, headOnly: method == "HEAD")
+        }
+        switch outage {
+        case .unavailable(let retryAfter)?:
+            options.requestLog?(MockRequestLogEntry(method: method, path: logPath, status: 503, duration: started.duration(to: .now)))
+            return Self.httpResponse(Self.unavailable(retryAfter: retryAfter), headOnly: method == "HEAD")
+        case .dropConnection?:
+            options.requestLog?(MockRequestLogEntry(method: method, path: logPath, status: 0, duration: started.duration(to: .now)))
+            channel.close(mode: .all, promise: nil)
+            return Response(status: .internalServerError)
+        case nil:
+            break
+        }
         if let events = eventStream(request) {
             options.requestLog?(MockRequestLogEntry(method: "GET", path: request.uri.path, status: 200, duration: started.duration(to: .now)))
             return events
         }
         let snapshot = registry.withLock { $0 }
-        let method = request.method.rawValue
-        let logPath = request.uri.query.map { request.uri.path + "?" + $0 } ?? request.uri.path
         var rateHeaders: [(name: String, value: String)] = []
         if let rateLimiter {
             switch rateLimiter.take() {
@@ -122,23 +138,43 @@ extension MockServer {
                                                     pageSize: options.pageSize, maxPageSize: options.maxPageSize)
             let controller = snapshot.controllers[routed.resource.name] ?? options.defaultController
             let bodyFault = fault.flatMap { $0.altersBody ? $0 : nil }
-            let response: MockResponse
-            if Self.rendersIndex(action: routed.action, controller: controller, serializer: mockRequest.serializer, bodyFault: bodyFault) {
-                response = try await MockCRUD.index(mockRequest, rendering: true)
-            } else {
-                guard let answered = try await controller.respond(mockRequest) else {
-                    throw MockHTTPError.notFound("no route for \(method) \(mockRequest.path)")
-                }
-                response = answered
+            let prepared = mockRequest
+            let action = {
+                try await self.act(prepared, controller: controller, bodyFault: bodyFault)
             }
-            return .answer(response, resource: routed.resource.name, bodyFault: bodyFault, modified: modified)
-        } catch let error as MockHTTPError {
-            return .answer(options.validationErrors.answer(error, resource: resourceName), resource: nil)
-        } catch let error as MockServerError {
-            return .answer(Self.error(MockHTTPError(status: 500, code: error.code.rawValue, message: error.message)), resource: nil)
+            guard let key = try Self.idempotencyKey(prepared) else {
+                return .answer(try await action(), resource: routed.resource.name, bodyFault: bodyFault, modified: modified)
+            }
+            let path = request.uri.query.map { request.uri.path + "?" + $0 } ?? request.uri.path
+            let (response, replayed) = try await idempotent(key, request: prepared, path: path, action)
+            // A replay changed nothing: no resource to touch.
+            return .answer(response, resource: replayed ? nil : routed.resource.name, bodyFault: bodyFault, modified: modified)
         } catch {
-            return .answer(Self.error(MockHTTPError(status: 500, code: "internalError", message: String(describing: error))), resource: nil)
+            return .answer(answer(to: error, resource: resourceName), resource: nil)
         }
+    }
+
+    /// A routed request's action: `If-Match` checked, the controller's answer (the index rendered straight
+    /// from the store when it can be), a create's or update's `ETag`. An update or delete holds its object
+    /// throughout, so that no other write to it comes between the check and the write.
+    private func act(_ request: MockRequest, controller: any MockController, bodyFault: MockFault.Kind?) async throws -> MockResponse {
+        if request.action == .update || request.action == .destroy, let id = request.id {
+            return try await objectLocks.withObject(request.resource.name + "/" + id.serialized()) {
+                try await checkPrecondition(request)
+                return try await runAction(request, controller: controller, bodyFault: bodyFault)
+            }
+        }
+        return try await runAction(request, controller: controller, bodyFault: bodyFault)
+    }
+
+    private func runAction(_ request: MockRequest, controller: any MockController, bodyFault: MockFault.Kind?) async throws -> MockResponse {
+        if Self.rendersIndex(action: request.action, controller: controller, serializer: request.serializer, bodyFault: bodyFault) {
+            return try await MockCRUD.index(request, rendering: true)
+        }
+        guard let answered = try await controller.respond(request) else {
+            throw MockHTTPError.notFound("no route for \(request.method) \(request.path)")
+        }
+        return Self.taggingWrite(answered, action: request.action)
     }
 
     /// Whether an answer's page goes from the store's rows straight to bytes (``MockPageRenderer``): only an

@@ -29,6 +29,11 @@ public final class MockServer: Sendable {
 
         /// Checks every route against the resource it names.
         mutating func compileRoutes() throws {
+            let control = "/" + MockServer.controlPrefix
+            if let reserved = routes.first(where: { $0.path == control || $0.path.hasPrefix(control + "/") }) {
+                throw MockServerError(code: .invalidResource,
+                                      message: "route \(reserved.method) \(reserved.path): \(control)/ is reserved for the server's control routes")
+            }
             routeTable = MockRouteTable(try routes.compactMap { route in
                 try resources[route.resource].map { try CompiledMockRoute(route, resource: $0) }
             })
@@ -58,6 +63,12 @@ public final class MockServer: Sendable {
 
     /// Counts requests against ``MockServerOptions/rateLimit``; nil without one.
     let rateLimiter: MockRateLimiter?
+    /// The responses kept for `Idempotency-Key`s.
+    let idempotency: MockIdempotencyCache
+    /// The outage in force, nil while the server is up (``goDown(_:)``, ``comeUp()``).
+    let availability: Locked<MockOutage?>
+    /// The objects being updated or deleted, one writer at a time each.
+    let objectLocks = MockObjectLocks()
 
     /// The store as requests and loads see it: writes go into ``changes`` too.
     var recordingStore: any MockStore { FeedRecordingStore(base: options.store, feed: changes) }
@@ -66,6 +77,8 @@ public final class MockServer: Sendable {
         self.options = options
         self.changes = MockChangeFeed(window: options.changeWindow)
         self.rateLimiter = options.rateLimit.map(MockRateLimiter.init)
+        self.idempotency = MockIdempotencyCache(retention: options.idempotencyRetention, capacity: options.idempotencyCapacity)
+        self.availability = Locked(options.outage)
         self.registry = Locked(Registry(conditions: options.conditions))
     }
 

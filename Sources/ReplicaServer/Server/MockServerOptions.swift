@@ -103,6 +103,27 @@ public struct MockServerOptions: Sendable {
     /// options.rateLimit = MockRateLimit(requests: 5, per: .seconds(1))   // `replica serve --rate-limit 5/1`
     /// ```
     public var rateLimit: MockRateLimit?
+    /// How long the response to a request carrying an `Idempotency-Key` header is kept and answered again
+    /// to a repeat of the request (Stripe's idempotent requests): 24 hours by default, as Stripe.
+    ///
+    /// ```swift
+    /// options.idempotencyRetention = .seconds(60)   // a key may be used again for another request after a minute
+    /// ```
+    public var idempotencyRetention: Duration = .seconds(86_400)
+    /// The most responses kept for `Idempotency-Key`s at once (10,000 by default): past it, the least
+    /// recently used one is forgotten, so that a long run does not grow without end.
+    ///
+    /// ```swift
+    /// options.idempotencyCapacity = 100
+    /// ```
+    public var idempotencyCapacity = 10_000
+    /// How the server starts: up (nil, the default) or down with this outage (``MockOutage``), until
+    /// ``MockServer/comeUp()`` or `POST /_replica/up` (`replica serve --down`).
+    ///
+    /// ```swift
+    /// options.outage = .unavailable(retryAfter: 5)   // every request gets 503 with Retry-After: 5
+    /// ```
+    public var outage: MockOutage?
 
     /// Creates options.
     ///
