@@ -10,7 +10,7 @@ import NIOCore
 /// server.goDown(.dropConnection)               // the connection closes unanswered: a network error
 /// ```
 public enum MockOutage: Sendable, Hashable {
-    /// Answer 503 Service Unavailable with `Retry-After` (in seconds) and a JSON error.
+    /// Answer 503 Service Unavailable with `Retry-After` (in seconds, a negative value as 0) and a JSON error.
     case unavailable(retryAfter: Int = 1)
     /// Close the connection without answering, as the ``MockFault/Kind/dropConnection`` fault does.
     case dropConnection
@@ -110,7 +110,7 @@ extension MockServer {
     static func unavailable(retryAfter: Int) -> MockResponse {
         var response = error(MockHTTPError(status: 503, code: "serviceUnavailable",
                                            message: "the API is down (POST /\(controlPrefix)/up brings it back)"))
-        response.headers.append((name: "Retry-After", value: String(retryAfter)))
+        response.headers.append((name: "Retry-After", value: String(max(0, retryAfter))))
         return response
     }
 }
