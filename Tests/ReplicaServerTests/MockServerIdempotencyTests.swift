@@ -3,20 +3,6 @@ import Foundation
 import ReplicaTestSupport
 import Testing
 
-/// A controller whose creates wait until the test lets them go, so that a second request meets the
-/// first still being handled, however slowly the machine runs.
-private struct GatedCreateController: MockController {
-    let entered: AsyncStream<Void>.Continuation
-    let release: AsyncStream<Void>
-
-    func create(_ request: MockRequest) async throws -> MockResponse {
-        entered.yield()
-        var waiting = release.makeAsyncIterator()
-        _ = await waiting.next()
-        return try await MockCRUD.create(request)
-    }
-}
-
 @Suite("MockServer Idempotency-Key")
 struct MockServerIdempotencyTests {
     static let stores = ["memory", "sqlite"]
@@ -91,7 +77,7 @@ struct MockServerIdempotencyTests {
         let (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
         let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
         try await withServer(try Fixture.peopleResources) { server, client in
-            server.setController(GatedCreateController(entered: enteredContinuation, release: release), for: "people")
+            server.setController(GatedController(.create, entered: enteredContinuation, release: release), for: "people")
             let first = Task {
                 try await client.send(.POST, "/people", body: #"{"name":"ann"}"#, headers: Self.keyed("slow"))
             }

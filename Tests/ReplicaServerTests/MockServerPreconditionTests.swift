@@ -4,19 +4,6 @@ import ReplicaServer
 import ReplicaTestSupport
 import Testing
 
-/// A controller whose updates wait until the test lets them go.
-private struct GatedUpdateController: MockController {
-    let entered: AsyncStream<Void>.Continuation
-    let release: AsyncStream<Void>
-
-    func update(_ request: MockRequest) async throws -> MockResponse {
-        entered.yield()
-        var waiting = release.makeAsyncIterator()
-        _ = await waiting.next()
-        return try await MockCRUD.update(request)
-    }
-}
-
 @Suite("MockServer ETag and If-Match")
 struct MockServerPreconditionTests {
     static let stores = ["memory", "sqlite"]
@@ -88,7 +75,7 @@ struct MockServerPreconditionTests {
         let (release, releaseContinuation) = AsyncStream.makeStream(of: Void.self)
         try await withServer(try Fixture.peopleResources) { server, client in
             let tag = try #require(try await client.post("/people", #"{"name":"ann"}"#).header("ETag"))
-            server.setController(GatedUpdateController(entered: enteredContinuation, release: release), for: "people")
+            server.setController(GatedController(.update, entered: enteredContinuation, release: release), for: "people")
             let first = Task {
                 try await client.send(.PATCH, "/people/1", body: #"{"name":"bob"}"#, headers: [("If-Match", tag)])
             }
