@@ -97,6 +97,8 @@ struct PostgresMigration {
                 url text NOT NULL PRIMARY KEY, etag text, last_modified text, cursor text, next_url text, keys bytea,
                 paged boolean NOT NULL DEFAULT false)
             """)
+        // Local writes waiting for the API, shared by every service.
+        for statement in OutboxTable.create(.postgres) { try await run(statement) }
     }
 
     func record(_ schema: Schema) async throws {

@@ -17,6 +17,25 @@ extension PostgresReplica {
                             source: url, underlying: error)
         }
     }
+
+    package func readOutbox(_ sql: String, _ arguments: [AttributeValue], types: [AttributeType]) async throws -> [[AttributeValue]] {
+        do {
+            return try await connections.withConnection { connection in
+                var rows: [[AttributeValue]] = []
+                for try await row in try await connection.query(PostgresSQL.query(sql, arguments), logger: self.logger) {
+                    var values: [AttributeValue] = []
+                    for (index, cell) in row.enumerated() where index < types.count {
+                        values.append(try PostgresSQL.value(cell, type: types[index]))
+                    }
+                    rows.append(values)
+                }
+                return rows
+            }
+        } catch {
+            throw SyncError(.database, PostgresStoreError.from(error, url: self.url, doing: "cannot read the outbox").description,
+                            underlying: error)
+        }
+    }
 }
 
 /// The HTTP client's records in PostgreSQL: table `replica_http_cache`, created when the

@@ -142,7 +142,29 @@ final class PostgresTransaction: StoreTransaction {
         session.stagedTopKeys(of: entity)
     }
 
-    func changeSet() async throws -> ChangeSet {
+    var dialect: SQLDialect { .postgres }
+
+    func execute(_ sql: String, _ arguments: [AttributeValue]) async throws {
+        try await session.execute(sql, arguments)
+    }
+
+    func select(_ sql: String, _ arguments: [AttributeValue], types: [AttributeType]) async throws -> [[AttributeValue]] {
+        var rows: [[AttributeValue]] = []
+        for try await row in try await session.connection.query(PostgresSQL.query(sql, arguments), logger: session.logger) {
+            var values: [AttributeValue] = []
+            for (index, cell) in row.enumerated() where index < types.count {
+                values.append(try PostgresSQL.value(cell, type: types[index]))
+            }
+            rows.append(values)
+        }
+        return rows
+    }
+
+    func changeSet(folding rebase: RebaseChanges) async throws -> ChangeSet {
+        if !rebase.isEmpty {
+            rebase.fold(into: &changes)
+            PostgresWriteSession.normalize(&changes)
+        }
         var sequence: UInt64 = 0
         if !changes.isEmpty { sequence = try await ChangeAnnouncement.announce(changes, origin: origin, on: session) }
         return ChangeSet(sequence: sequence, entities: changes)

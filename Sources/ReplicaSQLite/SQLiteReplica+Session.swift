@@ -14,4 +14,21 @@ extension SQLiteReplica {
                             underlying: error)
         }
     }
+
+    package func readOutbox(_ sql: String, _ arguments: [AttributeValue], types: [AttributeType]) async throws -> [[AttributeValue]] {
+        do {
+            return try await store.database.read { db in
+                // A file that never queued a local write has no outbox yet.
+                guard try db.replicaTableExists(OutboxTable.name) else { return [] }
+                return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
+                    types.indices.map { index in
+                        let stored = AttributeValue.fromDatabaseValue(row[index] as DatabaseValue) ?? .null
+                        return stored.isNull ? .null : AttributeValue(stored: stored, type: types[index])
+                    }
+                }
+            }
+        } catch {
+            throw SyncError(.database, "\(location): cannot read the outbox: \(Store.describe(error))", underlying: error)
+        }
+    }
 }

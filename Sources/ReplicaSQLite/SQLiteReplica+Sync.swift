@@ -141,9 +141,32 @@ struct SQLiteTransaction: StoreTransaction {
         return try await pump.perform { confined.value.writer.seenKeys(of: entity) }
     }
 
-    func changeSet() async throws -> ChangeSet {
+    func changeSet(folding rebase: RebaseChanges) async throws -> ChangeSet {
         let confined = self.confined
         let sequence = self.sequence
-        return try await pump.perform { ChangeSet(sequence: sequence.next(), entities: confined.value.writer.entityChanges()) }
+        return try await pump.perform {
+            var entities = confined.value.writer.entityChanges()
+            rebase.fold(into: &entities)
+            return ChangeSet(sequence: sequence.next(), entities: entities)
+        }
+    }
+
+    var dialect: SQLDialect { .sqlite }
+
+    func execute(_ sql: String, _ arguments: [AttributeValue]) async throws {
+        let confined = self.confined
+        try await pump.perform { try confined.value.db.execute(sql: sql, arguments: StatementArguments(arguments)) }
+    }
+
+    func select(_ sql: String, _ arguments: [AttributeValue], types: [AttributeType]) async throws -> [[AttributeValue]] {
+        let confined = self.confined
+        return try await pump.perform {
+            try Row.fetchAll(confined.value.db, sql: sql, arguments: StatementArguments(arguments)).map { row in
+                types.indices.map { index in
+                    let stored = AttributeValue.fromDatabaseValue(row[index] as DatabaseValue) ?? .null
+                    return stored.isNull ? .null : AttributeValue(stored: stored, type: types[index])
+                }
+            }
+        }
     }
 }

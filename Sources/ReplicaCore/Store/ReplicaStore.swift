@@ -149,4 +149,10 @@ package protocol StoreBackend: Sendable {
     /// - Throws: ``SyncError`` `.database` naming the store.
     func clientCacheEntry(for url: String) async throws -> ClientCache.Entry?
 
+    /// Reads the outbox outside a write: the rows of `sql` (with `?` placeholders), each column
+    /// read as `types` says; none when the store has no outbox yet.
+    ///
+    /// - Throws: ``SyncError`` `.database` naming the store.
+    func readOutbox(_ sql: String, _ arguments: [AttributeValue], types: [AttributeType]) async throws -> [[AttributeValue]]
+
 }

@@ -42,9 +42,20 @@ package protocol StoreTransaction {
     /// The keys written of `entity`'s rows (the top-level objects of a response).
     func writtenKeys(of entity: Int) async throws -> PrimaryKeys
 
-    /// The change set of everything the transaction did, numbered (and, where other processes
-    /// listen, announced, which PostgreSQL delivers only once the transaction commits).
-    func changeSet() async throws -> ChangeSet
+    /// The change set of everything the transaction did, the outbox's rebase folded in
+    /// (``RebaseChanges/fold(into:)``), numbered (and, where other processes listen, announced,
+    /// which PostgreSQL delivers only once the transaction commits).
+    func changeSet(folding rebase: RebaseChanges) async throws -> ChangeSet
+
+    /// The store's SQL, for the statements the outbox runs.
+    var dialect: SQLDialect { get }
+
+    /// Runs one statement (with `?` placeholders) inside the transaction.
+    func execute(_ sql: String, _ arguments: [AttributeValue]) async throws
+
+    /// Runs one statement (with `?` placeholders) inside the transaction and returns its rows,
+    /// each column read as `types` says (a statement with `RETURNING` included).
+    func select(_ sql: String, _ arguments: [AttributeValue], types: [AttributeType]) async throws -> [[AttributeValue]]
 }
 
 extension WriteJob {
@@ -53,7 +64,8 @@ extension WriteJob {
     /// Rows first (a parsed stream, staged rows, or a live session's pages, whose ending then
     /// says which stale rows, tombstones and records complete the job), then the stale rows of
     /// the complete collections (a skipped object's key still counts as seen), the deleted row,
-    /// the tombstones, the client's records, and the change set.
+    /// the tombstones, the client's records, the outbox's pending mutations applied again on top
+    /// (``OutboxPass``), and the change set.
     ///
     /// - Throws: What the transaction threw, or ``SyncError`` `.cancelled` for a task cancelled
     ///   before anything was written; the store rolls the transaction back then.
@@ -68,15 +80,22 @@ extension WriteJob {
         case .live(let live): job.end(with: try await transaction.write(live, source: job.source))
         }
         let (deletions, skipped) = job.deletions(after: summary, frontEnd: frontEnd)
-        try await transaction.settle(deletions)
+        // What the sender learned is recorded, and what is still pending read, before stale rows go:
+        // a pending mutation's row is never stale.
+        let outbox = try await OutboxPass.begin(job.outbox, in: transaction, mapping: frontEnd.mapping)
+        try await transaction.settle(outbox.keeping(deletions))
         if let row = job.deletedRow { try await transaction.delete(entity: row.entity, key: row.key) }
         for tombstones in job.tombstones where !tombstones.keys.isEmpty {
             try await transaction.delete(tombstones)
         }
         try await transaction.write(job.records)
-        let changes = try await transaction.changeSet()
+        // The server's rows are written: the pending mutations go on top again.
+        let rebased = try await outbox.finish(in: transaction)
+        let changes = try await transaction.changeSet(folding: rebased.changes)
         var reported = PrimaryKeys()
         if let entity = job.reportedEntity { reported = try await transaction.writtenKeys(of: entity) }
-        return WriteOutcome(changes: changes, summary: summary, skipped: skipped, reportedKeys: reported, writeLockDuration: nil)
+        var outcome = WriteOutcome(changes: changes, summary: summary, skipped: skipped, reportedKeys: reported, writeLockDuration: nil)
+        outcome.queued = rebased.queued
+        return outcome
     }
 }

@@ -28,6 +28,8 @@ package final class LiveTransaction: Sendable {
         package var stale: [StaleDeletion] = []
         package var tombstones: [Tombstones] = []
         package var records: [ClientCache.Record] = []
+        /// What the commit does to the outbox (a confirmed mutation leaves it with the server's reply).
+        package var outbox = OutboxWork()
     }
 
     private enum Message: Sendable {

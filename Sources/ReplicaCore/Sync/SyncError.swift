@@ -38,6 +38,10 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         /// Under ``SyncOptions/strictKeys``: a key matched no attribute, a MANY collection no
         /// entity, or an object gave a key twice.
         public static let ignoredKey = Code(rawValue: "ignoredKey")
+        /// A local write (``ReplicaStore/saveLocally(_:_:)``) names an attribute the entity does not
+        /// have, gives a value its attribute cannot hold, or gives no key; or an outbox call names a
+        /// mutation that is not there. Nothing was written.
+        public static let invalidWrite = Code(rawValue: "invalidWrite")
     }
 
     /// The kind of failure.

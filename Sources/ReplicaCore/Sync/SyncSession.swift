@@ -348,11 +348,12 @@ public final class SyncSession: Sendable {
                           byteCount: summary.byteCount, skeleton: summary.skeleton, rowCount: staged.value.rowCount - rowsBefore)
     }
 
-    /// Commits, writing the client's `records` (validators, page keys) in the same transaction.
-    package func commit(complete: Bool, records: [ClientCache.Record]) async throws -> SyncResult {
+    /// Commits, writing the client's `records` (validators, page keys) and what `outbox` says
+    /// (a mutation the server confirmed) in the same transaction.
+    package func commit(complete: Bool, records: [ClientCache.Record], outbox: OutboxWork = OutboxWork()) async throws -> SyncResult {
         let facts = try withState { try $0.beginCommit(complete: complete) }
         do {
-            let result = try await merge(facts, records: records)
+            let result = try await merge(facts, records: records, outbox: outbox)
             apply(withState { $0.endCommit() })
             return result
         } catch {
@@ -361,7 +362,7 @@ public final class SyncSession: Sendable {
         }
     }
 
-    private func merge(_ facts: State.CommitPlan, records: [ClientCache.Record]) async throws -> SyncResult {
+    private func merge(_ facts: State.CommitPlan, records: [ClientCache.Record], outbox: OutboxWork) async throws -> SyncResult {
         let plan = self.plan
         let statistics = facts.statistics
         var result = SyncResult(changes: ChangeSet(), skipped: statistics.skipped,
@@ -376,6 +377,7 @@ public final class SyncSession: Sendable {
                           includesWritten: true, allWritten: facts.seenAllStaged)
         }
         ending.records = records
+        ending.outbox = outbox
         if let target = plan.targetEntity, !facts.tombstones.isEmpty {
             ending.tombstones = [Tombstones(entity: target, scope: plan.scope, keys: facts.tombstones)]
         }
@@ -392,7 +394,9 @@ public final class SyncSession: Sendable {
         }
         result.stagedAfterPause = withState { $0.stagedAfterPause }
         // Nothing staged and nothing to delete: the store stays as it is.
-        if staged.value.isEmpty && ending.stale.isEmpty && records.isEmpty && ending.tombstones.isEmpty { return result }
+        if staged.value.isEmpty && ending.stale.isEmpty && records.isEmpty && ending.tombstones.isEmpty && outbox.isEmpty {
+            return result
+        }
         var job = WriteJob(source: source)
         job.rows = .staged(staged)
         job.end(with: ending)

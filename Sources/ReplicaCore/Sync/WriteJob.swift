@@ -43,6 +43,8 @@ package struct WriteJob: Sendable {
     package var tombstones: [Tombstones] = []
     /// The HTTP client's records (validators, cursors, page keys), written beside the rows.
     package var records: [ClientCache.Record] = []
+    /// Local writes to queue, and what the sender learned of queued ones.
+    package var outbox = OutboxWork()
     /// What is written, for errors.
     package var source: String
     /// How long the transaction waits for another writer's lock; `nil`: the store's.
@@ -137,6 +139,8 @@ package struct WriteOutcome: Sendable {
     package var reportedKeys: PrimaryKeys
     /// How long the store's write lock was held.
     package var writeLockDuration: Duration?
+    /// The mutations the job queued (``WriteJob/outbox``), numbered.
+    package var queued: [Mutation] = []
 
     package init(changes: ChangeSet, summary: ReaderSummary?, skipped: [Int: PrimaryKeys], reportedKeys: PrimaryKeys,
                  writeLockDuration: Duration?) {
@@ -161,5 +165,6 @@ extension WriteJob {
         stale = .fixed(ending.stale)
         tombstones = ending.tombstones
         records = ending.records
+        outbox = ending.outbox
     }
 }

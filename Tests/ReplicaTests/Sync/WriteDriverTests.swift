@@ -30,13 +30,20 @@ struct WriteDriverTests {
             steps.append("written \(entity)")
             return PrimaryKeys([.integer(4)])
         }
-        func changeSet() async throws -> ChangeSet {
+        func changeSet(folding rebase: RebaseChanges) async throws -> ChangeSet {
             steps.append("changes")
             return ChangeSet(sequence: 9, entities: [:])
         }
+        var dialect: SQLDialect { .sqlite }
+        func execute(_ sql: String, _ arguments: [AttributeValue]) async throws { steps.append("execute") }
+        func select(_ sql: String, _ arguments: [AttributeValue], types: [AttributeType]) async throws -> [[AttributeValue]] {
+            // The store has no outbox: nothing was ever queued.
+            steps.append("outbox?")
+            return []
+        }
     }
 
-    @Test("rows, stale rows, the deleted row, tombstones with keys, records, then the change set and the reported keys")
+    @Test("rows, the outbox, stale rows, the deleted row, tombstones with keys, records, then the change set and the reported keys")
     func order() async throws {
         let blog = try BlogFixture()
         var job = WriteJob(source: "session")
@@ -49,7 +56,7 @@ struct WriteDriverTests {
         job.reportedEntity = 1
         let transaction = RecordingTransaction()
         let outcome = try await job.run(in: transaction, frontEnd: blog.engine.frontEnd)
-        #expect(transaction.steps == ["settle 1 keeping [2]", "delete 0 5", "tombstones 1 [8]",
+        #expect(transaction.steps == ["outbox?", "settle 1 keeping [2]", "delete 0 5", "tombstones 1 [8]",
                                       "records [\"https://api.example.com/posts\"]", "changes", "written 1"])
         #expect(outcome.changes.sequence == 9)
         #expect(outcome.reportedKeys.integers == [4])
@@ -61,7 +68,7 @@ struct WriteDriverTests {
         let blog = try BlogFixture()
         let transaction = RecordingTransaction()
         _ = try await WriteJob(source: "empty").run(in: transaction, frontEnd: blog.engine.frontEnd)
-        #expect(transaction.steps == ["settle ", "records []", "changes"])
+        #expect(transaction.steps == ["outbox?", "settle ", "records []", "changes"])
     }
 
     @Test("a cancelled task writes nothing: the driver throws before the first step")

@@ -1,0 +1,95 @@
+import Foundation
+
+/// One local write waiting in the store's outbox (table `replica_outbox`) to reach the API, or
+/// one the API refused.
+///
+/// ``ReplicaStore/saveLocally(_:_:)`` and ``ReplicaStore/deleteLocally(_:key:)`` change the row
+/// and add its mutation in one transaction, and return at once, network or not. The row reads
+/// as changed from then on, in queries and live result sets alike, and every later sync writes
+/// the server's rows first and then this change again on top, until the API confirms it.
+///
+/// ```swift
+/// let mutation = try await store.saveLocally("Post", ["id": .integer(7), "title": .string("Draft")])
+/// mutation.kind             // .update (the row existed), or .create
+/// mutation.idempotencyKey   // "5B0E…": sent as `Idempotency-Key` with every attempt
+/// try await store.outbox()  // [mutation], in commit order
+/// ```
+public struct Mutation: Sendable, Hashable, Identifiable, CustomStringConvertible {
+    /// What the mutation does to its row.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// The row did not exist: the API is asked to create it (`POST` to the collection).
+        case create
+        /// The row existed: the API is asked to change the attributes in ``Mutation/changes``.
+        case update
+        /// The API is asked to delete the row.
+        case delete
+    }
+
+    /// Where the mutation stands.
+    public enum State: String, Sendable, Hashable, CaseIterable {
+        /// Waiting to be sent, or being sent; its change shows in the store.
+        case pending
+        /// The API refused it (a 4xx other than 408 and 429); its change is no longer applied.
+        /// It stays listed, with ``Mutation/rejection``, until it is retried or discarded.
+        case rejected
+    }
+
+    /// Why the API refused a mutation: the status and the body it answered with.
+    public struct Rejection: Sendable, Hashable {
+        /// The HTTP status (`422`, `404`, …).
+        public var status: Int
+        /// The response body as text (an API's error object, with its field errors).
+        public var body: String
+
+        public init(status: Int, body: String) {
+            self.status = status
+            self.body = body
+        }
+    }
+
+    /// The outbox's number for the mutation: increasing in commit order, per store.
+    public var id: Int64
+    /// The entity's name.
+    public var entity: String
+    /// The row's primary key (a ``AttributeValue/compositeKey(_:)`` for a composite key).
+    public var key: AttributeValue
+    public var kind: Kind
+    /// The attributes the mutation sets, by attribute name (empty for a delete).
+    public var changes: [String: AttributeValue]
+    /// Sent as the `Idempotency-Key` header with every attempt, so an API that honours it applies
+    /// the mutation once however often it is sent.
+    public var idempotencyKey: String
+    public var state: State
+    /// When it was queued.
+    public var createdAt: Date
+    /// How many times it was sent.
+    public var attempts: Int
+    /// Why the last attempt failed (a connection error, a 503), while it is still pending.
+    public var lastError: String?
+    /// What the API answered when it refused the mutation.
+    public var rejection: Rejection?
+
+    public init(id: Int64, entity: String, key: AttributeValue, kind: Kind, changes: [String: AttributeValue],
+                idempotencyKey: String, state: State = .pending, createdAt: Date, attempts: Int = 0,
+                lastError: String? = nil, rejection: Rejection? = nil) {
+        self.id = id
+        self.entity = entity
+        self.key = key
+        self.kind = kind
+        self.changes = changes
+        self.idempotencyKey = idempotencyKey
+        self.state = state
+        self.createdAt = createdAt
+        self.attempts = attempts
+        self.lastError = lastError
+        self.rejection = rejection
+    }
+
+    /// `#3 update Post 7 (title)`, `#4 delete Post 8 rejected: 404`.
+    public var description: String {
+        var text = "#\(id) \(kind.rawValue) \(entity) \(key)"
+        if !changes.isEmpty { text += " (" + changes.keys.sorted().joined(separator: ", ") + ")" }
+        if let rejection { text += " rejected: \(rejection.status)" } else if state == .rejected { text += " rejected" }
+        return text
+    }
+}

@@ -1,0 +1,358 @@
+import Foundation
+
+/// What a write job does to the outbox beside its rows: local writes to queue, and what the
+/// sender learned of mutations already queued. Every write job, whatever else it does, ends by
+/// applying the pending mutations again on top of the rows it wrote (the rebase), so the store
+/// always reads as the server's data plus what is pending.
+package struct OutboxWork: Sendable {
+    /// A local write to queue: its row change is made and its mutation recorded, in the job's
+    /// transaction.
+    package struct LocalWrite: Sendable {
+        package var entity: Int
+        /// The row's key; `nil` for a new row the API is to number: it gets a temporary key (below
+        /// every stored integer key, or `local-` and a UUID), replaced by the API's once confirmed.
+        package var key: AttributeValue?
+        /// The attributes set, by name; empty for a delete.
+        package var changes: [String: AttributeValue]
+        package var isDelete: Bool
+        package var idempotencyKey: String
+        package var createdAt: Date
+
+        package init(entity: Int, key: AttributeValue?, changes: [String: AttributeValue], isDelete: Bool,
+                     idempotencyKey: String = UUID().uuidString, createdAt: Date = Date()) {
+            self.entity = entity
+            self.key = key
+            self.changes = changes
+            self.isDelete = isDelete
+            self.idempotencyKey = idempotencyKey
+            self.createdAt = createdAt
+        }
+    }
+
+    package var queued: [LocalWrite] = []
+    /// Mutations the API confirmed: they leave the outbox (the job's rows are the server's reply).
+    package var confirmed: [Int64] = []
+    /// Mutations the API refused: they stay listed, no longer applied.
+    package var rejected: [(id: Int64, rejection: Mutation.Rejection)] = []
+    /// Mutations whose attempt failed without an answer that decides them (a connection error, a
+    /// 503): they stay pending, their attempts counted.
+    package var failedAttempts: [(id: Int64, error: String)] = []
+    /// Mutations the application gave up: they leave the outbox.
+    package var discarded: [Int64] = []
+    /// Rejected mutations sent again (with new changes, when given): pending again.
+    package var retried: [(id: Int64, changes: [String: AttributeValue]?)] = []
+    /// Rows created under a temporary key that the API numbered (the job's rows hold the API's
+    /// row): what referred to the temporary key (foreign keys, links, pending mutations) is
+    /// rewritten to the API's key, and the temporary row goes.
+    package var rekeyed: [(entity: Int, from: AttributeValue, to: AttributeValue)] = []
+
+    package init() {}
+
+    /// Whether the job changes nothing in the outbox (it still rebases).
+    package var isEmpty: Bool {
+        queued.isEmpty && confirmed.isEmpty && rejected.isEmpty && failedAttempts.isEmpty && discarded.isEmpty && retried.isEmpty
+            && rekeyed.isEmpty
+    }
+}
+
+/// One write job's pass over the outbox, in the order the write driver calls it: ``begin(_:in:mapping:)``
+/// once the job's rows are written (records what the sender learned, reads what is pending),
+/// ``keeping(_:)`` for the stale deletions, and ``finish(in:)`` after the deletions (queues the new
+/// local writes and applies every pending mutation again).
+package struct OutboxPass {
+    private let work: OutboxWork
+    private let mapping: SchemaMapping
+    /// The pending mutations before this job's local writes, in commit order; empty when the
+    /// store has no outbox yet.
+    private(set) var pending: [Mutation]
+    /// Whether the store has the outbox table.
+    private var exists: Bool
+
+    /// Applies what the sender learned and reads what is still pending.
+    package static func begin(_ work: OutboxWork, in transaction: some StoreTransaction,
+                              mapping: SchemaMapping) async throws -> OutboxPass {
+        let dialect = transaction.dialect
+        var exists = true
+        if OutboxTable.mayBeMissing(dialect) {
+            exists = try await !transaction.select(OutboxTable.existsQuery, [], types: [.integer]).isEmpty
+            if !exists && !work.queued.isEmpty {
+                for statement in OutboxTable.create(dialect) { try await transaction.execute(statement, []) }
+                exists = true
+            }
+        }
+        var pass = OutboxPass(work: work, mapping: mapping, pending: [], exists: exists)
+        guard exists else { return pass }
+        let table = OutboxTable.name
+        for id in work.confirmed + work.discarded {
+            try await transaction.execute("DELETE FROM \(table) WHERE id = ?", [.integer(id)])
+        }
+        for (id, rejection) in work.rejected {
+            try await transaction.execute("UPDATE \(table) SET state = 'rejected', attempts = attempts + 1, status = ?, error_body = ?, "
+                                          + "last_error = NULL WHERE id = ?",
+                                          [.integer(Int64(rejection.status)), .string(rejection.body), .integer(id)])
+        }
+        for (id, error) in work.failedAttempts {
+            try await transaction.execute("UPDATE \(table) SET attempts = attempts + 1, last_error = ? WHERE id = ?",
+                                          [.string(error), .integer(id)])
+        }
+        for (id, changes) in work.retried {
+            var sql = "UPDATE \(table) SET state = 'pending', status = NULL, error_body = NULL, last_error = NULL"
+            var arguments: [AttributeValue] = []
+            if let changes {
+                sql += ", changes = ?"
+                arguments.append(.string(OutboxTable.text(of: changes)))
+            }
+            try await transaction.execute(sql + " WHERE id = ?", arguments + [.integer(id)])
+        }
+        let query = OutboxTable.select(state: .pending)
+        pass.pending = try await transaction.select(query.sql, query.arguments, types: OutboxTable.types)
+            .compactMap { OutboxTable.decode($0, schema: mapping.schema) }
+        return pass
+    }
+
+    /// `deletions`, each also keeping the rows a pending mutation creates or changes: a sync
+    /// that no longer sees them does not take a local change away.
+    package func keeping(_ deletions: [StaleDeletion]) -> [StaleDeletion] {
+        let writes = pending.filter { $0.kind != .delete }
+        let queuedWrites = work.queued.filter { !$0.isDelete }
+        guard !writes.isEmpty || !queuedWrites.isEmpty else { return deletions }
+        return deletions.map { deletion in
+            let name = mapping.maps[deletion.entity].entity.name
+            var kept = PrimaryKeys(writes.filter { $0.entity == name }.map(\.key)
+                                   + queuedWrites.filter { $0.entity == deletion.entity }.compactMap(\.key))
+            guard !kept.isEmpty else { return deletion }
+            var deletion = deletion
+            kept.formUnion(deletion.keeping)
+            deletion.keeping = kept
+            deletion.allWritten = false
+            return deletion
+        }
+    }
+
+    /// What ``finish(in:)`` did: the mutations it queued, and what the rebase changed.
+    package struct Finished: Sendable {
+        package var queued: [Mutation] = []
+        package var changes = RebaseChanges()
+    }
+
+    /// Records the job's local writes and applies every pending mutation, old and new, in commit
+    /// order, on top of the rows the job wrote.
+    package func finish(in transaction: some StoreTransaction) async throws -> Finished {
+        var finished = Finished()
+        guard exists else { return finished }
+        var mutations = pending
+        for rekey in work.rekeyed {
+            try await Self.rekey(rekey.entity, from: rekey.from, to: rekey.to, mapping: mapping, pending: &mutations,
+                                 in: transaction, changes: &finished.changes)
+        }
+        for write in work.queued {
+            let entity = mapping.maps[write.entity].entity
+            let kind: Mutation.Kind
+            let key: AttributeValue
+            if let given = write.key {
+                key = given
+                if write.isDelete {
+                    kind = .delete
+                } else {
+                    let existing = try await transaction.select("SELECT 1 FROM \(entity.tableName.quotedIdentifier) WHERE "
+                                                                + OutboxApply.keyCondition(entity), OutboxApply.keyArguments(given, entity),
+                                                                types: [.integer])
+                    kind = existing.isEmpty ? .create : .update
+                }
+            } else {
+                key = try await Self.temporaryKey(entity, in: transaction)
+                kind = .create
+            }
+            if kind == .create {
+                let keyNames = Set(entity.primaryKeyNames)
+                let missing = entity.attributes.filter { !$0.isNullable && !keyNames.contains($0.name) && write.changes[$0.name] == nil }
+                if !missing.isEmpty {
+                    throw SyncError(.invalidWrite, "a new \(entity.name) needs " + missing.map { "'\($0.name)'" }.joined(separator: ", ")
+                                    + " (not nullable); nothing was written")
+                }
+            }
+            let rows = try await transaction.select(
+                "INSERT INTO \(OutboxTable.name) (entity, key, kind, changes, idempotency_key, state, created) "
+                + "VALUES (?, ?, ?, ?, ?, 'pending', ?) RETURNING id",
+                [.string(entity.name), .string(OutboxTable.text(of: key)), .string(kind.rawValue),
+                 .string(OutboxTable.text(of: write.changes)), .string(write.idempotencyKey),
+                 .double(write.createdAt.timeIntervalSince1970)], types: [.integer])
+            guard case .integer(let id)? = rows.first?.first else {
+                throw SyncError(.database, "the outbox gave no number to the mutation of \(entity.name) \(key)")
+            }
+            // The date as the outbox reads it back (Unix seconds), so the two compare equal.
+            let mutation = Mutation(id: id, entity: entity.name, key: key, kind: kind, changes: write.changes,
+                                    idempotencyKey: write.idempotencyKey,
+                                    createdAt: Date(timeIntervalSince1970: write.createdAt.timeIntervalSince1970))
+            finished.queued.append(mutation)
+            mutations.append(mutation)
+        }
+        for mutation in mutations {
+            try await OutboxApply.apply(mutation, mapping: mapping, in: transaction, into: &finished.changes)
+        }
+        return finished
+    }
+
+    /// Moves what refers to `entity`'s row `from` to the row `to`: the foreign keys of to-one
+    /// relationships, the links of join tables, the pending mutations of that row and the
+    /// foreign keys their changes set; then deletes the row `from`.
+    static func rekey(_ entity: Int, from: AttributeValue, to: AttributeValue, mapping: SchemaMapping,
+                      pending: inout [Mutation], in transaction: some StoreTransaction, changes: inout RebaseChanges) async throws {
+        let name = mapping.maps[entity].entity.name
+        // Foreign keys that point at the temporary row, and the links that name it.
+        var foreignKeys: [String: [String]] = [:]
+        for map in mapping.maps {
+            for relationship in map.entity.relationships where relationship.kind == .toOne && relationship.destination == name {
+                guard let column = relationship.foreignKey else { continue }
+                foreignKeys[map.entity.name, default: []].append(column)
+                let keys = map.entity.primaryKeyAttributes
+                let moved = try await transaction.select(
+                    "UPDATE \(map.entity.tableName.quotedIdentifier) SET \(column.quotedIdentifier) = ? WHERE \(column.quotedIdentifier) = ? "
+                    + "RETURNING " + keys.map(\.name.quotedIdentifier).joined(separator: ", "), [to, from], types: keys.map(\.type))
+                for row in moved {
+                    changes.entities[map.entity.name, default: EntityChanges()].updated.append(keys.count > 1 ? .compositeKey(row) : row[0])
+                }
+            }
+        }
+        for join in mapping.schema.joinTables {
+            for (index, owner) in join.entities.enumerated() where owner == name {
+                let column = join.columns[index].quotedIdentifier
+                try await transaction.execute("UPDATE \(join.name.quotedIdentifier) SET \(column) = ? WHERE \(column) = ?", [to, from])
+            }
+        }
+        // The pending mutations: of the row itself, and those that set a foreign key to it.
+        for index in pending.indices {
+            var mutation = pending[index]
+            if mutation.entity == name && mutation.key == from { mutation.key = to }
+            for column in foreignKeys[mutation.entity] ?? [] where mutation.changes[column] == from { mutation.changes[column] = to }
+            guard mutation != pending[index] else { continue }
+            pending[index] = mutation
+            try await transaction.execute("UPDATE \(OutboxTable.name) SET key = ?, changes = ? WHERE id = ?",
+                                          [.string(OutboxTable.text(of: mutation.key)), .string(OutboxTable.text(of: mutation.changes)),
+                                           .integer(mutation.id)])
+        }
+        guard from != to else { return }
+        let definition = mapping.maps[entity].entity
+        let existed = try await transaction.select("SELECT 1 FROM \(definition.tableName.quotedIdentifier) WHERE "
+                                                   + OutboxApply.keyCondition(definition), OutboxApply.keyArguments(from, definition),
+                                                   types: [.integer])
+        if !existed.isEmpty { try await transaction.delete(entity: entity, key: from) }
+    }
+
+    /// A key for a new row the API has not numbered yet: one below every stored integer key (and
+    /// below zero), or `local-` and a UUID for a text key.
+    ///
+    /// - Throws: ``SyncError`` `.invalidWrite` for a composite key, whose parts the application gives.
+    static func temporaryKey(_ entity: Entity, in transaction: some StoreTransaction) async throws -> AttributeValue {
+        guard !entity.hasCompositeKey else {
+            throw SyncError(.invalidWrite, "\(entity.name) has a composite primary key (\(entity.primaryKeyNames.joined(separator: ", "))): "
+                            + "a new row needs all its parts; nothing was written")
+        }
+        switch entity.primaryKeyAttribute.type {
+        case .integer:
+            let column = entity.primaryKey.quotedIdentifier
+            let rows = try await transaction.select("SELECT min(\(column)) FROM \(entity.tableName.quotedIdentifier)", [], types: [.integer])
+            var lowest: Int64 = 0
+            if case .integer(let value)? = rows.first?.first { lowest = min(value, 0) }
+            guard lowest > Int64.min else {
+                throw SyncError(.invalidWrite, "\(entity.name): no integer key is left below \(lowest) for a new row; nothing was written")
+            }
+            return .integer(lowest - 1)
+        case .string:
+            return .string("local-" + UUID().uuidString.lowercased())
+        default:
+            throw SyncError(.invalidWrite, "\(entity.name)'s key '\(entity.primaryKey)' is \(entity.primaryKeyAttribute.type): "
+                            + "a new row needs its key given; nothing was written")
+        }
+    }
+}
+
+/// What a rebase changed, by entity name, to fold into the transaction's change set.
+package struct RebaseChanges: Sendable {
+    package var entities: [String: EntityChanges] = [:]
+
+    package init() {}
+
+    package var isEmpty: Bool { entities.isEmpty }
+
+    /// Folds the rebase's changes into `changes`, which the transaction's other steps made before
+    /// it: a row the transaction inserted and the rebase deleted did not change at all; a row it
+    /// deleted and the rebase inserted again changed; a row the rebase changed is updated unless
+    /// the transaction inserted it.
+    package func fold(into changes: inout [String: EntityChanges]) {
+        for (name, rebase) in entities {
+            var change = changes[name] ?? EntityChanges()
+            for key in rebase.deleted where change.inserted.contains(key) {
+                let gone = PrimaryKeys([key])
+                change.inserted.normalize(excluding: gone)
+                change.deleted.normalize(excluding: gone)
+                change.updated.normalize(excluding: gone)
+            }
+            for key in rebase.inserted {
+                if change.deleted.contains(key) {
+                    change.deleted.normalize(excluding: PrimaryKeys([key]))
+                    change.updated.append(key)
+                } else if !change.inserted.contains(key) {
+                    change.inserted.append(key)
+                }
+            }
+            for key in rebase.updated where !change.inserted.contains(key) && !change.updated.contains(key) {
+                change.updated.append(key)
+            }
+            if change.isEmpty { changes[name] = nil } else { changes[name] = change }
+        }
+    }
+}
+
+/// Applying one pending mutation to its row with plain SQL, the same on both stores.
+enum OutboxApply {
+    /// `"id" = ?`, or each part of a composite key.
+    static func keyCondition(_ entity: Entity) -> String {
+        entity.primaryKeyNames.map { "\($0.quotedIdentifier) = ?" }.joined(separator: " AND ")
+    }
+
+    /// The key's values, in ``keyCondition(_:)``'s order.
+    static func keyArguments(_ key: AttributeValue, _ entity: Entity) -> [AttributeValue] {
+        if entity.hasCompositeKey { return key.compositeKeyParts ?? [key] }
+        return [key]
+    }
+
+    /// Makes `mutation`'s change again: sets the attributes it changes on its row where they
+    /// differ (inserting the row for a create that is not there), or deletes its row.
+    static func apply(_ mutation: Mutation, mapping: SchemaMapping, in transaction: some StoreTransaction,
+                      into changes: inout RebaseChanges) async throws {
+        guard let index = mapping.maps.firstIndex(where: { $0.entity.name == mutation.entity }) else { return }
+        let entity = mapping.maps[index].entity
+        let table = entity.tableName.quotedIdentifier
+        let keyArguments = keyArguments(mutation.key, entity)
+        if mutation.kind == .delete {
+            let existed = try await transaction.select("SELECT 1 FROM \(table) WHERE \(keyCondition(entity))", keyArguments,
+                                                       types: [.integer])
+            guard !existed.isEmpty else { return }
+            try await transaction.delete(entity: index, key: mutation.key)
+            changes.entities[entity.name, default: EntityChanges()].deleted.append(mutation.key)
+            return
+        }
+        let keyNames = Set(entity.primaryKeyNames)
+        let names = mutation.changes.keys.filter { !keyNames.contains($0) && entity.attribute(named: $0) != nil }.sorted()
+        let values = names.map { mutation.changes[$0] ?? .null }
+        if !names.isEmpty {
+            let set = names.map { "\($0.quotedIdentifier) = ?" }.joined(separator: ", ")
+            let differs = names.map { "\($0.quotedIdentifier) IS DISTINCT FROM ?" }.joined(separator: " OR ")
+            let updated = try await transaction.select(
+                "UPDATE \(table) SET \(set) WHERE \(keyCondition(entity)) AND (\(differs)) RETURNING 1",
+                values + keyArguments + values, types: [.integer])
+            if !updated.isEmpty {
+                changes.entities[entity.name, default: EntityChanges()].updated.append(mutation.key)
+                return
+            }
+        }
+        guard mutation.kind == .create else { return }
+        let columns = entity.primaryKeyNames + names
+        let inserted = try await transaction.select(
+            "INSERT INTO \(table) (\(columns.map(\.quotedIdentifier).joined(separator: ", "))) VALUES ("
+            + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ") ON CONFLICT DO NOTHING RETURNING 1",
+            keyArguments + values, types: [.integer])
+        if !inserted.isEmpty { changes.entities[entity.name, default: EntityChanges()].inserted.append(mutation.key) }
+    }
+}
