@@ -116,11 +116,20 @@ public struct ClientRequest: Sendable {
         self.route = route
     }
 
-    /// `true` for methods that may be repeated safely (GET, HEAD, OPTIONS, PUT, DELETE).
+    /// `true` for requests that may be repeated safely: methods that are (GET, HEAD, OPTIONS,
+    /// PUT, DELETE), and a POST or PATCH that carries an `Idempotency-Key`, which an API that
+    /// honours it applies once however often it arrives (as the outbox's sends do).
+    ///
+    /// ```swift
+    /// var request = ClientRequest(method: .post, url: url)
+    /// request.isIdempotent                               // false
+    /// request.headers["Idempotency-Key"] = UUID().uuidString
+    /// request.isIdempotent                               // true: a RetryInterceptor may send it again
+    /// ```
     public var isIdempotent: Bool {
         switch method {
         case .get, .head, .options, .put, .delete: return true
-        case .post, .patch: return false
+        case .post, .patch: return headers["Idempotency-Key"] != nil
         }
     }
 }

@@ -21,6 +21,9 @@ import Foundation
 /// ```
 package enum OutboxTable {
     package static let name = "replica_outbox"
+    /// The PostgreSQL advisory lock that orders the transactions reading and changing the outbox
+    /// ("ReplicaO").
+    static let lockKey: Int64 = 0x5265_706C_6963_614F
 
     /// The columns every read selects, in ``decode(_:schema:)``'s order.
     static let columns = "id, entity, key, kind, changes, idempotency_key, state, created, attempts, last_error, status, error_body"

@@ -72,6 +72,14 @@ package struct OutboxPass {
     package static func begin(_ work: OutboxWork, in transaction: some StoreTransaction,
                               mapping: SchemaMapping) async throws -> OutboxPass {
         let dialect = transaction.dialect
+        if dialect == .postgres {
+            // Transactions of several connections would each rebase what they read as pending: one
+            // that changes the outbox waits for those that read it, and they for it, so no rebase
+            // applies a mutation another transaction has just confirmed (SQLite's single writer
+            // orders them already).
+            let lock = work.isEmpty ? "pg_advisory_xact_lock_shared" : "pg_advisory_xact_lock"
+            _ = try await transaction.select("SELECT 1 FROM (SELECT \(lock)(\(OutboxTable.lockKey))) AS locked", [], types: [.integer])
+        }
         var exists = true
         if OutboxTable.mayBeMissing(dialect) {
             exists = try await !transaction.select(OutboxTable.existsQuery, [], types: [.integer]).isEmpty
@@ -96,8 +104,10 @@ package struct OutboxPass {
                                           [.string(error), .integer(id)])
         }
         for (id, changes) in work.retried {
-            var sql = "UPDATE \(table) SET state = 'pending', status = NULL, error_body = NULL, last_error = NULL"
-            var arguments: [AttributeValue] = []
+            // A new request: a key of its own (an API that kept the refusal under the old key would
+            // answer it again, or refuse the changed body as the key's reuse).
+            var sql = "UPDATE \(table) SET state = 'pending', status = NULL, error_body = NULL, last_error = NULL, idempotency_key = ?"
+            var arguments: [AttributeValue] = [.string(UUID().uuidString)]
             if let changes {
                 sql += ", changes = ?"
                 arguments.append(.string(OutboxTable.text(of: changes)))

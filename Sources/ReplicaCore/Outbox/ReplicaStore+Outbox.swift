@@ -123,7 +123,7 @@ extension ReplicaStore {
 
     /// Makes a rejected mutation pending again, with `changes` in place of its own when given (an
     /// update the API refused for a field, corrected): it is applied again at once and sent with
-    /// the next push.
+    /// the next push, under a new `Idempotency-Key` (the API may keep its refusal under the old one).
     ///
     /// ```swift
     /// try await store.retryMutation(rejected.id, changes: ["title": .string("A valid title")])
@@ -151,6 +151,16 @@ extension ReplicaStore {
         var job = WriteJob(source: "retry mutation #\(id)")
         job.outbox.retried = [(id, converted)]
         _ = try await transact(job)
+    }
+
+    /// Records what the sender learned in one transaction: `work`, and `deleting` a row (a
+    /// rejected create's optimistic row).
+    package func record(_ work: OutboxWork, deleting row: (entity: Int, key: AttributeValue)? = nil,
+                        source: String) async throws -> ChangeSet {
+        var job = WriteJob(source: source)
+        job.outbox = work
+        job.deletedRow = row
+        return try await transact(job).changes
     }
 
     private func requireMutation(_ id: Int64) async throws -> Mutation {

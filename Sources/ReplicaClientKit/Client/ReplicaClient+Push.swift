@@ -1,0 +1,287 @@
+import Foundation
+import ReplicaCore
+
+/// What one ``ReplicaClient/push(concurrency:)`` did with the outbox's pending mutations.
+///
+/// ```swift
+/// let pushed = try await client.push()
+/// print(pushed)   // 3 confirmed, 1 rejected, 2 still pending
+/// ```
+public struct PushResult: Sendable, Hashable, CustomStringConvertible {
+    /// Confirmed by the API: they left the outbox, the API's reply merged into their rows.
+    public var confirmed: [Mutation] = []
+    /// Refused by the API: listed in the outbox as rejected, their changes taken back.
+    public var rejected: [Mutation] = []
+    /// Still pending: their attempt failed without an answer that decides them (no connection, a
+    /// 5xx, a 408 or 429 past the client's retries), or an earlier mutation of the same row did.
+    public var pending: [Mutation] = []
+
+    public init() {}
+
+    public var description: String {
+        "\(confirmed.count) confirmed, \(rejected.count) rejected, \(pending.count) still pending"
+    }
+}
+
+extension ReplicaClient {
+    /// Sends the outbox's pending mutations to the API: each row's in commit order, independent
+    /// rows `concurrency` at a time, each request with the mutation's `Idempotency-Key`.
+    ///
+    /// A create is a `POST` to the entity's collection (its `POST` route, else its index route);
+    /// an update a `PATCH` of the changed attributes where the schema routes `PATCH` for the
+    /// object, else a `PUT`; a delete a `DELETE`, all by the entity's show route. The client's
+    /// interceptors apply: with a ``RetryInterceptor``, connection failures, 429s and 503s are
+    /// retried with backoff and `Retry-After` (a request with an `Idempotency-Key` is safe to
+    /// send again, `POST` included).
+    ///
+    /// What the API answers decides each mutation, in one transaction with the rows it touches:
+    /// - 2xx: confirmed. The reply (completed with the values sent, as ``save(_:_:files:)`` does)
+    ///   is written and the mutation leaves the outbox. A create under a temporary key takes the
+    ///   API's key: the foreign keys, links and pending mutations that named the temporary key
+    ///   name the API's, and the temporary row goes. A `DELETE` answered 404 or 410 is confirmed
+    ///   too: the object is gone.
+    /// - 400, 403, 404, 409, 412, 422 and the other 4xx but 408 and 429: rejected. The mutation
+    ///   stays in the outbox as rejected, with the status and body, and its change is taken back:
+    ///   a create's row goes, an update's or a delete's row is read again from the API.
+    /// - anything else (no connection, a timeout, a 5xx, a 408 or 429): the mutation stays
+    ///   pending with the attempt counted and the error kept, and the row's later mutations wait
+    ///   for the next push.
+    ///
+    /// ```swift
+    /// try await store.saveLocally("Person", ["name": .string("Ann")])   // offline
+    /// let pushed = try await client.push()                               // online again
+    /// pushed.confirmed.first?.key                                        // the temporary key; the row now has the API's
+    /// ```
+    ///
+    /// - Parameter concurrency: How many rows' mutations are sent at once (at least 1).
+    /// - Returns: What happened to each mutation that was pending.
+    /// - Throws: ``SyncError`` when the store cannot be read or written; a mutation whose answer
+    ///   could not be recorded stays pending, and the API's idempotency keys make sending it again safe.
+    @discardableResult
+    public func push(concurrency: Int = 4) async throws -> PushResult {
+        let pending = try await store.outbox(.pending)
+        // One chain per row, in commit order; chains are independent of each other.
+        var chains: [[Mutation]] = []
+        var chainOfRow: [String: Int] = [:]
+        for mutation in pending {
+            let row = mutation.entity + "\u{0}" + mutation.key.description
+            if let index = chainOfRow[row] {
+                chains[index].append(mutation)
+            } else {
+                chainOfRow[row] = chains.count
+                chains.append([mutation])
+            }
+        }
+        var result = PushResult()
+        try await withThrowingTaskGroup(of: PushResult.self) { group in
+            var next = 0
+            func startNext() {
+                guard next < chains.count else { return }
+                let chain = chains[next]
+                next += 1
+                group.addTask { try await self.push(chain: chain) }
+            }
+            for _ in 0..<max(1, concurrency) { startNext() }
+            while let done = try await group.next() {
+                result.confirmed += done.confirmed
+                result.rejected += done.rejected
+                result.pending += done.pending
+                startNext()
+            }
+        }
+        return result
+    }
+
+    /// Sends one row's mutations in order; stops at the first that stays pending.
+    private func push(chain: [Mutation]) async throws -> PushResult {
+        var result = PushResult()
+        var renamed: (from: AttributeValue, to: AttributeValue)?
+        for (index, var mutation) in chain.enumerated() {
+            if let renamed, mutation.key == renamed.from { mutation.key = renamed.to }
+            switch try await send(mutation) {
+            case .confirmed(let key):
+                if let key, key != mutation.key { renamed = (mutation.key, key) }
+                result.confirmed.append(mutation)
+            case .rejected(let rejection):
+                mutation.state = .rejected
+                mutation.rejection = rejection
+                mutation.attempts += 1
+                result.rejected.append(mutation)
+            case .failed(let error):
+                mutation.attempts += 1
+                mutation.lastError = error
+                result.pending.append(mutation)
+                result.pending += chain[(index + 1)...]
+                return result
+            }
+        }
+        return result
+    }
+
+    /// How the API decided one mutation.
+    private enum Sent {
+        /// Confirmed; the row's key now (the API's, for a create under a temporary key).
+        case confirmed(AttributeValue?)
+        case rejected(Mutation.Rejection)
+        case failed(String)
+    }
+
+    /// Sends one mutation and records the answer.
+    private func send(_ mutation: Mutation) async throws -> Sent {
+        let entity = try store.requireEntity(mutation.entity)
+        let map = try store.mapping.requireMap(entity.name)
+        let wrapped = entity.namespace != nil
+        let body = map.encode(mutation.changes, wrapped: wrapped, timeZone: configuration.timeZone)
+        let params = Dictionary(uniqueKeysWithValues: body.members.map { ($0.key, Parameter.value($0.value)) })
+        let method: HTTPMethod
+        let path: String
+        switch mutation.kind {
+        case .create:
+            method = .post
+            path = try createRoute(entity).pattern.description
+        case .update:
+            path = try objectPath(entity, key: mutation.key).path
+            let routePath = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
+            method = store.routes.match(.patch, routePath) != nil ? .patch : .put
+        case .delete:
+            method = .delete
+            path = try objectPath(entity, key: mutation.key).path
+        }
+        let source = "\(method) \(path) (mutation #\(mutation.id))"
+        let prepared: Prepared
+        let request: ClientRequest
+        let response: ClientResponse
+        let bytes: [UInt8]
+        do {
+            prepared = try await prepare(path, method: method, params: mutation.kind == .delete ? [:] : params)
+            var headers = HeaderFields()
+            headers["Idempotency-Key"] = mutation.idempotencyKey
+            request = try await self.request(for: prepared, headers: headers)
+            (response, bytes) = try await sendCollecting(request)
+        } catch let error as ClientError {
+            guard let status = error.status else { return try await failed(mutation, error.description, source: source) }
+            if mutation.kind == .delete && (status == 404 || status == 410) {
+                _ = try await store.record(confirming(mutation), source: source)
+                return .confirmed(mutation.key)
+            }
+            guard Self.decides(status) else { return try await failed(mutation, error.description, source: source) }
+            let rejection = Mutation.Rejection(status: status, body: error.bodyText)
+            try await reject(mutation, rejection, entity: entity, source: source)
+            return .rejected(rejection)
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            return try await failed(mutation, String(describing: error), source: source)
+        }
+        if mutation.kind == .delete {
+            _ = try await store.record(confirming(mutation), deleting: (try entityIndex(entity), mutation.key), source: source)
+            return .confirmed(mutation.key)
+        }
+        // The reply's object (inside the namespace when it has one), completed with the values sent.
+        let sent = wrapped ? body.members.first?.value.objectValue ?? JSONObject() : body
+        var merged = JSONObject()
+        var rewrap = false
+        switch try Self.json(of: bytes, response: response, request: request) {
+        case .object(let object)?:
+            if wrapped, let namespace = entity.namespace, object.keys == [namespace], case .object(let inner)? = object[namespace] {
+                merged = inner
+                rewrap = true
+            } else {
+                merged = object
+            }
+        default:
+            // No object back (204, or not one object): what was sent stands.
+            rewrap = wrapped
+        }
+        for (key, value) in sent where merged[key] == nil { merged[key] = value }
+        var work = confirming(mutation)
+        var key = mutation.key
+        if mutation.kind == .create, !entity.hasCompositeKey, mutation.changes[entity.primaryKey] == nil {
+            // A temporary key: the row takes the API's.
+            if let id = merged[entity.jsonIDKey].map(AttributeValue.init(keyPart:)), !id.isNull {
+                key = id
+                work.rekeyed = [(try entityIndex(entity), mutation.key, id)]
+            }
+        } else if let own = entity.key(from: { mutation.changes[$0] }), entity.hasCompositeKey || merged[entity.jsonIDKey] == nil {
+            // The key the mutation gave, in the reply too, so the merged object names its row.
+            for (name, part) in zip(entity.primaryKeyNames, entity.hasCompositeKey ? own.compositeKeyParts ?? [] : [own]) {
+                guard let mapping = map.attributes.first(where: { $0.name == name }), let jsonKey = mapping.jsonPath.last,
+                      merged[jsonKey] == nil else { continue }
+                merged[jsonKey] = part.jsonValue
+            }
+        }
+        let object: JSONValue = rewrap ? .object([entity.namespace ?? "": .object(merged)]) : .object(merged)
+        let routePath = prepared.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? prepared.path
+        let session = try store.session(prepared.syncMethod, routePath, options: SyncOptions(collectKeys: true))
+        defer { session.discard() }
+        _ = try await session.stage(body: Data(object.serializedBytes()), source: source)
+        _ = try await session.commit(complete: false, records: [], outbox: work)
+        return .confirmed(key)
+    }
+
+    /// Whether an error status decides a mutation (it is refused): a 4xx but 408 and 429.
+    static func decides(_ status: Int) -> Bool {
+        (400...499).contains(status) && status != 408 && status != 429
+    }
+
+    /// The route a create is sent to: the entity's own `POST` route, else its index route, else
+    /// its singleton route.
+    func createRoute(_ entity: Entity) throws -> RouteTable.Entry {
+        let create = store.routes.entries.first {
+            $0.route.method == .post && $0.entity?.name == entity.name && $0.scopeAttributes.isEmpty
+        }
+        return try create ?? (try? indexRoute(entity)) ?? singletonRoute(entity) ?? indexRoute(entity)
+    }
+
+    private func entityIndex(_ entity: Entity) throws -> Int {
+        guard let index = store.mapping.maps.firstIndex(where: { $0.entity.name == entity.name }) else {
+            throw SyncError(.unknownEntity, "unknown entity '\(entity.name)'")
+        }
+        return index
+    }
+
+    private func confirming(_ mutation: Mutation) -> OutboxWork {
+        var work = OutboxWork()
+        work.confirmed = [mutation.id]
+        return work
+    }
+
+    /// Counts a failed attempt; the mutation stays pending.
+    private func failed(_ mutation: Mutation, _ error: String, source: String) async throws -> Sent {
+        var work = OutboxWork()
+        work.failedAttempts = [(mutation.id, error)]
+        _ = try await store.record(work, source: source)
+        return .failed(error)
+    }
+
+    /// Records a rejection and takes the mutation's change back: a create's row goes; an update's
+    /// or a delete's row is read again from the API (and goes when the API no longer has it).
+    private func reject(_ mutation: Mutation, _ rejection: Mutation.Rejection, entity: Entity, source: String) async throws {
+        var work = OutboxWork()
+        work.rejected = [(mutation.id, rejection)]
+        let index = try entityIndex(entity)
+        if mutation.kind == .create {
+            _ = try await store.record(work, deleting: (index, mutation.key), source: source)
+            return
+        }
+        // The API's row as it is now, written with the rejection.
+        do {
+            let path = try objectPath(entity, key: mutation.key).path
+            let prepared = try await prepare(path, method: .get, params: [:])
+            let request = try await self.request(for: prepared, headers: HeaderFields())
+            let (_, bytes) = try await sendCollecting(request)
+            let routePath = prepared.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? prepared.path
+            let session = try store.session(.get, routePath, options: SyncOptions())
+            defer { session.discard() }
+            _ = try await session.stage(body: Data(bytes), source: "GET \(path)")
+            _ = try await session.commit(complete: false, records: [], outbox: work)
+        } catch let error as ClientError where error.status == 404 || error.status == 410 {
+            _ = try await store.record(work, deleting: (index, mutation.key), source: source)
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            // The API's row could not be read: the rejection stands, the row waits for the next sync.
+            _ = try await store.record(work, source: source)
+        }
+    }
+}
