@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import ReplicaCore
 
@@ -15,6 +16,11 @@ public struct PushResult: Sendable, Hashable, CustomStringConvertible {
     /// Still pending: their attempt failed without an answer that decides them (no connection, a
     /// 5xx, a 408 or 429 past the client's retries), or an earlier mutation of the same row did.
     public var pending: [Mutation] = []
+    /// The outbox once the push was done.
+    public var outbox = OutboxStatus()
+    /// The numbers of the mutations among ``pending`` whose own attempt failed (the others waited
+    /// behind one of them).
+    public var failed: [Int64] = []
 
     public init() {}
 
@@ -86,10 +92,33 @@ extension ReplicaClient {
                 result.confirmed += done.confirmed
                 result.rejected += done.rejected
                 result.pending += done.pending
+                result.failed += done.failed
                 startNext()
             }
         }
+        result.outbox = try await store.outboxStatus()
+        record(result)
         return result
+    }
+
+    /// The push's metrics (``ReplicaMetrics``): each mutation's outcome, and the outbox after it.
+    private func record(_ result: PushResult) {
+        let factory = configuration.metricsFactory
+        let failed = Set(result.failed)
+        for (outcome, mutations) in [("confirmed", result.confirmed), ("rejected", result.rejected),
+                                     ("failed", result.pending.filter { failed.contains($0.id) })] {
+            var byEntity: [String: Int] = [:]
+            for mutation in mutations { byEntity[mutation.entity, default: 0] += 1 }
+            for (entity, count) in byEntity {
+                Counter(label: ReplicaMetrics.outboxMutations, dimensions: [("entity", entity), ("outcome", outcome)], factory: factory)
+                    .increment(by: count)
+            }
+        }
+        let status = result.outbox
+        Gauge(label: ReplicaMetrics.outboxPending, factory: factory).record(status.pending)
+        Gauge(label: ReplicaMetrics.outboxRejected, factory: factory).record(status.rejected)
+        let age = status.oldestPendingAge.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? 0
+        Gauge(label: ReplicaMetrics.outboxOldestPending, factory: factory).record(age)
     }
 
     /// Sends one row's mutations in order; stops at the first that stays pending.
@@ -111,6 +140,7 @@ extension ReplicaClient {
                 mutation.attempts += 1
                 mutation.lastError = error
                 result.pending.append(mutation)
+                result.failed.append(mutation.id)
                 result.pending += chain[(index + 1)...]
                 return result
             }

@@ -51,14 +51,36 @@ public final class ReplicaService: Service, Sendable {
         }
     }
 
+    /// How the service sends the store's outbox (local writes, ``ReplicaStore/saveLocally(_:_:)``).
+    public struct Outbox: Sendable {
+        /// The time between pushes while nothing wakes the sender (a local write does).
+        public var interval: Duration
+        /// How many rows' mutations are sent at once.
+        public var concurrency: Int
+
+        /// Pushes every `interval`, and at once after each local write.
+        ///
+        /// ```swift
+        /// ReplicaService.Outbox(every: .seconds(10), concurrency: 8)
+        /// ```
+        public init(every interval: Duration = .seconds(5), concurrency: Int = 4) {
+            self.interval = interval
+            self.concurrency = concurrency
+        }
+    }
+
     /// The client whose store the service keeps synced.
     public let client: ReplicaClient
     /// The synced paths.
     public let syncs: [Sync]
     private let push: Bool
+    private let outbox: Outbox?
+    /// Wakes the sender before its timer: a commit (a local write among them).
+    let sendWaker = Waker()
+    let outboxBoard = OutboxBoard()
     private let externalChanges: Duration?
     private let closesStore: Bool
-    private let logger: Logger
+    let logger: Logger
     private let onResult: (@Sendable (String, Result<CallResult, any Error>) -> Void)?
     private let board: StatusBoard
     private let wakers: [Waker]
@@ -75,6 +97,9 @@ public final class ReplicaService: Service, Sendable {
     ///   - client: The client (and its store) to keep synced.
     ///   - syncs: The paths and their intervals.
     ///   - push: Whether to follow the push streams the synced paths' routes declare.
+    ///   - outbox: How to send the store's outbox (``ReplicaClient/push(concurrency:)``): every
+    ///     interval, at once after a commit, backing off as syncs do while the API cannot be
+    ///     reached; `nil` not to send it.
     ///   - externalChanges: How often an SQLite store looks for other processes' commits (its
     ///     observers and live result sets then hear of them); `nil` not to. PostgreSQL hears them
     ///     through `LISTEN`.
@@ -83,7 +108,8 @@ public final class ReplicaService: Service, Sendable {
     ///   - logger: Where failures and push reconnections are logged.
     ///   - onResult: Called after each sync with its path and outcome.
     /// - Throws: ``SyncError`` `.noRoute` naming a path no GET route matches.
-    public init(client: ReplicaClient, syncs: [Sync], push: Bool = true, externalChanges: Duration? = .milliseconds(500),
+    public init(client: ReplicaClient, syncs: [Sync], push: Bool = true, outbox: Outbox? = Outbox(),
+                externalChanges: Duration? = .milliseconds(500),
                 closesStore: Bool = true, logger: Logger = Logger(label: "replica.service"),
                 onResult: (@Sendable (String, Result<CallResult, any Error>) -> Void)? = nil) throws {
         for sync in syncs {
@@ -97,6 +123,7 @@ public final class ReplicaService: Service, Sendable {
         self.client = client
         self.syncs = syncs
         self.push = push
+        self.outbox = outbox
         self.externalChanges = externalChanges
         self.closesStore = closesStore
         self.logger = logger
@@ -136,6 +163,10 @@ public final class ReplicaService: Service, Sendable {
     public func run() async throws {
         let monitor = externalChanges.map { client.store.detectExternalChanges(every: $0) }
         let registrations = zip(syncs, wakers).map { client.pokes.register($0.0.path, $0.1) }
+        let sendWaker = self.sendWaker
+        let commits = outbox == nil ? nil : await client.store.addObserver(for: nil, queue: DispatchQueue(label: "replica.service.outbox")) { _ in
+            sendWaker.poke()
+        }
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { listeners in
                 for source in pushSources {
@@ -145,20 +176,26 @@ public final class ReplicaService: Service, Sendable {
                     for index in syncs.indices {
                         loops.addTask { await self.loop(index) }
                     }
+                    if let outbox {
+                        loops.addTask { await self.send(outbox) }
+                    }
                 }
                 listeners.cancelAll()
             }
         } onGracefulShutdown: {
             self.stopping.withLock { $0 = true }
             for waker in self.wakers { waker.poke() }
+            sendWaker.poke()
         }
+        if let commits { client.store.removeObserver(commits) }
+        outboxBoard.finish()
         for registration in registrations { client.pokes.unregister(registration) }
         monitor?.stop()
         board.finish()
         if closesStore { await client.store.close() }
     }
 
-    private var isStopping: Bool { stopping.withLock { $0 } || Task.isCancelled }
+    var isStopping: Bool { stopping.withLock { $0 } || Task.isCancelled }
 
     /// Syncs one path until the service stops.
     private func loop(_ index: Int) async {

@@ -93,3 +93,47 @@ public struct Mutation: Sendable, Hashable, Identifiable, CustomStringConvertibl
         return text
     }
 }
+
+/// The outbox at a glance: what waits, since when, what the API refused, and why the last
+/// attempt failed. ``ReplicaStore/outboxStatus()`` reads it; a `ReplicaService` that sends the
+/// outbox publishes it after each push.
+///
+/// ```swift
+/// let status = try await store.outboxStatus()
+/// print(status)   // 2 pending (oldest 12 s), 1 rejected; last error: connection: ... (GET ...)
+/// ```
+public struct OutboxStatus: Sendable, Hashable, CustomStringConvertible {
+    /// Mutations waiting to be sent.
+    public var pending: Int
+    /// Mutations the API refused, waiting for a retry or a discard.
+    public var rejected: Int
+    /// When the oldest pending mutation was queued; `nil` when none is pending.
+    public var oldestPending: Date?
+    /// Why the latest failed attempt of a pending mutation failed; `nil` when none failed.
+    public var lastError: String?
+    /// When this status was read.
+    public var date: Date
+
+    public init(pending: Int = 0, rejected: Int = 0, oldestPending: Date? = nil, lastError: String? = nil, date: Date = Date()) {
+        self.pending = pending
+        self.rejected = rejected
+        self.oldestPending = oldestPending
+        self.lastError = lastError
+        self.date = date
+    }
+
+    /// How long the oldest pending mutation has waited, at ``date``.
+    public var oldestPendingAge: Duration? {
+        oldestPending.map { .milliseconds(Int64((date.timeIntervalSince($0) * 1000).rounded())) }
+    }
+
+    public var description: String {
+        var text = "\(pending) pending"
+        if let age = oldestPendingAge {
+            text += " (oldest \(Int64((Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18).rounded())) s)"
+        }
+        text += ", \(rejected) rejected"
+        if let lastError { text += "; last error: \(lastError)" }
+        return text
+    }
+}

@@ -91,6 +91,25 @@ extension ReplicaStore {
             .compactMap { OutboxTable.decode($0, schema: schema) }
     }
 
+    /// The outbox at a glance: pending and rejected counts, the oldest pending mutation's age,
+    /// the last failed attempt's error.
+    ///
+    /// ```swift
+    /// let status = try await store.outboxStatus()
+    /// if let age = status.oldestPendingAge, age > .seconds(300) { alert("writes stuck for \(age): \(status)") }
+    /// ```
+    ///
+    /// - Throws: ``SyncError`` `.database`.
+    public func outboxStatus() async throws -> OutboxStatus {
+        let mutations = try await outbox()
+        let pending = mutations.filter { $0.state == .pending }
+        // The latest failure: of the mutation sent most recently that failed (the highest number
+        // among those that carry one is as good as any, attempts being made in commit order).
+        let failed = pending.last { $0.lastError != nil }
+        return OutboxStatus(pending: pending.count, rejected: mutations.count - pending.count,
+                            oldestPending: pending.map(\.createdAt).min(), lastError: failed?.lastError)
+    }
+
     /// The keys of `entity`'s rows that pending mutations change: the rows a view marks as not yet
     /// confirmed by the API.
     ///

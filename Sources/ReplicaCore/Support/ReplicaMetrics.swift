@@ -29,4 +29,14 @@ public enum ReplicaMetrics {
     /// Timer, `entity`: from the commit of a change set to the diff it caused in a
     /// ``LiveResultSet`` (the diff computed and handed to its consumers).
     public static let liveDiffLatency = "replica_live_diff_latency_seconds"
+    /// Counter, `entity` and `outcome` (`confirmed`, `rejected`, `failed`): mutations of the
+    /// outbox sent, and what the API made of each (`failed`: no answer that decides it).
+    public static let outboxMutations = "replica_outbox_mutations_total"
+    /// Gauge: mutations waiting in the outbox after the latest push.
+    public static let outboxPending = "replica_outbox_pending"
+    /// Gauge: mutations the API refused, waiting for a retry or a discard, after the latest push.
+    public static let outboxRejected = "replica_outbox_rejected"
+    /// Gauge: how long the oldest pending mutation had waited at the latest push, in seconds (0
+    /// when none is pending).
+    public static let outboxOldestPending = "replica_outbox_oldest_pending_seconds"
 }
