@@ -120,16 +120,17 @@ package struct OutboxPass {
         return pass
     }
 
-    /// `deletions`, each also keeping the rows a pending mutation creates or changes: a sync
-    /// that no longer sees them does not take a local change away.
+    /// `deletions`, each also keeping the rows pending mutations create: a sync that does not
+    /// list them yet does not take a local row away. A row a pending mutation only changes goes
+    /// when the API no longer lists it (the store reads as the API's rows with the pending
+    /// mutations on top, and a change of a row that is gone changes nothing; its send will be
+    /// refused).
     package func keeping(_ deletions: [StaleDeletion]) -> [StaleDeletion] {
-        let writes = pending.filter { $0.kind != .delete }
-        let queuedWrites = work.queued.filter { !$0.isDelete }
-        guard !writes.isEmpty || !queuedWrites.isEmpty else { return deletions }
+        let creates = pending.filter { $0.kind == .create }
+        guard !creates.isEmpty else { return deletions }
         return deletions.map { deletion in
             let name = mapping.maps[deletion.entity].entity.name
-            var kept = PrimaryKeys(writes.filter { $0.entity == name }.map(\.key)
-                                   + queuedWrites.filter { $0.entity == deletion.entity }.compactMap(\.key))
+            var kept = PrimaryKeys(creates.filter { $0.entity == name }.map(\.key))
             guard !kept.isEmpty else { return deletion }
             var deletion = deletion
             kept.formUnion(deletion.keeping)
