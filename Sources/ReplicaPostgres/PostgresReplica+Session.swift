@@ -18,6 +18,30 @@ extension PostgresReplica {
         }
     }
 
+    package func sendingOutbox<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T? {
+        let logger = self.logger
+        let url = self.url
+        // A connection of its own holds the lock for the whole push: the server drops it with the
+        // session should the process die (and `withConnection` closes a connection whose body threw).
+        return try await connections.withConnection { connection -> T? in
+            var taken = false
+            do {
+                for try await held in try await connection.query(
+                    PostgresSQL.query("SELECT pg_try_advisory_lock(\(OutboxTable.sendingLockKey))"), logger: logger).decode(Bool.self) {
+                    taken = held
+                }
+            } catch {
+                throw SyncError(.database, PostgresStoreError.from(error, url: url, doing: "cannot take the outbox's sending lock").description,
+                                underlying: error)
+            }
+            guard taken else { return nil }
+            let result = try await body()
+            _ = try await connection.query(PostgresSQL.query("SELECT pg_advisory_unlock(\(OutboxTable.sendingLockKey))"),
+                                           logger: logger).collect()
+            return result
+        }
+    }
+
     package func readOutbox(_ sql: String, _ arguments: [AttributeValue], types: [AttributeType]) async throws -> [[AttributeValue]] {
         do {
             return try await connections.withConnection { connection in

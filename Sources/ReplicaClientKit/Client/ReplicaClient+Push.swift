@@ -21,17 +21,26 @@ public struct PushResult: Sendable, Hashable, CustomStringConvertible {
     /// The numbers of the mutations among ``pending`` whose own attempt failed (the others waited
     /// behind one of them).
     public var failed: [Int64] = []
+    /// Whether nothing was sent because another process sharing the store was sending its
+    /// outbox (a service beside this one on the same PostgreSQL database or SQLite file).
+    public var sentElsewhere = false
 
     public init() {}
 
     public var description: String {
-        "\(confirmed.count) confirmed, \(rejected.count) rejected, \(pending.count) still pending"
+        if sentElsewhere { return "another process is sending the outbox" }
+        return "\(confirmed.count) confirmed, \(rejected.count) rejected, \(pending.count) still pending"
     }
 }
 
 extension ReplicaClient {
     /// Sends the outbox's pending mutations to the API: each row's in commit order, independent
     /// rows `concurrency` at a time, each request with the mutation's `Idempotency-Key`.
+    ///
+    /// Processes sharing the store send one at a time: while another one sends (a service beside
+    /// this one on the same PostgreSQL database, holding its session advisory lock, or on the
+    /// same SQLite file, holding its `flock`), nothing is sent and the result says so
+    /// (``PushResult/sentElsewhere``). The hold dies with its process.
     ///
     /// A create is a `POST` to the entity's collection (its `POST` route, else its index route);
     /// an update a `PATCH` of the changed attributes where the schema routes `PATCH` for the
@@ -65,6 +74,19 @@ extension ReplicaClient {
     ///   could not be recorded stays pending, and the API's idempotency keys make sending it again safe.
     @discardableResult
     public func push(concurrency: Int = 4) async throws -> PushResult {
+        // One sender at a time among the processes sharing the store: each mutation is sent once,
+        // in order per row.
+        guard let result = try await store.backend.sendingOutbox({ try await self.pushHolding(concurrency: concurrency) }) else {
+            var elsewhere = PushResult()
+            elsewhere.sentElsewhere = true
+            elsewhere.outbox = try await store.outboxStatus()
+            return elsewhere
+        }
+        return result
+    }
+
+    /// ``push(concurrency:)``, while this process alone sends the outbox.
+    private func pushHolding(concurrency: Int) async throws -> PushResult {
         let pending = try await store.outbox(.pending)
         // One chain per row, in commit order; chains are independent of each other.
         var chains: [[Mutation]] = []

@@ -68,6 +68,10 @@ public struct Mutation: Sendable, Hashable, Identifiable, CustomStringConvertibl
     public var lastError: String?
     /// What the API answered when it refused the mutation.
     public var rejection: Rejection?
+    /// The `If-Match` sent with an update or a delete: the ETag the API gave the row as it read
+    /// when the change was made (from the API's answer to an earlier write of it); `nil` when
+    /// the row's version is not known, and then the change is sent without a precondition.
+    public var precondition: String?
 
     public init(id: Int64, entity: String, key: AttributeValue, kind: Kind, changes: [String: AttributeValue],
                 idempotencyKey: String, state: State = .pending, createdAt: Date, attempts: Int = 0,

@@ -24,12 +24,18 @@ package enum OutboxTable {
     /// The PostgreSQL advisory lock that orders the transactions reading and changing the outbox
     /// ("ReplicaO").
     static let lockKey: Int64 = 0x5265_706C_6963_614F
+    /// The PostgreSQL session advisory lock a sender holds while it sends the outbox ("ReplicaS").
+    package static let sendingLockKey: Int64 = 0x5265_706C_6963_6153
 
     /// The columns every read selects, in ``decode(_:schema:)``'s order.
-    static let columns = "id, entity, key, kind, changes, idempotency_key, state, created, attempts, last_error, status, error_body"
+    static let columns = "id, entity, key, kind, changes, idempotency_key, state, created, attempts, last_error, status, error_body, "
+        + "precondition"
     /// How each of ``columns`` is read.
     static let types: [AttributeType] = [.integer, .string, .string, .string, .string, .string, .string, .double, .integer,
-                                         .string, .integer, .string]
+                                         .string, .integer, .string, .string]
+    /// The ETags the API gave rows (with the digest of the row as it then was): a local change of
+    /// a row that still reads so is sent with `If-Match` that ETag.
+    package static let versions = "replica_row_versions"
 
     /// The statements that create the table and its index, where they are missing.
     package static func create(_ dialect: SQLDialect) -> [String] {
@@ -49,9 +55,12 @@ package enum OutboxTable {
                 id \(id), entity \(text) NOT NULL, key \(text) NOT NULL, kind \(text) NOT NULL,
                 changes \(text) NOT NULL, idempotency_key \(text) NOT NULL UNIQUE,
                 state \(text) NOT NULL DEFAULT 'pending', created \(real) NOT NULL,
-                attempts \(integer) NOT NULL DEFAULT 0, last_error \(text), status \(integer), error_body \(text))
+                attempts \(integer) NOT NULL DEFAULT 0, last_error \(text), status \(integer), error_body \(text),
+                precondition \(text))
             """,
             "CREATE INDEX IF NOT EXISTS replica_outbox_row ON \(name) (entity, key)",
+            "CREATE TABLE IF NOT EXISTS \(versions) (entity \(text) NOT NULL, key \(text) NOT NULL, etag \(text) NOT NULL, "
+                + "digest \(text) NOT NULL, PRIMARY KEY (entity, key))",
         ]
     }
 
@@ -166,6 +175,7 @@ package enum OutboxTable {
                                 state: state, createdAt: Date(timeIntervalSince1970: created))
         if case .integer(let attempts) = row[8] { mutation.attempts = Int(attempts) }
         if case .string(let error) = row[9] { mutation.lastError = error }
+        if case .string(let precondition) = row[12] { mutation.precondition = precondition }
         if case .integer(let status) = row[10] {
             var body = ""
             if case .string(let text) = row[11] { body = text }

@@ -45,13 +45,20 @@ package struct OutboxWork: Sendable {
     /// row): what referred to the temporary key (foreign keys, links, pending mutations) is
     /// rewritten to the API's key, and the temporary row goes.
     package var rekeyed: [(entity: Int, from: AttributeValue, to: AttributeValue)] = []
+    /// ETags the API gave rows in this job's answer (the job's rows are the API's rows): a later
+    /// local change of a row that still reads so is sent with `If-Match` that ETag, and the
+    /// pending changes of the row that had one take this one.
+    package var versions: [(entity: Int, key: AttributeValue, etag: String)] = []
+    /// Pending mutations sent again after a conflict: under a new `Idempotency-Key`, with the
+    /// precondition given (`nil`: none) and, when given, new changes.
+    package var reissued: [(id: Int64, precondition: String?, changes: [String: AttributeValue]?)] = []
 
     package init() {}
 
     /// Whether the job changes nothing in the outbox (it still rebases).
     package var isEmpty: Bool {
         queued.isEmpty && confirmed.isEmpty && rejected.isEmpty && failedAttempts.isEmpty && discarded.isEmpty && retried.isEmpty
-            && rekeyed.isEmpty
+            && rekeyed.isEmpty && versions.isEmpty && reissued.isEmpty
     }
 }
 
@@ -114,6 +121,15 @@ package struct OutboxPass {
             }
             try await transaction.execute(sql + " WHERE id = ?", arguments + [.integer(id)])
         }
+        for (id, precondition, changes) in work.reissued {
+            var sql = "UPDATE \(table) SET idempotency_key = ?, precondition = ?"
+            var arguments: [AttributeValue] = [.string(UUID().uuidString), precondition.map(AttributeValue.string) ?? .null]
+            if let changes {
+                sql += ", changes = ?"
+                arguments.append(.string(OutboxTable.text(of: changes)))
+            }
+            try await transaction.execute(sql + " WHERE id = ?", arguments + [.integer(id)])
+        }
         let query = OutboxTable.select(state: .pending)
         pass.pending = try await transaction.select(query.sql, query.arguments, types: OutboxTable.types)
             .compactMap { OutboxTable.decode($0, schema: mapping.schema) }
@@ -156,6 +172,24 @@ package struct OutboxPass {
             try await Self.rekey(rekey.entity, from: rekey.from, to: rekey.to, mapping: mapping, pending: &mutations,
                                  in: transaction, changes: &finished.changes)
         }
+        // The API's rows as it answered them, before the pending changes go on top again.
+        for version in work.versions {
+            let entity = mapping.maps[version.entity].entity
+            guard let digest = try await Self.digest(of: version.key, entity, in: transaction) else { continue }
+            let keyText = OutboxTable.text(of: version.key)
+            try await transaction.execute("DELETE FROM \(OutboxTable.versions) WHERE entity = ? AND key = ?",
+                                          [.string(entity.name), .string(keyText)])
+            try await transaction.execute("INSERT INTO \(OutboxTable.versions) (entity, key, etag, digest) VALUES (?, ?, ?, ?)",
+                                          [.string(entity.name), .string(keyText), .string(version.etag), .string(digest)])
+            // The row's later changes were made on the version this answer replaced.
+            try await transaction.execute("UPDATE \(OutboxTable.name) SET precondition = ? WHERE entity = ? AND key = ? "
+                                          + "AND state = 'pending' AND precondition IS NOT NULL",
+                                          [.string(version.etag), .string(entity.name), .string(keyText)])
+            for index in mutations.indices where mutations[index].entity == entity.name && mutations[index].key == version.key
+                && mutations[index].precondition != nil {
+                mutations[index].precondition = version.etag
+            }
+        }
         for write in work.queued {
             let entity = mapping.maps[write.entity].entity
             let kind: Mutation.Kind
@@ -182,19 +216,33 @@ package struct OutboxPass {
                                     + " (not nullable); nothing was written")
                 }
             }
+            // The version the change is made on: the ETag the API gave the row, if the row still reads
+            // as it did then; else the one an earlier pending change of the row was made on.
+            var precondition: String?
+            if kind != .create {
+                precondition = mutations.last { $0.entity == entity.name && $0.key == key }?.precondition
+                let recorded = try await transaction.select("SELECT etag, digest FROM \(OutboxTable.versions) WHERE entity = ? AND key = ?",
+                                                            [.string(entity.name), .string(OutboxTable.text(of: key))],
+                                                            types: [.string, .string])
+                if precondition == nil, case .string(let etag)? = recorded.first?.first, case .string(let digest)? = recorded.first?.last,
+                   try await Self.digest(of: key, entity, in: transaction) == digest {
+                    precondition = etag
+                }
+            }
             let rows = try await transaction.select(
-                "INSERT INTO \(OutboxTable.name) (entity, key, kind, changes, idempotency_key, state, created) "
-                + "VALUES (?, ?, ?, ?, ?, 'pending', ?) RETURNING id",
+                "INSERT INTO \(OutboxTable.name) (entity, key, kind, changes, idempotency_key, state, created, precondition) "
+                + "VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) RETURNING id",
                 [.string(entity.name), .string(OutboxTable.text(of: key)), .string(kind.rawValue),
                  .string(OutboxTable.text(of: write.changes)), .string(write.idempotencyKey),
-                 .double(write.createdAt.timeIntervalSince1970)], types: [.integer])
+                 .double(write.createdAt.timeIntervalSince1970), precondition.map(AttributeValue.string) ?? .null], types: [.integer])
             guard case .integer(let id)? = rows.first?.first else {
                 throw SyncError(.database, "the outbox gave no number to the mutation of \(entity.name) \(key)")
             }
             // The date as the outbox reads it back (Unix seconds), so the two compare equal.
-            let mutation = Mutation(id: id, entity: entity.name, key: key, kind: kind, changes: write.changes,
+            var mutation = Mutation(id: id, entity: entity.name, key: key, kind: kind, changes: write.changes,
                                     idempotencyKey: write.idempotencyKey,
                                     createdAt: Date(timeIntervalSince1970: write.createdAt.timeIntervalSince1970))
+            mutation.precondition = precondition
             finished.queued.append(mutation)
             mutations.append(mutation)
         }
@@ -248,6 +296,22 @@ package struct OutboxPass {
                                                    + OutboxApply.keyCondition(definition), OutboxApply.keyArguments(from, definition),
                                                    types: [.integer])
         if !existed.isEmpty { try await transaction.delete(entity: entity, key: from) }
+    }
+
+    /// A digest of the row `key` of `entity` as stored (every column), or `nil` when there is no
+    /// such row: whether a row still reads as it did when the API gave it an ETag.
+    static func digest(of key: AttributeValue, _ entity: Entity, in transaction: some StoreTransaction) async throws -> String? {
+        let columns = entity.attributes.map(\.name.quotedIdentifier).joined(separator: ", ")
+        let rows = try await transaction.select("SELECT \(columns) FROM \(entity.tableName.quotedIdentifier) WHERE "
+                                                + OutboxApply.keyCondition(entity), OutboxApply.keyArguments(key, entity),
+                                                types: entity.attributes.map(\.type))
+        guard let row = rows.first else { return nil }
+        // FNV-1a over the values' JSON text.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in JSONValue.array(row.map(\.jsonValue)).serializedBytes() {
+            hash = (hash ^ UInt64(byte)) &* 0x0100_0000_01b3
+        }
+        return String(hash, radix: 16)
     }
 
     /// A key for a new row the API has not numbered yet: one below every stored integer key (and

@@ -155,4 +155,12 @@ package protocol StoreBackend: Sendable {
     /// - Throws: ``SyncError`` `.database` naming the store.
     func readOutbox(_ sql: String, _ arguments: [AttributeValue], types: [AttributeType]) async throws -> [[AttributeValue]]
 
+    /// Runs `body` while this process alone, of those sharing the store, sends its outbox; `nil`
+    /// without running it when another one is sending. The hold dies with the process (a
+    /// PostgreSQL session's advisory lock, an SQLite file's `flock`), so a killed sender never
+    /// blocks the next one.
+    ///
+    /// - Throws: What `body` threw, or ``SyncError`` `.database` when the hold cannot be taken.
+    func sendingOutbox<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T?
+
 }
