@@ -8,7 +8,8 @@ import ReplicaTestSupport
 import Testing
 
 /// A randomized model of local writes against the mock API, on both stores: local saves,
-/// creates and deletes (some the API refuses with 422), another client changing the API's data,
+/// creates and deletes (some the API refuses with 422, some meet a 412 because another client
+/// changed the row since the API confirmed ours), another client changing the API's data,
 /// full syncs, pushes into an API that is down or failing, and answers lost after the API
 /// applied them (a process killed between the reply and the confirmation's commit).
 ///
@@ -145,16 +146,19 @@ struct OutboxModelTests {
             #expect(!remote.values.contains(""))
             // Every refused mutation is listed, with the API's 422 and its field error.
             let rejected = try await store.outbox(.rejected)
-            // A rename to an empty name or an empty create: 422; a change of a row the other client deleted: 404.
+            // A rename to an empty name or an empty create: 422; a change of a row the other client deleted: 404;
+            // a change of a row the other client changed since the API confirmed ours: 412 (the server wins).
             #expect(rejected.allSatisfy { mutation in
                 switch mutation.rejection?.status {
                 case 422?: return mutation.rejection?.body.contains("can't be blank") == true
                 case 404?: return mutation.kind == .update
+                case 412?: return mutation.kind != .create && mutation.precondition != nil
                 default: return false
                 }
             })
             #expect(refusedNames.isSubset(of: Set(rejected.map { "#\($0.id)" })))
             #expect(syncs > 20)
+            #expect(rejected.contains { $0.rejection?.status == 412 }, "the model never met a conflict")
         } teardown: {
             await loop.stop()
         }

@@ -19,7 +19,8 @@ struct OutboxPushTests {
         let client: ReplicaClient
 
         static func start(_ kind: StoreKind, people: String = #"[{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bob"}]"#,
-                          interceptors: [any Interceptor] = []) async throws -> Loop {
+                          interceptors: [any Interceptor] = [],
+                          configure: (inout ClientConfiguration) -> Void = { _ in }) async throws -> Loop {
             let schema = try TestStore.schema()
             let server = try await MockServer.start(resources: MockResource.resources(for: schema))
             _ = try await server.load(json: try JSONValue(parsing: people), into: "people")
@@ -27,6 +28,7 @@ struct OutboxPushTests {
             let transport = HTTPTransport()
             var configuration = ClientConfiguration(transport: transport, baseURLs: [.production: try #require(URL(string: server.baseURL))])
             configuration.interceptors = interceptors
+            configure(&configuration)
             let client = ReplicaClient(store: test.store, configuration: configuration)
             _ = try await client.call("/people")
             return Loop(server: server, transport: transport, test: test, client: client)

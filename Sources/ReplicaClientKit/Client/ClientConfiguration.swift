@@ -106,6 +106,15 @@ public struct ClientConfiguration: Sendable {
     /// configuration.parameterHooks = [{ request in request.params["access_token"] = .value(.string(token)) }]
     /// ```
     public var parameterHooks: [@Sendable (inout RequestParameters) async throws -> Void]
+    /// What ``ReplicaClient/push(concurrency:)`` does when the API refuses a local change because
+    /// its row changed there (412 to the change's `If-Match`, or 409), by entity name;
+    /// ``ConflictPolicy/serverWins`` for an entity not named.
+    ///
+    /// ```swift
+    /// configuration.conflictPolicies["Person"] = .mergeFields
+    /// configuration.conflictPolicies["Setting"] = .clientWins
+    /// ```
+    public var conflictPolicies: [String: ConflictPolicy] = [:]
     /// The time zone of the dates model operations send (``ReplicaClient/save(_:_:)``): ISO 8601
     /// with this zone's offset, as ApiModel sends dates in its configured zone. UTC (`Z`) by default.
     public var timeZone: TimeZone

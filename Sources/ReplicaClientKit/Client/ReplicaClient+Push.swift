@@ -55,6 +55,11 @@ extension ReplicaClient {
     ///   API's key: the foreign keys, links and pending mutations that named the temporary key
     ///   name the API's, and the temporary row goes. A `DELETE` answered 404 or 410 is confirmed
     ///   too: the object is gone.
+    /// - 412 to the change's `If-Match` (``Mutation/precondition``: the ETag the API gave the row
+    ///   when it last confirmed a change of it, if the row still reads so), or 409, for an update
+    ///   or a delete: a conflict, which the entity's ``ConflictPolicy`` decides
+    ///   (``ClientConfiguration/conflictPolicies``; the server wins by default). A 409 that
+    ///   speaks of the idempotency key (the same key still being handled) counts as a failed attempt.
     /// - 400, 403, 404, 409, 412, 422 and the other 4xx but 408 and 429: rejected. The mutation
     ///   stays in the outbox as rejected, with the status and body, and its change is taken back:
     ///   a create's row goes, an update's or a delete's row is read again from the API.
@@ -178,8 +183,8 @@ extension ReplicaClient {
         case failed(String)
     }
 
-    /// Sends one mutation and records the answer.
-    private func send(_ mutation: Mutation) async throws -> Sent {
+    /// Sends one mutation and records the answer; `depth` counts the conflicts it met on the way.
+    private func send(_ mutation: Mutation, depth: Int = 0) async throws -> Sent {
         let entity = try store.requireEntity(mutation.entity)
         let map = try store.mapping.requireMap(entity.name)
         let wrapped = entity.namespace != nil
@@ -208,6 +213,7 @@ extension ReplicaClient {
             prepared = try await prepare(path, method: method, params: mutation.kind == .delete ? [:] : params)
             var headers = HeaderFields()
             headers["Idempotency-Key"] = mutation.idempotencyKey
+            if mutation.kind != .create, let precondition = mutation.precondition { headers["If-Match"] = precondition }
             request = try await self.request(for: prepared, headers: headers)
             (response, bytes) = try await sendCollecting(request)
         } catch let error as ClientError {
@@ -215,6 +221,14 @@ extension ReplicaClient {
             if mutation.kind == .delete && (status == 404 || status == 410) {
                 _ = try await store.record(confirming(mutation), source: source)
                 return .confirmed(mutation.key)
+            }
+            if status == 409 && error.bodyText.lowercased().contains("idempotenc") {
+                // The same key still being handled (a copy sent by a process killed under way):
+                // not an answer about the mutation; it is asked again later.
+                return try await failed(mutation, error.description, source: source)
+            }
+            if (status == 412 || status == 409) && mutation.kind != .create && depth < 3 {
+                return try await conflict(mutation, status: status, body: error.bodyText, entity: entity, source: source, depth: depth)
             }
             guard Self.decides(status) else { return try await failed(mutation, error.description, source: source) }
             let rejection = Mutation.Rejection(status: status, body: error.bodyText)
@@ -262,6 +276,8 @@ extension ReplicaClient {
                 merged[jsonKey] = part.jsonValue
             }
         }
+        // The API's version of the row, for the If-Match of its next change.
+        if let etag = response.headers["ETag"] { work.versions = [(try entityIndex(entity), key, etag)] }
         let object: JSONValue = rewrap ? .object([entity.namespace ?? "": .object(merged)]) : .object(merged)
         let routePath = prepared.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? prepared.path
         let session = try store.session(prepared.syncMethod, routePath, options: SyncOptions(collectKeys: true))
@@ -317,23 +333,119 @@ extension ReplicaClient {
             return
         }
         // The API's row as it is now, written with the rejection.
+        let row: ServerRow?
         do {
-            let path = try objectPath(entity, key: mutation.key).path
-            let prepared = try await prepare(path, method: .get, params: [:])
-            let request = try await self.request(for: prepared, headers: HeaderFields())
-            let (_, bytes) = try await sendCollecting(request)
-            let routePath = prepared.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? prepared.path
-            let session = try store.session(.get, routePath, options: SyncOptions())
-            defer { session.discard() }
-            _ = try await session.stage(body: Data(bytes), source: "GET \(path)")
-            _ = try await session.commit(complete: false, records: [], outbox: work)
-        } catch let error as ClientError where error.status == 404 || error.status == 410 {
-            _ = try await store.record(work, deleting: (index, mutation.key), source: source)
+            row = try await serverRow(entity, key: mutation.key)
         } catch let error as SyncError {
             throw error
         } catch {
             // The API's row could not be read: the rejection stands, the row waits for the next sync.
             _ = try await store.record(work, source: source)
+            return
         }
+        guard let row else {
+            _ = try await store.record(work, deleting: (index, mutation.key), source: source)
+            return
+        }
+        try await write(row, of: entity, key: mutation.key, with: work)
+    }
+
+    /// One object as the API has it now: its show route's answer and ETag.
+    struct ServerRow {
+        var path: String
+        var bytes: [UInt8]
+        var etag: String?
+    }
+
+    /// `GET`s the row `key` of `entity` from the API; `nil` when it answers 404 or 410.
+    ///
+    /// - Throws: ``ClientError`` for any other failure.
+    private func serverRow(_ entity: Entity, key: AttributeValue) async throws -> ServerRow? {
+        let path = try objectPath(entity, key: key).path
+        let prepared = try await prepare(path, method: .get, params: [:])
+        let request = try await self.request(for: prepared, headers: HeaderFields())
+        do {
+            let (response, bytes) = try await sendCollecting(request)
+            return ServerRow(path: prepared.path, bytes: bytes, etag: response.headers["ETag"])
+        } catch let error as ClientError where error.status == 404 || error.status == 410 {
+            return nil
+        }
+    }
+
+    /// Writes the API's row through its show route, with `work` (and its ETag) in the same transaction.
+    private func write(_ row: ServerRow, of entity: Entity, key: AttributeValue, with work: OutboxWork) async throws {
+        var work = work
+        if let etag = row.etag { work.versions.append((try entityIndex(entity), key, etag)) }
+        let routePath = row.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? row.path
+        let session = try store.session(.get, routePath, options: SyncOptions())
+        defer { session.discard() }
+        _ = try await session.stage(body: Data(row.bytes), source: "GET \(row.path)")
+        _ = try await session.commit(complete: false, records: [], outbox: work)
+    }
+
+    /// A change the API refused because the row changed there (412, 409): the entity's
+    /// ``ConflictPolicy`` decides, on the API's row as it is now.
+    private func conflict(_ mutation: Mutation, status: Int, body: String, entity: Entity, source: String,
+                          depth: Int) async throws -> Sent {
+        let row: ServerRow?
+        do {
+            row = try await serverRow(entity, key: mutation.key)
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            return try await failed(mutation, "HTTP \(status), and the API's row could not be read: \(error)", source: source)
+        }
+        let rejection = Mutation.Rejection(status: status, body: body)
+        guard let row else {
+            // The API no longer has the row: a delete reached its goal; a change has nothing to change.
+            if mutation.kind == .delete {
+                _ = try await store.record(confirming(mutation), source: source)
+                return .confirmed(mutation.key)
+            }
+            try await reject(mutation, rejection, entity: entity, source: source)
+            return .rejected(rejection)
+        }
+        var resolution: ConflictResolution
+        switch configuration.conflictPolicies[entity.name] ?? .serverWins {
+        case .serverWins: resolution = .serverWins
+        case .clientWins: resolution = .clientWins
+        case .mergeFields: resolution = .send(mutation.changes)
+        case .resolve(let decide):
+            let map = try store.mapping.requireMap(entity.name)
+            var server: [String: AttributeValue]?
+            if case .object(let object)? = try? JSONValue(parsing: row.bytes) {
+                let inner = entity.namespace.flatMap { object[$0]?.objectValue } ?? object
+                if let mapped = try? map.map(inner, at: JSONPointer()) {
+                    server = Dictionary(uniqueKeysWithValues: zip(mapped.attributeNames, mapped.values).compactMap { name, value in
+                        value.map { (name, $0) }
+                    })
+                }
+            }
+            resolution = try await decide(Conflict(mutation: mutation, status: status, body: body, server: server))
+        }
+        var work = OutboxWork()
+        var resent = mutation
+        switch resolution {
+        case .serverWins:
+            work.rejected = [(mutation.id, rejection)]
+            try await write(row, of: entity, key: mutation.key, with: work)
+            return .rejected(rejection)
+        case .clientWins:
+            // Over whatever the API has: no precondition, under a new key (a new request).
+            work.reissued = [(mutation.id, nil, nil)]
+            _ = try await store.record(work, source: source)
+            resent.precondition = nil
+        case .send(let changes):
+            // On the API's row as it is now: its ETag, its values under the change's.
+            work.reissued = [(mutation.id, row.etag, changes)]
+            try await write(row, of: entity, key: mutation.key, with: work)
+            resent.precondition = row.etag
+            resent.changes = changes
+        }
+        guard let reissued = try await store.outbox(.pending, entity: entity.name).first(where: { $0.id == mutation.id }) else {
+            return .failed("mutation #\(mutation.id) left the outbox while its conflict was resolved")
+        }
+        resent.idempotencyKey = reissued.idempotencyKey
+        return try await send(resent, depth: depth + 1)
     }
 }
