@@ -10,7 +10,8 @@ struct ReplicaCommand: AsyncParsableCommand {
             Schemas describe entities and routes (see Schemas/ for examples). Every subcommand \
             has --help.
             """,
-        subcommands: [DemoCommand.self, SchemaCommand.self, ImportCommand.self, QueryCommand.self, WatchCommand.self, ServeCommand.self, SyncCommand.self]
+        subcommands: [DemoCommand.self, SchemaCommand.self, ImportCommand.self, QueryCommand.self, WatchCommand.self, ServeCommand.self, SyncCommand.self,
+                      SaveCommand.self, DeleteCommand.self, PushCommand.self, OutboxCommand.self]
     )
 }
 

@@ -163,7 +163,8 @@ struct SyncCommand: AsyncParsableCommand {
         options.sharedChildren = sharedChildren
         options.maxStagingBytes = try OptionChecks.byteSize(maxStaging, option: "--max-staging")
         if let every { return try await keepSynced(client, opened: opened, every: every, headers: callHeaders, options: options) }
-        var failed = false
+        // Local writes first: the pull then reads the API with them applied.
+        var failed = await Self.pushOutbox(client)
         var synced = false
         let warned = Locked(Set<String>())
         for path in paths {
@@ -219,7 +220,10 @@ struct SyncCommand: AsyncParsableCommand {
                 Output.write(status.description + "\n", to: .standardOutput)
             }
         }
-        var configuration = ServiceGroupConfiguration(services: [service], gracefulShutdownSignals: [.sigterm, .sigint],
+        // Local writes are pushed before the first sync, and every --every seconds beside the syncs.
+        _ = await Self.pushOutbox(client)
+        let pushes = PushLoop(client: client, every: every, concurrency: 4, prefix: "push: ", waitsFirst: true)
+        var configuration = ServiceGroupConfiguration(services: [service, pushes], gracefulShutdownSignals: [.sigterm, .sigint],
                                                       logger: logger)
         // A sync under way gets 3 s to commit; then it is cancelled (rolled back whole) and the command exits.
         configuration.maximumGracefulShutdownDuration = .seconds(3)
@@ -227,6 +231,21 @@ struct SyncCommand: AsyncParsableCommand {
         try await group.run()
         await statusLines.value
         return (false, true)
+    }
+
+    /// Pushes the outbox when it holds pending mutations and prints one line (`push: 1 confirmed,
+    /// 0 rejected, 0 still pending`), and an `Error:` line per mutation rejected or still pending;
+    /// `true` when one was. A push that cannot reach the API leaves the pull to report its own error.
+    static func pushOutbox(_ client: ReplicaClient) async -> Bool {
+        do {
+            guard try await !client.store.outbox(.pending).isEmpty else { return false }
+            let result = try await client.push()
+            PushReport.print(result, prefix: "push: ")
+            return PushReport.status(result) != 0
+        } catch {
+            printError("push: \(error)")
+            return true
+        }
     }
 
     /// The warnings a result's ignored keys call for, each key once per route per process.

@@ -30,7 +30,7 @@ struct ReadmeSessionTests {
         for problem in readme.problems { Issue.record(Comment(rawValue: problem)) }
         // The sessions README.md tells, so that one lost to a markup slip is noticed.
         let names = Set(readme.sessions.map(\.name))
-        for name in ["blog", "resteasy", "sync", "paged"] {
+        for name in ["blog", "resteasy", "sync", "paged", "writing"] {
             #expect(names.contains(name), "README.md has no console block in session '\(name)'")
         }
         #expect(readme.blocks.count >= 10, "README.md has \(readme.blocks.count) console blocks")

@@ -181,6 +181,23 @@ struct ExampleRunTests {
         #expect(remaining == 0, "created, synced, then deleted locally too")
     }
 
+    @Test("the writing example creates Ann and deletes Person 7 on the mock server through the outbox")
+    func writing() async throws {
+        var logger = Logger(label: "writing-example")
+        logger.logLevel = .critical
+        let (pushed, local, remote) = try await withPeopleServer(clientSchema: "people.json",
+                                                                 data: #"{"people": [{"id": 7, "name": "Bob"}]}"#) { client, engine in
+            _ = try await client.call("/people")
+            let pushed = try await writingExample(client: client, logger: logger)
+            let local = try engine.store.rows("Person").map { "\($0["id"] ?? .null) \($0["name"] ?? .null)" }
+            let remote = try await client.call("/people").sync.objectCount
+            return (pushed.description, local, remote)
+        }
+        #expect(pushed == "2 confirmed, 0 rejected, 0 still pending")
+        #expect(local == ["8 Ann"])
+        #expect(remote == 1)
+    }
+
     @Test("the ad-hoc example gets the cars of a mock server whose paths the client's schema does not route")
     func adHocCall() async throws {
         let result = try await withPeopleServer(clientSchema: "blog.json",

@@ -53,9 +53,11 @@ struct WatchCommand: AsyncParsableCommand {
         if Terminal.width(of: STDOUT_FILENO) != nil {
             var view = WatchTerminalView(title: title(), columns: watched.columns)
             view.highlightTime = .checkedSeconds(highlight)
+            view.pending = PendingRows(keys: watched.pendingKeys, every: .milliseconds(poll))
             try await view.run(updates: watched.results.updates(), deadline: deadline)
         } else {
-            try await WatchJSONLines().run(updates: watched.results.updates(), deadline: deadline)
+            let lines = WatchJSONLines(pending: PendingRows(keys: watched.pendingKeys, every: .milliseconds(poll)))
+            try await lines.run(updates: watched.results.updates(), deadline: deadline)
         }
         await watched.close()
     }
@@ -64,6 +66,8 @@ struct WatchCommand: AsyncParsableCommand {
     struct Watched {
         let results: LiveResultSet
         let columns: [String]
+        /// The keys of the entity's rows that pending mutations of the outbox change.
+        let pendingKeys: @Sendable () async -> [AttributeValue]
         /// Stops the updates (also when the view throws).
         let stop: () -> Void
         /// Closes the store once the view has ended.
@@ -94,7 +98,12 @@ struct WatchCommand: AsyncParsableCommand {
                 monitor.stop()
                 throw error
             }
-            return Watched(results: results, columns: entity.attributes.map(\.name),
+            let name = entity.name
+            let pendingKeys: @Sendable () async -> [AttributeValue] = {
+                // A failed read keeps the marks as they were at the next check (nil is not "none").
+                (try? await store.pendingKeys(name)).map(Array.init) ?? []
+            }
+            return Watched(results: results, columns: entity.attributes.map(\.name), pendingKeys: pendingKeys,
                            stop: { monitor.stop(); results.close() }, close: opened.close)
         } catch {
             await opened.close()
@@ -129,11 +138,53 @@ enum Deadline {
     }
 }
 
-/// Prints one JSON line for the initial result and one per diff, for scripts and tests.
+/// The rows of the watched entity with local changes the API has not confirmed (pending
+/// mutations of the outbox): read after every update and every `every`, as the outbox changes
+/// with commits that may leave the result as it was (a confirmation).
+struct PendingRows: Sendable {
+    let keys: @Sendable () async -> [AttributeValue]
+    let every: Duration
+    private let last = Locked<[AttributeValue]>([])
+
+    init(keys: @escaping @Sendable () async -> [AttributeValue], every: Duration) {
+        self.keys = keys
+        self.every = every
+    }
+
+    /// Reads the keys; calls `changed` with them (under a lock, so calls come in order) when they
+    /// differ from the last ones read.
+    func refresh(_ changed: @Sendable ([AttributeValue]) -> Void) async {
+        let now = await keys()
+        last.withLock { last in
+            guard now != last else { return }
+            last = now
+            changed(now)
+        }
+    }
+
+    /// Refreshes every `every` until cancelled.
+    func poll(_ changed: @escaping @Sendable ([AttributeValue]) -> Void) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: every)
+            await refresh(changed)
+        }
+    }
+}
+
+/// Prints one JSON line for the initial result and one per diff, for scripts and tests, and
+/// `{"event":"pending","keys":[…]}` whenever the rows with unconfirmed local changes change.
 struct WatchJSONLines {
+    var pending: PendingRows? = nil
+
     func run(updates: consuming LiveResultUpdates, deadline: ContinuousClock.Instant?) async throws {
         emit(["event": "snapshot", "count": .int(Int64(updates.initial.count)),
               "keys": .array(updates.initial.rows.keys.map(\.jsonValue))])
+        let pending = self.pending
+        let emitPending: @Sendable ([AttributeValue]) -> Void = { keys in
+            Output.write(JSONValue.object(["event": "pending", "keys": .array(keys.map(\.jsonValue))]).serialized() + "\n",
+                         to: .standardOutput)
+        }
+        await pending?.refresh(emitPending)
         // The iterator alone from here: the initial snapshot is released once the result moves on.
         let iterator = updates.makeAsyncIterator()
         _ = consume updates
@@ -161,8 +212,10 @@ struct WatchJSONLines {
                         line["sectionsDeleted"] = .array(diff.sectionDeletes.map { $0.key.jsonValue })
                     }
                     emit(.object(line))
+                    await pending?.refresh(emitPending)
                 }
             }
+            if let pending { group.addTask { await pending.poll(emitPending) } }
             group.addTask { await Deadline.sleep(until: deadline) }
             _ = try await group.next()
             group.cancelAll()
@@ -186,6 +239,8 @@ struct WatchTerminalView {
     var footer: (@Sendable () -> String)? = nil
     /// How long a changed row stays highlighted (a deleted one struck through).
     var highlightTime: Duration = .milliseconds(1500)
+    /// Where the rows with unconfirmed local changes come from; they are marked `*`.
+    var pending: PendingRows? = nil
 
     func run(updates: consuming LiveResultUpdates, deadline: ContinuousClock.Instant?) async throws {
         let session = TerminalSession()
@@ -207,6 +262,9 @@ struct WatchTerminalView {
         }
         session.readKeys { key in event.yield(key) }
         session.onResize { event.yield(nil) }
+        let pending = self.pending
+        let markPending: @Sendable ([AttributeValue]) -> Void = { keys in state.setPending(keys) }
+        await pending?.refresh(markPending)
         redraw()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -214,6 +272,7 @@ struct WatchTerminalView {
                 while let update = await iterator.next() {
                     let releases = update.previous.count >= WatchMemory.trimRows
                     state.apply(update)
+                    await pending?.refresh(markPending)
                     redraw()
                     // The previous snapshot is gone with the update: its pages go back to the system.
                     _ = consume update
@@ -238,6 +297,14 @@ struct WatchTerminalView {
                 }
             }
             group.addTask { await Deadline.sleep(until: deadline) }
+            if let pending {
+                group.addTask {
+                    await pending.poll { keys in
+                        state.setPending(keys)
+                        redraw()
+                    }
+                }
+            }
             if footer != nil {
                 group.addTask {
                     while !Task.isCancelled {
@@ -265,6 +332,11 @@ final class ViewState: Sendable {
         model.withLock { $0.apply(update) }
     }
 
+    /// The keys of the rows with unconfirmed local changes, marked `*`.
+    func setPending(_ keys: [AttributeValue]) {
+        model.withLock { $0.pending = Set(keys) }
+    }
+
     /// Drops marks and ghosts older than the highlight time; `true` when something changed.
     func expire() -> Bool {
         model.withLock { $0.expire() }
@@ -288,6 +360,9 @@ struct ViewModel: Sendable {
     private var marks: [AttributeValue: (WatchScreen.Mark, ContinuousClock.Instant)] = [:]
     private var ghosts: [(row: EntityRow, section: Int, at: ContinuousClock.Instant)] = []
     private var updateCount = 0
+    /// The keys of the rows with unconfirmed local changes: while there are any, a first column
+    /// marks them `*`.
+    var pending: Set<AttributeValue> = []
     /// The body line at the top of the view.
     private var top = 0
     /// The body lines the last screen showed (how far a page scrolls).
@@ -370,11 +445,15 @@ struct ViewModel: Sendable {
     /// The screen for a body of `bodyHeight` lines, at the current scroll position (clamped so
     /// that the last line of the result ends the view, as a pager does).
     mutating func screen(title: String, columns: [String], visible: [Int]? = nil, bodyHeight: Int) -> WatchScreen {
+        let pending = self.pending
         let pick: (EntityRow) -> [String] = { row in
-            guard let visible else { return row.values.map(TextTable.cell) }
-            return visible.map { row.values.indices.contains($0) ? TextTable.cell(row.values[$0]) : "" }
+            let cells = visible.map { $0.map { row.values.indices.contains($0) ? TextTable.cell(row.values[$0]) : "" } }
+                ?? row.values.map(TextTable.cell)
+            guard !pending.isEmpty else { return cells }
+            return [pending.contains(row.primaryKey) ? "*" : " "] + cells
         }
-        let shownColumns = visible.map { $0.map { columns.indices.contains($0) ? columns[$0] : "" } } ?? columns
+        var shownColumns = visible.map { $0.map { columns.indices.contains($0) ? columns[$0] : "" } } ?? columns
+        if !pending.isEmpty { shownColumns.insert(" ", at: 0) }
         page = bodyHeight
         // Built once per screen: a snapshot's sections are views made on each access.
         let sections = snapshot.sections
@@ -418,7 +497,8 @@ struct ViewModel: Sendable {
             }
         }
         let time = Date().formatted(.dateTime.hour().minute().second())
-        return WatchScreen(title: title, status: "\(updateCount) updates · \(time)", columns: shownColumns, lines: lines,
+        let unconfirmed = pending.isEmpty ? "" : " · * \(pending.count) not yet confirmed by the API"
+        return WatchScreen(title: title, status: "\(updateCount) updates · \(time)\(unconfirmed)", columns: shownColumns, lines: lines,
                            rowCount: snapshot.count, visibleRows: first.flatMap { f in last.map { f ... $0 } })
     }
 }
