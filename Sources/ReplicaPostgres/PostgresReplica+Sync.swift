@@ -142,6 +142,8 @@ final class PostgresTransaction: StoreTransaction {
         session.stagedTopKeys(of: entity)
     }
 
+    func changesSoFar() async throws -> [String: EntityChanges] { changes }
+
     var dialect: SQLDialect { .postgres }
 
     func execute(_ sql: String, _ arguments: [AttributeValue]) async throws {

@@ -151,6 +151,11 @@ struct SQLiteTransaction: StoreTransaction {
         }
     }
 
+    func changesSoFar() async throws -> [String: EntityChanges] {
+        let confined = self.confined
+        return try await pump.perform { confined.value.writer.entityChanges() }
+    }
+
     var dialect: SQLDialect { .sqlite }
 
     func execute(_ sql: String, _ arguments: [AttributeValue]) async throws {

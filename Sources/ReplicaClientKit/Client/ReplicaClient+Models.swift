@@ -208,12 +208,7 @@ extension ReplicaClient {
         var rewrap = false
         switch reply {
         case .object(let object)?:
-            if wrapped, let namespace = entity.namespace, object.keys == [namespace], case .object(let inner)? = object[namespace] {
-                merged = inner
-                rewrap = true
-            } else {
-                merged = object
-            }
+            (merged, rewrap) = Self.unwrapped(object, of: entity)
         case nil where method == .put:
             merged = JSONObject()
             rewrap = wrapped
@@ -227,6 +222,14 @@ extension ReplicaClient {
         let result = try await syncSaved(object, prepared: prepared)
         guard let key = result.seenKeys.values.first ?? entity.key(from: { values[$0] }) else { return nil }
         return try await storedRow(entity, key: key)
+    }
+
+    /// A reply's object out of the entity's namespace (`{"post": {...}}`), and whether it was in it.
+    static func unwrapped(_ object: JSONObject, of entity: Entity) -> (object: JSONObject, wrapped: Bool) {
+        if let namespace = entity.namespace, object.keys == [namespace], case .object(let inner)? = object[namespace] {
+            return (inner, true)
+        }
+        return (object, false)
     }
 
     /// Syncs a saved object's merged JSON through the save's route, as one answer (no stale rows).

@@ -249,12 +249,7 @@ extension ReplicaClient {
         var rewrap = false
         switch try Self.json(of: bytes, response: response, request: request) {
         case .object(let object)?:
-            if wrapped, let namespace = entity.namespace, object.keys == [namespace], case .object(let inner)? = object[namespace] {
-                merged = inner
-                rewrap = true
-            } else {
-                merged = object
-            }
+            (merged, rewrap) = Self.unwrapped(object, of: entity)
         default:
             // No object back (204, or not one object): what was sent stands.
             rewrap = wrapped

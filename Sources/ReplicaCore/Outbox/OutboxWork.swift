@@ -246,7 +246,23 @@ package struct OutboxPass {
             finished.queued.append(mutation)
             mutations.append(mutation)
         }
-        for mutation in mutations {
+        // Only the rows this job wrote lost their pending changes (the others still read with
+        // them): those rows' mutations are applied again, and those of the rows of the mutations
+        // this job queued or made pending again.
+        guard !mutations.isEmpty else { return finished }
+        var rows = Set<String>()
+        func row(_ entity: String, _ key: AttributeValue) -> String { entity + "\u{0}" + OutboxTable.text(of: key) }
+        for (entity, changes) in try await transaction.changesSoFar() {
+            for key in changes.inserted { rows.insert(row(entity, key)) }
+            for key in changes.updated { rows.insert(row(entity, key)) }
+            for key in changes.deleted { rows.insert(row(entity, key)) }
+        }
+        for rekey in work.rekeyed { rows.insert(row(mapping.maps[rekey.entity].entity.name, rekey.to)) }
+        // A row with a mutation queued or made pending again has all its pending mutations applied,
+        // in order, so that a later one still wins over an earlier one made pending again.
+        let renewed = Set(work.retried.map(\.id) + work.reissued.map(\.id) + finished.queued.map(\.id))
+        for mutation in mutations where renewed.contains(mutation.id) { rows.insert(row(mutation.entity, mutation.key)) }
+        for mutation in mutations where rows.contains(row(mutation.entity, mutation.key)) {
             try await OutboxApply.apply(mutation, mapping: mapping, in: transaction, into: &finished.changes)
         }
         return finished

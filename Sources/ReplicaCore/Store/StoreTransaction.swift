@@ -47,6 +47,10 @@ package protocol StoreTransaction {
     /// which PostgreSQL delivers only once the transaction commits).
     func changeSet(folding rebase: RebaseChanges) async throws -> ChangeSet
 
+    /// What the transaction changed so far, by entity name: the rows whose pending mutations the
+    /// outbox applies again.
+    func changesSoFar() async throws -> [String: EntityChanges]
+
     /// The store's SQL, for the statements the outbox runs.
     var dialect: SQLDialect { get }
 

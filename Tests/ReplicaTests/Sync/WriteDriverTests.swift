@@ -34,6 +34,7 @@ struct WriteDriverTests {
             steps.append("changes")
             return ChangeSet(sequence: 9, entities: [:])
         }
+        func changesSoFar() async throws -> [String: EntityChanges] { [:] }
         var dialect: SQLDialect { .sqlite }
         func execute(_ sql: String, _ arguments: [AttributeValue]) async throws { steps.append("execute") }
         func select(_ sql: String, _ arguments: [AttributeValue], types: [AttributeType]) async throws -> [[AttributeValue]] {

@@ -58,6 +58,7 @@ let allWorkloads: [any Workload] = [
     SyncPagesWorkload(),
     SyncIncrementalWorkload(),
     SyncOffsetWorkload(),
+    OutboxPushWorkload(),
     ImportPostgresWorkload(),
     FleetWorkload(),
 ]
