@@ -63,19 +63,16 @@ package struct OutboxWork: Sendable {
 }
 
 /// One write job's pass over the outbox, in the order the write driver calls it: ``begin(_:in:mapping:)``
-/// once the job's rows are written (records what the sender learned, reads what is pending),
-/// ``keeping(_:)`` for the stale deletions, and ``finish(in:)`` after the deletions (queues the new
-/// local writes and applies every pending mutation again).
+/// once the job's rows are written (records what the sender learned), ``keeping(_:in:)`` for the
+/// stale deletions (pending creates keep their rows), and ``finish(in:)`` after the deletions
+/// (queues the new local writes and applies again the pending mutations of the rows the job wrote).
 package struct OutboxPass {
     private let work: OutboxWork
     private let mapping: SchemaMapping
-    /// The pending mutations before this job's local writes, in commit order; empty when the
-    /// store has no outbox yet.
-    private(set) var pending: [Mutation]
     /// Whether the store has the outbox table.
     private var exists: Bool
 
-    /// Applies what the sender learned and reads what is still pending.
+    /// Applies what the sender learned.
     package static func begin(_ work: OutboxWork, in transaction: some StoreTransaction,
                               mapping: SchemaMapping) async throws -> OutboxPass {
         let dialect = transaction.dialect
@@ -95,7 +92,7 @@ package struct OutboxPass {
                 exists = true
             }
         }
-        var pass = OutboxPass(work: work, mapping: mapping, pending: [], exists: exists)
+        let pass = OutboxPass(work: work, mapping: mapping, exists: exists)
         guard exists else { return pass }
         let table = OutboxTable.name
         for id in work.confirmed + work.discarded {
@@ -130,19 +127,48 @@ package struct OutboxPass {
             }
             try await transaction.execute(sql + " WHERE id = ?", arguments + [.integer(id)])
         }
-        let query = OutboxTable.select(state: .pending)
-        pass.pending = try await transaction.select(query.sql, query.arguments, types: OutboxTable.types)
-            .compactMap { OutboxTable.decode($0, schema: mapping.schema) }
         return pass
     }
+
+    /// The pending mutations that also meet `condition` (SQL over the outbox's columns), in commit order.
+    private func pending(_ condition: String, _ arguments: [AttributeValue],
+                         in transaction: some StoreTransaction) async throws -> [Mutation] {
+        try await transaction.select("SELECT \(OutboxTable.columns) FROM \(OutboxTable.name) WHERE state = 'pending' AND (\(condition)) "
+                                     + "ORDER BY id", arguments, types: OutboxTable.types)
+            .compactMap { OutboxTable.decode($0, schema: mapping.schema) }
+    }
+
+    /// The pending mutations of `rows` (entity name, key text), in commit order: by entity and key
+    /// for a few rows, else the whole outbox filtered.
+    private func pending(of rows: Set<String>, in transaction: some StoreTransaction) async throws -> [Mutation] {
+        if rows.count > 256 {
+            return try await pending("1 = 1", [], in: transaction).filter { rows.contains(Self.row($0.entity, $0.key)) }
+        }
+        var keysByEntity: [String: [String]] = [:]
+        for row in rows {
+            let parts = row.split(separator: "\u{0}", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2 else { continue }
+            keysByEntity[String(parts[0]), default: []].append(String(parts[1]))
+        }
+        var found: [Mutation] = []
+        for (entity, keys) in keysByEntity {
+            found += try await pending("entity = ? AND key IN (" + Array(repeating: "?", count: keys.count).joined(separator: ", ") + ")",
+                                       [.string(entity)] + keys.map(AttributeValue.string), in: transaction)
+        }
+        return found.sorted { $0.id < $1.id }
+    }
+
+    /// A row as the passes name it: the entity's name and the key's text.
+    static func row(_ entity: String, _ key: AttributeValue) -> String { entity + "\u{0}" + OutboxTable.text(of: key) }
 
     /// `deletions`, each also keeping the rows pending mutations create: a sync that does not
     /// list them yet does not take a local row away. A row a pending mutation only changes goes
     /// when the API no longer lists it (the store reads as the API's rows with the pending
     /// mutations on top, and a change of a row that is gone changes nothing; its send will be
     /// refused).
-    package func keeping(_ deletions: [StaleDeletion]) -> [StaleDeletion] {
-        let creates = pending.filter { $0.kind == .create }
+    package func keeping(_ deletions: [StaleDeletion], in transaction: some StoreTransaction) async throws -> [StaleDeletion] {
+        guard exists, !deletions.isEmpty else { return deletions }
+        let creates = try await pending("kind = 'create'", [], in: transaction)
         guard !creates.isEmpty else { return deletions }
         return deletions.map { deletion in
             let name = mapping.maps[deletion.entity].entity.name
@@ -162,14 +188,22 @@ package struct OutboxPass {
         package var changes = RebaseChanges()
     }
 
-    /// Records the job's local writes and applies every pending mutation, old and new, in commit
-    /// order, on top of the rows the job wrote.
+    /// Records the job's local writes and applies the pending mutations of the rows the job wrote
+    /// (and of the rows it queued or renewed mutations of), old and new, in commit order, on top.
     package func finish(in transaction: some StoreTransaction) async throws -> Finished {
         var finished = Finished()
         guard exists else { return finished }
-        var mutations = pending
         for rekey in work.rekeyed {
-            try await Self.rekey(rekey.entity, from: rekey.from, to: rekey.to, mapping: mapping, pending: &mutations,
+            // The row's own mutations, and those of the entities whose foreign keys may name it.
+            let name = mapping.maps[rekey.entity].entity.name
+            let children = Set(mapping.maps.filter { map in
+                map.entity.relationships.contains { $0.kind == .toOne && $0.destination == name }
+            }.map(\.entity.name)).sorted()
+            var condition = "(entity = ? AND key = ?)"
+            if !children.isEmpty { condition += " OR entity IN (" + children.map { _ in "?" }.joined(separator: ", ") + ")" }
+            var related = try await pending(condition, [.string(name), .string(OutboxTable.text(of: rekey.from))]
+                                            + children.map(AttributeValue.string), in: transaction)
+            try await Self.rekey(rekey.entity, from: rekey.from, to: rekey.to, mapping: mapping, pending: &related,
                                  in: transaction, changes: &finished.changes)
         }
         // The API's rows as it answered them, before the pending changes go on top again.
@@ -185,10 +219,6 @@ package struct OutboxPass {
             try await transaction.execute("UPDATE \(OutboxTable.name) SET precondition = ? WHERE entity = ? AND key = ? "
                                           + "AND state = 'pending' AND precondition IS NOT NULL",
                                           [.string(version.etag), .string(entity.name), .string(keyText)])
-            for index in mutations.indices where mutations[index].entity == entity.name && mutations[index].key == version.key
-                && mutations[index].precondition != nil {
-                mutations[index].precondition = version.etag
-            }
         }
         for write in work.queued {
             let entity = mapping.maps[write.entity].entity
@@ -220,7 +250,8 @@ package struct OutboxPass {
             // as it did then; else the one an earlier pending change of the row was made on.
             var precondition: String?
             if kind != .create {
-                precondition = mutations.last { $0.entity == entity.name && $0.key == key }?.precondition
+                precondition = try await pending("entity = ? AND key = ?", [.string(entity.name), .string(OutboxTable.text(of: key))],
+                                                 in: transaction).last?.precondition
                 let recorded = try await transaction.select("SELECT etag, digest FROM \(OutboxTable.versions) WHERE entity = ? AND key = ?",
                                                             [.string(entity.name), .string(OutboxTable.text(of: key))],
                                                             types: [.string, .string])
@@ -244,25 +275,29 @@ package struct OutboxPass {
                                     createdAt: Date(timeIntervalSince1970: write.createdAt.timeIntervalSince1970))
             mutation.precondition = precondition
             finished.queued.append(mutation)
-            mutations.append(mutation)
         }
         // Only the rows this job wrote lost their pending changes (the others still read with
         // them): those rows' mutations are applied again, and those of the rows of the mutations
         // this job queued or made pending again.
-        guard !mutations.isEmpty else { return finished }
         var rows = Set<String>()
-        func row(_ entity: String, _ key: AttributeValue) -> String { entity + "\u{0}" + OutboxTable.text(of: key) }
         for (entity, changes) in try await transaction.changesSoFar() {
-            for key in changes.inserted { rows.insert(row(entity, key)) }
-            for key in changes.updated { rows.insert(row(entity, key)) }
-            for key in changes.deleted { rows.insert(row(entity, key)) }
+            for key in changes.inserted { rows.insert(Self.row(entity, key)) }
+            for key in changes.updated { rows.insert(Self.row(entity, key)) }
+            for key in changes.deleted { rows.insert(Self.row(entity, key)) }
         }
-        for rekey in work.rekeyed { rows.insert(row(mapping.maps[rekey.entity].entity.name, rekey.to)) }
+        for rekey in work.rekeyed { rows.insert(Self.row(mapping.maps[rekey.entity].entity.name, rekey.to)) }
         // A row with a mutation queued or made pending again has all its pending mutations applied,
         // in order, so that a later one still wins over an earlier one made pending again.
-        let renewed = Set(work.retried.map(\.id) + work.reissued.map(\.id) + finished.queued.map(\.id))
-        for mutation in mutations where renewed.contains(mutation.id) { rows.insert(row(mutation.entity, mutation.key)) }
-        for mutation in mutations where rows.contains(row(mutation.entity, mutation.key)) {
+        for mutation in finished.queued { rows.insert(Self.row(mutation.entity, mutation.key)) }
+        let renewed = work.retried.map(\.id) + work.reissued.map(\.id)
+        if !renewed.isEmpty {
+            for mutation in try await pending("id IN (" + renewed.map { _ in "?" }.joined(separator: ", ") + ")",
+                                              renewed.map(AttributeValue.integer), in: transaction) {
+                rows.insert(Self.row(mutation.entity, mutation.key))
+            }
+        }
+        guard !rows.isEmpty else { return finished }
+        for mutation in try await pending(of: rows, in: transaction) {
             try await OutboxApply.apply(mutation, mapping: mapping, in: transaction, into: &finished.changes)
         }
         return finished

@@ -87,7 +87,7 @@ extension WriteJob {
         // What the sender learned is recorded, and what is still pending read, before stale rows go:
         // a pending mutation's row is never stale.
         let outbox = try await OutboxPass.begin(job.outbox, in: transaction, mapping: frontEnd.mapping)
-        try await transaction.settle(outbox.keeping(deletions))
+        try await transaction.settle(outbox.keeping(deletions, in: transaction))
         if let row = job.deletedRow { try await transaction.delete(entity: row.entity, key: row.key) }
         for tombstones in job.tombstones where !tombstones.keys.isEmpty {
             try await transaction.delete(tombstones)
