@@ -95,6 +95,25 @@ struct OutboxConflictTests {
         }
     }
 
+    @Test("two changes of a row in one push: the second goes with the ETag the first one's confirmation answered",
+          arguments: StoreKind.allCases)
+    func chained(kind: StoreKind) async throws {
+        let loop = try await OutboxPushTests.Loop.start(kind)
+        try await withTeardown { () async throws in
+            let store = loop.store
+            try await store.saveLocally("Person", ["id": .integer(1), "name": .string("Ann B.")])
+            #expect(try await loop.client.push().confirmed.count == 1)
+            let first = try await store.saveLocally("Person", ["id": .integer(1), "name": .string("Ann C.")])
+            let second = try await store.saveLocally("Person", ["id": .integer(1), "numberOfKids": .integer(4)])
+            #expect(first.precondition != nil && second.precondition == first.precondition)
+            let pushed = try await loop.client.push()
+            #expect(pushed.description == "2 confirmed, 0 rejected, 0 still pending")
+            #expect(try await Self.row(store) == "Ann C., 4 kids")
+        } teardown: {
+            await loop.stop()
+        }
+    }
+
     @Test("a row whose version is not known (synced in a collection) is sent without If-Match", arguments: StoreKind.allCases)
     func noVersion(kind: StoreKind) async throws {
         let loop = try await OutboxPushTests.Loop.start(kind)

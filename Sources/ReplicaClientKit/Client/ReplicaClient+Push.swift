@@ -79,6 +79,13 @@ extension ReplicaClient {
     ///   could not be recorded stays pending, and the API's idempotency keys make sending it again safe.
     @discardableResult
     public func push(concurrency: Int = 4) async throws -> PushResult {
+        // Nothing to send: no hold to take (nor, on SQLite, a lock file to create beside the database).
+        if try await store.outbox(.pending).isEmpty {
+            var nothing = PushResult()
+            nothing.outbox = try await store.outboxStatus()
+            record(nothing)
+            return nothing
+        }
         // One sender at a time among the processes sharing the store: each mutation is sent once,
         // in order per row.
         guard let result = try await store.backend.sendingOutbox({ try await self.pushHolding(concurrency: concurrency) }) else {
@@ -151,12 +158,16 @@ extension ReplicaClient {
     /// Sends one row's mutations in order; stops at the first that stays pending.
     private func push(chain: [Mutation]) async throws -> PushResult {
         var result = PushResult()
-        var renamed: (from: AttributeValue, to: AttributeValue)?
-        for (index, var mutation) in chain.enumerated() {
-            if let renamed, mutation.key == renamed.from { mutation.key = renamed.to }
+        for (index, listed) in chain.enumerated() {
+            // As the outbox holds it now: the confirmation of the one before may have given the row
+            // the API's key and moved the row's precondition to the ETag the API answered.
+            var mutation = listed
+            if index > 0 {
+                guard let current = try await store.mutation(listed.id), current.state == .pending else { continue }
+                mutation = current
+            }
             switch try await send(mutation) {
-            case .confirmed(let key):
-                if let key, key != mutation.key { renamed = (mutation.key, key) }
+            case .confirmed:
                 result.confirmed.append(mutation)
             case .rejected(let rejection):
                 mutation.state = .rejected

@@ -182,8 +182,18 @@ extension ReplicaStore {
         return try await transact(job).changes
     }
 
+    /// The mutation numbered `id` as the outbox holds it now (its key, precondition and
+    /// idempotency key may have changed since it was read: a confirmation before it renames a
+    /// temporary key and moves the row's precondition); `nil` when it left the outbox.
+    ///
+    /// - Throws: ``SyncError`` `.database`.
+    package func mutation(_ id: Int64) async throws -> Mutation? {
+        try await backend.readOutbox("SELECT \(OutboxTable.columns) FROM \(OutboxTable.name) WHERE id = ?", [.integer(id)],
+                                     types: OutboxTable.types).compactMap { OutboxTable.decode($0, schema: schema) }.first
+    }
+
     private func requireMutation(_ id: Int64) async throws -> Mutation {
-        guard let mutation = try await outbox().first(where: { $0.id == id }) else {
+        guard let mutation = try await mutation(id) else {
             throw SyncError(.invalidWrite, "the outbox has no mutation #\(id)")
         }
         return mutation
