@@ -251,15 +251,9 @@ struct OutboxCommandTests {
         let directory = try TemporaryDirectory("replica-watch-pending")
         defer { directory.remove() }
         let db = try await Self.makeStore(directory)
-        let watch = Process()
-        watch.executableURL = ReplicaTool.productsDirectory.appendingPathComponent("replica")
-        watch.arguments = ["watch", "--db", db, "Person", "--sort", "id", "--poll", "20", "--duration", "60"]
-        let out = Pipe()
-        watch.standardOutput = out
-        watch.standardError = FileHandle.nullDevice
-        try watch.run()
-        defer { if watch.isRunning { watch.terminate() }; watch.waitUntilExit() }
-        let lines = LineReader(out.fileHandleForReading)
+        let watch = try LineReader.watch(["--db", db, "Person", "--sort", "id", "--poll", "20", "--duration", "60"])
+        defer { watch.stop() }
+        let lines = watch.lines
         #expect(await lines.next() == #"{"event":"snapshot","count":2,"keys":[7,8]}"#)
         _ = try await ReplicaTool.run(["save", "--db", db, "Person", #"{"name": "Ann"}"#])
         // The diff and the outbox are read by two checks: either may come first.

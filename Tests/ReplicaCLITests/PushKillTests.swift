@@ -2,21 +2,9 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import ReplicaCore
 import ReplicaTestSupport
 import Testing
-
-/// A seeded generator (SplitMix64): the same kill moments on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// `replica push` killed with SIGKILL at random moments and run again: every queued write reaches
 /// the API exactly once (its Idempotency-Key is the same across runs), and the outbox ends empty.
@@ -53,7 +41,7 @@ struct PushKillTests {
         let first = try await ReplicaTool.run(["sync", "--db", db, "--schema", "Schemas/people.json", "--base-url", server.baseURL, "/people"])
         #expect(first.status == 0, "\(first.stderr)")
 
-        var random = SeededGenerator(state: 20_260_522)
+        var random = SeededRandom(seed: 20_260_522)
         var kills = 0
         var names: [String] = []
         var round = 0

@@ -30,15 +30,9 @@ struct WatchCommandTests {
         let (directory, db) = try Self.scratch()
         defer { directory.remove() }
         try await Self.importPosts(db, #"{"posts": [{"id": 10, "title": "Hello"}]}"#)
-        let watch = Process()
-        watch.executableURL = ReplicaTool.productsDirectory.appendingPathComponent("replica")
-        watch.arguments = ["watch", "--db", db, "Post", "--sort", "-id", "--poll", "20", "--duration", "60"]
-        let out = Pipe()
-        watch.standardOutput = out
-        watch.standardError = FileHandle.nullDevice
-        try watch.run()
-        defer { if watch.isRunning { watch.terminate() }; watch.waitUntilExit() }
-        let lines = LineReader(out.fileHandleForReading)
+        let watch = try LineReader.watch(["--db", db, "Post", "--sort", "-id", "--poll", "20", "--duration", "60"])
+        defer { watch.stop() }
+        let lines = watch.lines
         #expect(await lines.next() == #"{"event":"snapshot","count":1,"keys":[10]}"#)
         try await Self.importPosts(db, #"{"posts": [{"id": 20, "title": "New"}, {"id": 10, "title": "Hello again"}]}"#)
         #expect(await lines.next() == #"{"event":"diff","count":2,"inserted":[20],"updated":[10],"moved":[],"deleted":[]}"#)
@@ -164,6 +158,32 @@ struct WatchCommandTests {
 /// Reads lines from a pipe, each wait on a thread of its own, so that a child that is slow to print
 /// on a loaded machine holds none of Swift's cooperative threads.
 /// `@unchecked Sendable`: one test calls `next()` at a time, awaiting each call before the next.
+/// `replica watch` running as a child process, its standard output read line by line.
+struct RunningWatch {
+    let process: Process
+    let lines: LineReader
+
+    /// Ends the watch (when its `--duration` has not) and waits for it.
+    func stop() {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+}
+
+extension LineReader {
+    /// Starts `replica watch` with `arguments` (after `watch`); its standard error is dropped.
+    static func watch(_ arguments: [String]) throws -> RunningWatch {
+        let process = Process()
+        process.executableURL = ReplicaTool.productsDirectory.appendingPathComponent("replica")
+        process.arguments = ["watch"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return RunningWatch(process: process, lines: LineReader(out.fileHandleForReading))
+    }
+}
+
 final class LineReader: @unchecked Sendable {
     let handle: FileHandle
     var buffer: [UInt8] = []

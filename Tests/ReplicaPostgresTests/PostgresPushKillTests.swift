@@ -5,6 +5,7 @@ import Glibc
 import Replica
 import ReplicaHTTP
 import ReplicaServer
+import ReplicaCore
 import ReplicaTestSupport
 import Testing
 
@@ -12,18 +13,6 @@ import Testing
 /// an in-process mock API with latency: each write reaches the API exactly once.
 @Suite("replica push --db postgres://, killed with SIGKILL and run again")
 struct PostgresPushKillTests {
-    /// SplitMix64: the same kill moments on every run.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Runs `replica push`, kills it with SIGKILL after `delay` seconds; `true` when it was still running then.
     static func pushKilled(after delay: TimeInterval, db: String, baseURL: String) async -> Bool {
         await withCheckedContinuation { continuation in
@@ -61,7 +50,7 @@ struct PostgresPushKillTests {
             let first = await PostgresCLITests.run(["sync", "--db", url, "--schema", schemaPath, "--base-url", server.baseURL, "/people"])
             #expect(first.ok, "\(first.output)")
 
-            var random = Seeded(state: 20_260_523)
+            var random = SeededRandom(seed: 20_260_523)
             var kills = 0
             var round = 0
             var names: [String] = []

@@ -339,21 +339,15 @@ extension ReplicaClient {
             return
         }
         // The API's row as it is now, written with the rejection.
-        let row: ServerRow?
-        do {
-            row = try await serverRow(entity, key: mutation.key)
-        } catch let error as SyncError {
-            throw error
-        } catch {
-            // The API's row could not be read: the rejection stands, the row waits for the next sync.
-            _ = try await store.record(work, source: source)
-            return
-        }
-        guard let row else {
+        switch try await serverRow(entity, key: mutation.key) {
+        case .found(let row):
+            try await write(row, of: entity, key: mutation.key, with: work)
+        case .gone:
             _ = try await store.record(work, deleting: (index, mutation.key), source: source)
-            return
+        case .unreadable:
+            // The rejection stands; the row waits for the next sync.
+            _ = try await store.record(work, source: source)
         }
-        try await write(row, of: entity, key: mutation.key, with: work)
     }
 
     /// One object as the API has it now: its show route's answer and ETag.
@@ -363,18 +357,31 @@ extension ReplicaClient {
         var etag: String?
     }
 
-    /// `GET`s the row `key` of `entity` from the API; `nil` when it answers 404 or 410.
+    /// What a `GET` of one object found.
+    enum Fetched {
+        case found(ServerRow)
+        /// The API answered 404 or 410.
+        case gone
+        /// It could not be read (no connection, another status).
+        case unreadable(any Error)
+    }
+
+    /// `GET`s the row `key` of `entity` from the API.
     ///
-    /// - Throws: ``ClientError`` for any other failure.
-    private func serverRow(_ entity: Entity, key: AttributeValue) async throws -> ServerRow? {
-        let path = try objectPath(entity, key: key).path
-        let prepared = try await prepare(path, method: .get, params: [:])
-        let request = try await self.request(for: prepared, headers: HeaderFields())
+    /// - Throws: ``SyncError`` only (the store's); the API's failures are ``Fetched/unreadable(_:)``.
+    private func serverRow(_ entity: Entity, key: AttributeValue) async throws -> Fetched {
         do {
+            let path = try objectPath(entity, key: key).path
+            let prepared = try await prepare(path, method: .get, params: [:])
+            let request = try await self.request(for: prepared, headers: HeaderFields())
             let (response, bytes) = try await sendCollecting(request)
-            return ServerRow(path: prepared.path, bytes: bytes, etag: response.headers["ETag"])
+            return .found(ServerRow(path: prepared.path, bytes: bytes, etag: response.headers["ETag"]))
         } catch let error as ClientError where error.status == 404 || error.status == 410 {
-            return nil
+            return .gone
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            return .unreadable(error)
         }
     }
 
@@ -393,16 +400,14 @@ extension ReplicaClient {
     /// ``ConflictPolicy`` decides, on the API's row as it is now.
     private func conflict(_ mutation: Mutation, status: Int, body: String, entity: Entity, source: String,
                           depth: Int) async throws -> Sent {
-        let row: ServerRow?
-        do {
-            row = try await serverRow(entity, key: mutation.key)
-        } catch let error as SyncError {
-            throw error
-        } catch {
-            return try await failed(mutation, "HTTP \(status), and the API's row could not be read: \(error)", source: source)
-        }
         let rejection = Mutation.Rejection(status: status, body: body)
-        guard let row else {
+        let row: ServerRow
+        switch try await serverRow(entity, key: mutation.key) {
+        case .found(let found):
+            row = found
+        case .unreadable(let error):
+            return try await failed(mutation, "HTTP \(status), and the API's row could not be read: \(error)", source: source)
+        case .gone:
             // The API no longer has the row: a delete reached its goal; a change has nothing to change.
             if mutation.kind == .delete {
                 _ = try await store.record(confirming(mutation), source: source)
