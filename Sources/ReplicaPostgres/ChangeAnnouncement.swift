@@ -7,7 +7,8 @@ import ReplicaCore
 /// payload, sent by PostgreSQL only when the transaction commits.
 ///
 /// The payload holds the change set's keys when they fit (PostgreSQL's limit is 8,000 bytes):
-/// `{"origin": "…", "id": 42, "changes": {"Person": {"inserted": [1, 2], "updated": [], "deleted": [3]}}}`.
+/// `{"origin": "…", "id": 42, "changes": {"Person": {"inserted": [1, 2], "updated": [], "deleted": [3]}}}`
+/// (and `"rekeyed": [[-1, 201]]` for rows that took the API's key in place of a temporary one).
 /// A larger change set is written to the `replica_changes` table in the same transaction, and
 /// the payload says so (`"stored": true`). One of more than ``resetThreshold`` keys is stored as
 /// a reset of its entities (`"reset": ["Person"]`): live results re-read them instead.
@@ -46,13 +47,24 @@ enum ChangeAnnouncement {
         if reset { return .object(["reset": .array(changes.keys.sorted().map { .string($0) })]) }
         var entities = JSONObject()
         for (name, change) in changes {
-            entities[name] = .object([
+            var kinds: JSONObject = [
                 "inserted": keysJSON(change.inserted),
                 "updated": keysJSON(change.updated),
                 "deleted": keysJSON(change.deleted),
-            ])
+            ]
+            // A rekeyed row: `[from, to]`.
+            if !change.rekeyed.isEmpty {
+                kinds["rekeyed"] = .array(change.rekeyed.map { .array([keyJSON($0.from), keyJSON($0.to)]) })
+            }
+            entities[name] = .object(kinds)
         }
         return .object(entities)
+    }
+
+    /// One key as JSON: a number, a string, or the array of a composite key's parts.
+    static func keyJSON(_ key: AttributeValue) -> JSONValue {
+        guard case .array(let items) = keysJSON(PrimaryKeys([key])), let first = items.first else { return .null }
+        return first
     }
 
     static func keysJSON(_ keys: PrimaryKeys) -> JSONValue {
@@ -95,6 +107,12 @@ enum ChangeAnnouncement {
             change.inserted = keys(kinds["inserted"])
             change.updated = keys(kinds["updated"])
             change.deleted = keys(kinds["deleted"])
+            if case .array(let pairs)? = kinds["rekeyed"] {
+                for case .array(let pair) in pairs where pair.count == 2 {
+                    guard let from = keys(.array([pair[0]])).values.first, let to = keys(.array([pair[1]])).values.first else { continue }
+                    change.rekeyed.append(KeyChange(from: from, to: to))
+                }
+            }
             entities[name] = change
         }
         return ChangeSet(sequence: UInt64(max(0, id)), entities: entities)

@@ -22,17 +22,31 @@ extension LiveResultCore {
     static func incrementalKeyLimit(for count: Int) -> Int { max(256, count / 2) }
 
     /// The next snapshot (with its diff when it was derived from the changed keys), or `nil`
-    /// when the batch changes nothing shown.
-    func evaluate(_ batch: [EntityChanges]) throws -> (snapshot: ResultSnapshot, diff: ResultDiff?)? {
-        guard let full else { return try evaluate(batch, base: current) }
+    /// when the batch changes nothing shown. `renamed` is ``renames(in:)`` of the batch.
+    func evaluate(_ batch: [EntityChanges], renamed: [ExactKey: AttributeValue]) throws -> (snapshot: ResultSnapshot, diff: ResultDiff?)? {
+        guard let full else { return try evaluate(batch, base: current, renamed: renamed) }
         // A window: the whole result moves on, then the window is cut from it and diffed.
-        guard let next = try evaluate(batch, base: full) else { return nil }
+        guard let next = try evaluate(batch, base: full, renamed: renamed) else { return nil }
         self.full = next.snapshot
         return (try windowed(next.snapshot), nil)
     }
 
+    /// The rows of a batch whose key changed, new key → the key before the batch (a row rekeyed
+    /// twice in one batch maps to its first key).
+    static func renames(in batch: [EntityChanges]) -> [ExactKey: AttributeValue] {
+        var renamed: [ExactKey: AttributeValue] = [:]
+        for changes in batch {
+            for change in changes.rekeyed {
+                let first = renamed.removeValue(forKey: ExactKey(change.from)) ?? change.from
+                renamed[ExactKey(change.to)] = first
+            }
+        }
+        return renamed
+    }
+
     /// The next state of `base` (the current snapshot, or the whole result of a window).
-    func evaluate(_ batch: [EntityChanges], base current: ResultSnapshot) throws -> (snapshot: ResultSnapshot, diff: ResultDiff?)? {
+    func evaluate(_ batch: [EntityChanges], base current: ResultSnapshot,
+                  renamed: [ExactKey: AttributeValue]) throws -> (snapshot: ResultSnapshot, diff: ResultDiff?)? {
         statistics.batches += 1
         statistics.changeSets += batch.count
         if needsRequery || !plan.canMerge || batch.contains(where: \.isUnknown) { return (try requery(), nil) }
@@ -47,6 +61,11 @@ extension LiveResultCore {
             for key in changes.inserted { isDeleted[ExactKey(key)] = false }
             for key in changes.updated { isDeleted[ExactKey(key)] = false }
             for key in changes.deleted { isDeleted[ExactKey(key)] = true }
+            // A rekeyed row left its old key and is read under its new one.
+            for change in changes.rekeyed {
+                isDeleted[ExactKey(change.from)] = true
+                isDeleted[ExactKey(change.to)] = false
+            }
         }
         if isDeleted.count > keyLimit { return (try requery(), nil) }
         let fetchKeys = isDeleted.filter { !$0.value }.map(\.key.value)
@@ -70,7 +89,7 @@ extension LiveResultCore {
             let kept = Set(fetched.map { ExactKey($0.primaryKey) })
             plan.cache.refresh(fetched, removing: isDeleted.keys.filter { !kept.contains($0) }.map(\.value))
         }
-        if let (snapshot, diff) = plan.incrementalUpdate(of: current, changed: isDeleted, shown: shown, fetched: fetched) {
+        if let (snapshot, diff) = plan.incrementalUpdate(of: current, changed: isDeleted, shown: shown, fetched: fetched, renamed: renamed) {
             statistics.incrementalDiffs += 1
             return (snapshot, diff)
         }

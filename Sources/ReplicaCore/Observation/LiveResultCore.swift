@@ -139,7 +139,10 @@ final class LiveResultCore: @unchecked Sendable {
         pendingCommits = []
         guard !closedFlag.isSet, !batch.isEmpty else { return }
         do {
-            if let next = try evaluate(batch) { advance(to: next.snapshot, diff: next.diff, committed: commits) }
+            let renamed = Self.renames(in: batch)
+            if let next = try evaluate(batch, renamed: renamed) {
+                advance(to: next.snapshot, diff: next.diff, renamed: renamed, committed: commits)
+            }
         } catch {
             needsRequery = true
             report(error)
@@ -173,10 +176,12 @@ final class LiveResultCore: @unchecked Sendable {
     }
 
     /// Makes `next` current and feeds consumers; `committed` are the commit instants of the change
-    /// sets it shows, whose latency is recorded as the diff is handed over.
-    func advance(to next: ResultSnapshot, diff: ResultDiff? = nil, committed: [ContinuousClock.Instant] = []) {
+    /// sets it shows, whose latency is recorded as the diff is handed over; `renamed` the rows
+    /// they rekeyed (new key → old key), one row each in a diff computed here.
+    func advance(to next: ResultSnapshot, diff: ResultDiff? = nil, renamed: [ExactKey: AttributeValue] = [:],
+                 committed: [ContinuousClock.Instant] = []) {
         dispatchPrecondition(condition: .onQueue(queue))
-        let diff = diff.map { bounded($0, to: next) } ?? boundedDiff(from: current, to: next)
+        let diff = diff.map { bounded($0, to: next) } ?? boundedDiff(from: current, to: next, renamed: renamed)
         // An empty diff means equal snapshots: same sections, keys, positions and values.
         guard !diff.isEmpty else { return }
         current = next
@@ -204,7 +209,7 @@ final class LiveResultCore: @unchecked Sendable {
     /// Between snapshots that do not both hold their rows, the diff is always a reset (unless
     /// both are empty): without the old values, rows updated in place could not be told from
     /// unchanged ones, and none may go unreported.
-    func boundedDiff(from old: ResultSnapshot, to new: ResultSnapshot) -> ResultDiff {
+    func boundedDiff(from old: ResultSnapshot, to new: ResultSnapshot, renamed: [ExactKey: AttributeValue] = [:]) -> ResultDiff {
         if let threshold = plan.query.resetThreshold, abs(old.count - new.count) > threshold {
             statistics.resets += 1
             return .reset(to: new)
@@ -213,7 +218,7 @@ final class LiveResultCore: @unchecked Sendable {
             statistics.resets += 1
             return .reset(to: new)
         }
-        return bounded(ResultDiff(from: old, to: new), to: new)
+        return bounded(ResultDiff(from: old, to: new, renamed: renamed), to: new)
     }
 
     /// `diff`, or a reset to `new` when it lists more changes than the query's threshold.

@@ -8,7 +8,7 @@ import Foundation
 /// It watches its store's change sets (any ``ReplicaStore``: ``SQLiteReplica`` or `PostgresReplica`).
 /// A change set not touching the entity costs nothing;
 /// one that does is evaluated from the changed keys when it can (see
-/// ``LiveResultCore/evaluate(_:)`` for when the query is re-run instead). All state is owned by one
+/// ``LiveResultCore/evaluate(_:renamed:)`` for when the query is re-run instead). All state is owned by one
 /// serial queue. Updates arrive as an async sequence (``updates()``) or through a delegate on the
 /// queue you pick (``setDelegate(_:queue:)``). Once `store.sync` has returned, ``snapshot``
 /// reflects its commit. ``close()`` (or releasing the set) unregisters it from the store.

@@ -18,8 +18,11 @@ extension QueryPlan {
     /// snapshot and diff it in full: a limited query, a snapshot not sorted by this plan, or a
     /// section whose key value would change spelling (its new first row holds a value SQLite finds
     /// equal but stores differently, e.g. `1` and `1.0`).
+    ///
+    /// `renamed` gives the old key of each row whose key changed (new key → old key): a fetched
+    /// row under its new key whose old key `old` shows is that row, moved or updated.
     func incrementalUpdate(of old: ResultSnapshot, changed: [ExactKey: Bool], shown: [ExactKey: ResultSnapshot.Position],
-                           fetched: [EntityRow]) -> (snapshot: ResultSnapshot, diff: ResultDiff)? {
+                           fetched: [EntityRow], renamed: [ExactKey: AttributeValue] = [:]) -> (snapshot: ResultSnapshot, diff: ResultDiff)? {
         guard query.limit == nil, old.isSorted, let layout = old.layout, layout.sortAttributes == self.layout.sortAttributes
         else { return nil }
         let isSectioned = old.isSectioned
@@ -138,13 +141,20 @@ extension QueryPlan {
         var removalByKey: [ExactKey: Int] = [:]
         removalByKey.reserveCapacity(removals.count)
         for (index, removal) in removals.enumerated() { removalByKey[removal.key] = index }
+        // The removal of a fetched row: under its key, or under its old key when it was rekeyed.
+        func removal(of row: EntityRow) -> (removal: Removal, previousKey: AttributeValue?)? {
+            let key = ExactKey(row.primaryKey)
+            if let index = removalByKey[key] { return (removals[index], nil) }
+            guard let previous = renamed[key], let index = removalByKey[ExactKey(previous)] else { return nil }
+            return (removals[index], previous)
+        }
 
         // Changed rows shown before and after that stay between the same untouched rows of the
         // same section may be stable; the most of them that keep their order are.
         var candidateRanks: [Int] = []
         var candidateRows: [Int] = []
         for (index, row) in fetched.enumerated() {
-            guard let before = removalByKey[ExactKey(row.primaryKey)].map({ removals[$0] }), let after = placed[index],
+            guard let before = removal(of: row)?.removal, let after = placed[index],
                   let oldSection = after.oldSection, oldSection == before.position.section,
                   after.slot == before.slot else { continue }
             candidateRanks.append(before.position.flat)
@@ -154,21 +164,24 @@ extension QueryPlan {
         for index in ResultDiff.longestIncreasingSubsequence(candidateRanks) { isStable[candidateRows[index]] = true }
 
         // `fetched` is in the new snapshot's order, so these come out ascending by `to`.
+        var placedKeys = Set<ExactKey>()
+        placedKeys.reserveCapacity(fetched.count)
         for (index, row) in fetched.enumerated() {
             guard let after = placed[index] else { return nil }
             let to = ResultIndexPath(section: after.section + newOffset, row: after.row)
-            guard let before = removalByKey[ExactKey(row.primaryKey)].map({ removals[$0] }) else {
+            placedKeys.insert(ExactKey(row.primaryKey))
+            guard let (before, previousKey) = removal(of: row) else {
                 diff.rowInserts.append(.init(key: row.primaryKey, from: nil, to: to, row: row))
                 continue
             }
+            if let previousKey { placedKeys.insert(ExactKey(previousKey)) }
             let from = ResultIndexPath(section: before.position.section + oldOffset, row: before.position.row)
             if !isStable[index] {
-                diff.rowMoves.append(.init(key: row.primaryKey, from: from, to: to, row: row))
-            } else if !Self.isUnchanged(row, in: old) {
-                diff.rowUpdates.append(.init(key: row.primaryKey, from: from, to: to, row: row))
+                diff.rowMoves.append(.init(key: row.primaryKey, from: from, to: to, row: row, previousKey: previousKey))
+            } else if previousKey != nil || !Self.isUnchanged(row, in: old) {
+                diff.rowUpdates.append(.init(key: row.primaryKey, from: from, to: to, row: row, previousKey: previousKey))
             }
         }
-        let placedKeys = Set(fetched.map { ExactKey($0.primaryKey) })
         for removal in removals.reversed() where !placedKeys.contains(removal.key) {
             let from = ResultIndexPath(section: removal.position.section + oldOffset, row: removal.position.row)
             let row = old.knownRow(removal.key.value) ?? layout.skeleton(old.entry(removal.position))

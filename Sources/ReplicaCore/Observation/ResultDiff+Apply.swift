@@ -86,17 +86,23 @@ extension ResultDiff {
             parts[section].entries = merged
         }
 
-        // 4. Values replaced.
+        // 4. Values replaced (a rekeyed row's under its old key).
         var updates: [Int: [Int: SnapshotEntry]] = [:]
-        for step in steps {
-            guard case .updateRow(let row, let path, _) = step else { continue }
+        for update in rowUpdates {
+            guard let path = update.to else { continue }
+            let row = update.row
             let section = path.section - offset
             guard parts.indices.contains(section), path.row >= 0, path.row < parts[section].entries.count else {
                 throw fail("row \(path) is out of range")
             }
-            guard parts[section].entries.key(at: path.row).isIdentical(to: row.primaryKey) else { throw fail("row \(path) is not \(row.primaryKey)") }
+            let shownKey = update.previousKey ?? row.primaryKey
+            guard parts[section].entries.key(at: path.row).isIdentical(to: shownKey) else { throw fail("row \(path) is not \(shownKey)") }
             updates[section, default: [:]][path.row] = entry(row)
+            if let previous = update.previousKey { table?.removeValue(forKey: ExactKey(previous)) }
             table?[ExactKey(row.primaryKey)] = row
+        }
+        for move in rowMoves {
+            if let previous = move.previousKey { table?.removeValue(forKey: ExactKey(previous)) }
         }
         // Each section with updated rows is rebuilt once.
         for (section, replaced) in updates {

@@ -17,6 +17,14 @@ extension ResultDiff {
     ///
     /// - Complexity: O(n log n) in the number of rows, hashing each key once.
     public init(from old: ResultSnapshot, to new: ResultSnapshot) {
+        self.init(from: old, to: new, renamed: [:])
+    }
+
+    /// The diff from `old` to `new`, where `renamed` gives the old key of each row whose key the
+    /// commits in between changed (new key → old key): such a row shown in both is one row,
+    /// moved or updated, with its ``RowChange/previousKey``. A rename whose new key `old` already
+    /// showed, or whose old key `new` still shows, is not one: those rows are matched by key.
+    init(from old: ResultSnapshot, to new: ResultSnapshot, renamed: [ExactKey: AttributeValue]) {
         self.init()
         if old.isWindowed || new.isWindowed {
             if old.windowStart != new.windowStart { windowStart = new.windowStart }
@@ -25,6 +33,14 @@ extension ResultDiff {
         let (oldOffset, newOffset) = (old.sectionOffset, new.sectionOffset)
         let oldPositions = old.positionTable()
         let newPositions = new.positionTable()
+        // The renames that join a row only the old snapshot shows to one only the new one shows.
+        var previousKeys: [ExactKey: AttributeValue] = [:]
+        var renamedAway = Set<ExactKey>()
+        for (to, from) in renamed where oldPositions[to] == nil && newPositions[to] != nil
+            && oldPositions[ExactKey(from)] != nil && newPositions[ExactKey(from)] == nil {
+            previousKeys[to] = from
+            renamedAway.insert(ExactKey(from))
+        }
 
         // Sections: the same key value is the same section; both lists follow the same order.
         var newSectionByKey: [ExactKey: Int] = [:]
@@ -64,6 +80,7 @@ extension ResultDiff {
             var position: ResultSnapshot.Position
             var old: ResultSnapshot.Position?
             var isCandidate: Bool
+            var previousKey: AttributeValue?
         }
         var entries: [Entry] = []
         entries.reserveCapacity(new.count)
@@ -74,7 +91,8 @@ extension ResultDiff {
                 let itemKey = section.entries.key(at: r)
                 let to = ResultIndexPath(section: s + newOffset, row: r)
                 let here = ResultSnapshot.Position(section: s, row: r, flat: new.sectionStarts[s] + r)
-                guard let position = oldPositions[ExactKey(itemKey)] else {
+                let oldKey = previousKeys.isEmpty ? nil : previousKeys[ExactKey(itemKey)]
+                guard let position = oldPositions[ExactKey(oldKey ?? itemKey)] else {
                     entries.append(Entry(key: itemKey, to: to, position: here, old: nil, isCandidate: false))
                     continue
                 }
@@ -83,7 +101,7 @@ extension ResultDiff {
                     candidateRanks.append(position.flat)
                     candidateEntries.append(entries.count)
                 }
-                entries.append(Entry(key: itemKey, to: to, position: here, old: position, isCandidate: candidate))
+                entries.append(Entry(key: itemKey, to: to, position: here, old: position, isCandidate: candidate, previousKey: oldKey))
             }
         }
         var isStable = [Bool](repeating: false, count: entries.count)
@@ -98,20 +116,27 @@ extension ResultDiff {
                 continue
             }
             let from = ResultIndexPath(section: position.section + oldOffset, row: position.row)
+            // Read only when needed: a large snapshot reads its rows from the store.
+            func row() -> EntityRow { new.row(section: entry.position.section, row: entry.position.row) }
             if !isStable[index] {
-                rowMoves.append(RowChange(key: key, from: from, to: entry.to, row: new.row(section: entry.position.section, row: entry.position.row)))
+                rowMoves.append(RowChange(key: key, from: from, to: entry.to, row: row(), previousKey: entry.previousKey))
+            } else if entry.previousKey != nil {
+                // A new key is a change, whatever else the row kept.
+                rowUpdates.append(RowChange(key: key, from: from, to: entry.to, row: row(), previousKey: entry.previousKey))
             } else if compareValues {
-                let row = new.row(section: entry.position.section, row: entry.position.row)
+                let row = row()
                 if !old.row(section: position.section, row: position.row).isIdentical(to: row) {
                     rowUpdates.append(RowChange(key: key, from: from, to: entry.to, row: row))
                 }
             } else if comparesEntries && !old.entry(position).isIdentical(to: new.entry(entry.position)) {
                 // Its sort values changed, yet it kept its place.
-                rowUpdates.append(RowChange(key: key, from: from, to: entry.to, row: new.row(section: entry.position.section, row: entry.position.row)))
+                rowUpdates.append(RowChange(key: key, from: from, to: entry.to, row: row()))
             }
         }
         for (s, section) in old.parts.enumerated().reversed() {
-            for r in section.entries.indices.reversed() where newPositions[ExactKey(section.entries.key(at: r))] == nil {
+            for r in section.entries.indices.reversed() {
+                let key = ExactKey(section.entries.key(at: r))
+                guard newPositions[key] == nil, !renamedAway.contains(key) else { continue }
                 rowDeletes.append(RowChange(key: section.entries.key(at: r), from: ResultIndexPath(section: s + oldOffset, row: r),
                                             to: nil, row: old.row(section: s, row: r)))
             }

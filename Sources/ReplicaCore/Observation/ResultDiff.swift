@@ -61,9 +61,18 @@ public struct ResultDiff: Sendable, Hashable, CustomStringConvertible {
         public var to: ResultIndexPath?
         /// The new row for inserts, moves and updates; the old row for deletes.
         public var row: EntityRow
+        /// For a move or an update: the row's key in the old snapshot, when the commit changed it
+        /// (a row saved locally under a temporary key took the API's key, see
+        /// ``EntityChanges/rekeyed``); `nil` when the key stayed.
+        ///
+        /// ```swift
+        /// if let old = change.previousKey { selection.replace(old, with: change.key) }
+        /// ```
+        public var previousKey: AttributeValue? = nil
 
         public var description: String {
-            "\(key) \(from.map(\.description) ?? "-") → \(to.map(\.description) ?? "-")"
+            let name = previousKey.map { "\($0) → \(key)" } ?? key.description
+            return "\(name) \(from.map(\.description) ?? "-") → \(to.map(\.description) ?? "-")"
         }
     }
 
@@ -85,7 +94,8 @@ public struct ResultDiff: Sendable, Hashable, CustomStringConvertible {
 
     /// One step of the step form; each is valid on the list left by the previous steps.
     public enum Step: Sendable, Hashable {
-        /// Remove the row at `at` (a delete, or the first half of a move to `movingTo`).
+        /// Remove the row at `at` (a delete, or the first half of a move to `movingTo`); `key` is
+        /// the row's key in the old snapshot.
         case removeRow(key: AttributeValue, at: ResultIndexPath, movingTo: ResultIndexPath?)
         /// Remove the empty section at `index`.
         case deleteSection(index: Int, key: AttributeValue)
@@ -93,7 +103,8 @@ public struct ResultDiff: Sendable, Hashable, CustomStringConvertible {
         case insertSection(index: Int, key: AttributeValue)
         /// Insert `row` at `at` (an insert, or the second half of a move from `movedFrom`).
         case insertRow(EntityRow, at: ResultIndexPath, movedFrom: ResultIndexPath?)
-        /// Replace the row at `at` with `row` (it was at `previously` in the old snapshot).
+        /// Replace the row at `at` with `row` (it was at `previously` in the old snapshot; its key
+        /// may have changed, see ``RowChange/previousKey``).
         case updateRow(EntityRow, at: ResultIndexPath, previously: ResultIndexPath)
     }
 
@@ -193,7 +204,7 @@ public struct ResultDiff: Sendable, Hashable, CustomStringConvertible {
             if let from = change.from { removals.append((from, .removeRow(key: change.key, at: from, movingTo: nil))) }
         }
         for move in rowMoves {
-            if let from = move.from { removals.append((from, .removeRow(key: move.key, at: from, movingTo: move.to))) }
+            if let from = move.from { removals.append((from, .removeRow(key: move.previousKey ?? move.key, at: from, movingTo: move.to))) }
         }
         steps += removals.sorted { $0.path > $1.path }.map(\.step)
         steps += sectionDeletes.map { .deleteSection(index: $0.index, key: $0.key) }

@@ -346,7 +346,9 @@ package struct OutboxPass {
         let existed = try await transaction.select("SELECT 1 FROM \(definition.tableName.quotedIdentifier) WHERE "
                                                    + OutboxApply.keyCondition(definition), OutboxApply.keyArguments(from, definition),
                                                    types: [.integer])
-        if !existed.isEmpty { try await transaction.delete(entity: entity, key: from) }
+        guard !existed.isEmpty else { return }
+        try await transaction.delete(entity: entity, key: from)
+        changes.rekeyed[name, default: []].append(KeyChange(from: from, to: to))
     }
 
     /// A digest of the row `key` of `entity` as stored (every column), or `nil` when there is no
@@ -396,16 +398,31 @@ package struct OutboxPass {
 /// What a rebase changed, by entity name, to fold into the transaction's change set.
 package struct RebaseChanges: Sendable {
     package var entities: [String: EntityChanges] = [:]
+    /// The rows that took the API's key in place of a temporary one, by entity name.
+    package var rekeyed: [String: [KeyChange]] = [:]
 
     package init() {}
 
-    package var isEmpty: Bool { entities.isEmpty }
+    package var isEmpty: Bool { entities.isEmpty && rekeyed.isEmpty }
 
     /// Folds the rebase's changes into `changes`, which the transaction's other steps made before
     /// it: a row the transaction inserted and the rebase deleted did not change at all; a row it
     /// deleted and the rebase inserted again changed; a row the rebase changed is updated unless
-    /// the transaction inserted it.
+    /// the transaction inserted it. A row whose temporary key gave way to the API's (the row
+    /// under the API's key inserted, the one under the temporary key deleted) is one row
+    /// updated and rekeyed; when a row under the API's key was there before (a sync brought it
+    /// before the confirmation), the temporary one stays deleted and that one updated.
     package func fold(into changes: inout [String: EntityChanges]) {
+        for (name, renames) in rekeyed {
+            guard var change = changes[name] else { continue }
+            for rename in renames where change.inserted.contains(rename.to) && change.deleted.contains(rename.from) {
+                change.inserted.normalize(excluding: PrimaryKeys([rename.to]))
+                change.deleted.normalize(excluding: PrimaryKeys([rename.from]))
+                if !change.updated.contains(rename.to) { change.updated.append(rename.to) }
+                change.rekeyed.append(rename)
+            }
+            changes[name] = change
+        }
         for (name, rebase) in entities {
             var change = changes[name] ?? EntityChanges()
             for key in rebase.deleted where change.inserted.contains(key) {

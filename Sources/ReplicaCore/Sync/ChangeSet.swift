@@ -121,6 +121,18 @@ public struct EntityChanges: Sendable, Hashable, CustomStringConvertible {
     public var updated = PrimaryKeys()
     /// Keys of rows deleted (stale rows of a scope).
     public var deleted = PrimaryKeys()
+    /// Rows whose primary key changed: a row saved locally under a temporary key
+    /// (``ReplicaStore/saveLocally(_:_:)``) that took the API's key when the API confirmed its
+    /// create. Each such row is listed in ``updated`` under its new key; its old key is not in
+    /// ``deleted`` and its new key is not in ``inserted``, so that observers see one row that
+    /// changed, not one that left and another that came.
+    ///
+    /// ```swift
+    /// for change in changes["Todo"]?.rekeyed ?? [] {
+    ///     print(change.from, "is now", change.to)   // -1 is now 201
+    /// }
+    /// ```
+    public var rekeyed: [KeyChange] = []
     /// `true` when the rows changed in ways Replica did not see (another process wrote the file):
     /// observers must re-read the entity.
     public var isUnknown = false
@@ -128,12 +140,39 @@ public struct EntityChanges: Sendable, Hashable, CustomStringConvertible {
     public init() {}
 
     /// `true` when nothing changed.
-    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty && !isUnknown }
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty && rekeyed.isEmpty && !isUnknown }
 
     public var description: String {
         if isUnknown { return "unknown changes" }
-        return "\(inserted.count) inserted, \(updated.count) updated, \(deleted.count) deleted"
+        let counts = "\(inserted.count) inserted, \(updated.count) updated, \(deleted.count) deleted"
+        return rekeyed.isEmpty ? counts : counts + ", \(rekeyed.count) rekeyed"
     }
+}
+
+/// A row's primary key that changed in a transaction: the temporary key a local create was
+/// given, and the key the API gave the row when it confirmed the create.
+///
+/// ```swift
+/// let change = KeyChange(from: .integer(-1), to: .integer(201))
+/// print(change)   // -1 → 201
+/// ```
+public struct KeyChange: Sendable, Hashable, CustomStringConvertible {
+    /// The key the row had before the transaction.
+    public var from: AttributeValue
+    /// The key the row has after it.
+    public var to: AttributeValue
+
+    /// A key change of one row.
+    ///
+    /// - Parameters:
+    ///   - from: The key before.
+    ///   - to: The key after.
+    public init(from: AttributeValue, to: AttributeValue) {
+        self.from = from
+        self.to = to
+    }
+
+    public var description: String { "\(from) → \(to)" }
 }
 
 /// Everything one committed transaction changed, entity by entity, published to change observers.
