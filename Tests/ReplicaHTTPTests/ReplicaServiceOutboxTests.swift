@@ -30,7 +30,7 @@ struct ReplicaServiceOutboxTests {
             _ = try await client.call("/people")
             api.server.goDown()
             try await client.store.saveLocally("Person", ["name": .string("bob")])
-            let service = try ReplicaService(client: client, syncs: [], push: false,
+            let service = try ReplicaService(client: client, syncs: [.init("/people", every: .seconds(600))], push: false,
                                              outbox: .init(every: .milliseconds(20)), closesStore: false,
                                              logger: ReplicaServiceTests.quietLogger())
             let statuses = Statuses()
@@ -44,11 +44,19 @@ struct ReplicaServiceOutboxTests {
             #expect(failing.oldestPending != nil)
             #expect(failing.description.hasPrefix("1 pending (oldest "))
             #expect(try metrics.expectGauge(ReplicaMetrics.outboxPending).lastValue == 1)
+            // The synced path's status carries the outbox's.
+            try await waitUntil("the path's status", timeout: .seconds(30)) { service.currentStatus(of: "/people")?.outbox != nil }
+            let synced = try #require(service.currentStatus(of: "/people"))
+            #expect(synced.outbox?.pending == 1 && synced.outbox?.lastError?.contains("503") == true)
+            #expect(synced.description.contains("; outbox: 1 pending (oldest "))
+            #expect(synced.description.hasSuffix(" s), 0 rejected"))
             #expect(try metrics.expectCounter(ReplicaMetrics.outboxMutations, [("entity", "Person"), ("outcome", "failed")]).totalValue >= 1)
 
             api.server.comeUp()
             try await waitUntil("the push", timeout: .seconds(60)) { statuses.all.last?.pending == 0 }
             #expect(statuses.all.last?.description == "0 pending, 0 rejected")
+            try await waitUntil("the path's status", timeout: .seconds(30)) { service.currentStatus(of: "/people")?.outbox?.pending == 0 }
+            #expect(service.currentStatus(of: "/people")?.description.contains("outbox") == false)
             #expect(try await client.store.outbox().isEmpty)
             #expect(try await client.store.rows(RowQuery("Person", sort: [.ascending("id")])).map { $0["name"] }
                     == [.string("ann"), .string("bob")])

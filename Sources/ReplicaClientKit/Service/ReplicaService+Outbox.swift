@@ -24,6 +24,7 @@ extension ReplicaService {
             do {
                 let result = try await client.push(concurrency: outbox.concurrency)
                 outboxBoard.publish(result.outbox)
+                board.update(outbox: result.outbox)
                 failures = result.failed.isEmpty ? 0 : failures + 1
                 if !result.failed.isEmpty {
                     logger.warning("outbox: \(result) (\(failures) pushes in a row failed): \(result.outbox.lastError ?? "")")

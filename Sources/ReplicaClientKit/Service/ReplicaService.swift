@@ -82,7 +82,7 @@ public final class ReplicaService: Service, Sendable {
     private let closesStore: Bool
     let logger: Logger
     private let onResult: (@Sendable (String, Result<CallResult, any Error>) -> Void)?
-    private let board: StatusBoard
+    let board: StatusBoard
     private let wakers: [Waker]
     private let stopping = Locked(false)
 

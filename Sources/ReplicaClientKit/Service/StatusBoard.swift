@@ -42,6 +42,30 @@ final class StatusBoard: Sendable {
         for receiver in receivers { receiver.yield(status) }
     }
 
+    /// Gives every path's status the outbox's, and sends the statuses to their followers when
+    /// what it counts changed (not when only the time it was read did).
+    func update(outbox: OutboxStatus) {
+        let (statuses, receivers) = state.withLock { state -> ([SyncStatus], [(path: String?, continuation: AsyncStream<SyncStatus>.Continuation)]) in
+            var changed: [SyncStatus] = []
+            for (path, var status) in state.statuses {
+                let before = status.outbox
+                status.outbox = outbox
+                let counted = before.map { ($0.pending, $0.rejected, $0.oldestPending, $0.lastError) }
+                if let counted, counted == (outbox.pending, outbox.rejected, outbox.oldestPending, outbox.lastError) {
+                    state.statuses[path] = status
+                    continue
+                }
+                status.date = outbox.date
+                state.statuses[path] = status
+                changed.append(status)
+            }
+            return (changed.sorted { $0.path < $1.path }, Array(state.subscribers.values))
+        }
+        for status in statuses {
+            for receiver in receivers where receiver.path == nil || receiver.path == status.path { receiver.continuation.yield(status) }
+        }
+    }
+
     /// A stream of the statuses of `path` (every path for `nil`): the current ones first, then each
     /// change, until the service stops.
     func stream(_ path: String?) -> AsyncStream<SyncStatus> {

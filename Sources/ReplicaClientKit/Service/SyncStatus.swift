@@ -66,6 +66,15 @@ public struct SyncStatus: Sendable, Hashable, CustomStringConvertible {
     public var nextAttempt: Date?
     /// When this status was taken.
     public var date: Date
+    /// The store's outbox as of the service's latest push: local writes pending (and since when),
+    /// writes the API rejected, and why the last attempt failed; `nil` for a service that sends
+    /// no outbox (``ReplicaService/Outbox``) or before its first push. A change of the outbox is a
+    /// change of every path's status.
+    ///
+    /// ```swift
+    /// if let outbox = service.currentStatus(of: "/people")?.outbox, outbox.rejected > 0 { alert(outbox) }
+    /// ```
+    public var outbox: OutboxStatus? = nil
 
     /// How old the data may be as of ``date``: since the last successful sync began; `nil` before one.
     public var lag: Duration? {
@@ -74,7 +83,8 @@ public struct SyncStatus: Sendable, Hashable, CustomStringConvertible {
 
     /// One line for logs and terminals:
     /// `/people: ok 0.0 s ago (incremental, 1 page, 12 objects: +2 ~10 -0 in 8 ms), next in 30.0 s`, or
-    /// `/people: failing ×3: HTTP 503 … , next in 8.0 s`.
+    /// `/people: failing ×3: HTTP 503 … , next in 8.0 s`; with local writes waiting, the outbox too:
+    /// `…, next in 30.0 s; outbox: 2 pending (oldest 12.0 s), 0 rejected`.
     public var description: String {
         var text = "\(path): "
         if consecutiveFailures > 0, let lastError {
@@ -92,6 +102,11 @@ public struct SyncStatus: Sendable, Hashable, CustomStringConvertible {
         case .syncing: text += ", syncing"
         case .starting, .waiting:
             if let nextAttempt { text += ", next in \(Self.seconds(max(0, nextAttempt.timeIntervalSince(date))))" }
+        }
+        if let outbox, outbox.pending > 0 || outbox.rejected > 0 {
+            var counts = "\(outbox.pending) pending"
+            if let age = outbox.oldestPendingAge { counts += " (oldest \(Self.seconds(age)))" }
+            text += "; outbox: \(counts), \(outbox.rejected) rejected"
         }
         return text
     }
