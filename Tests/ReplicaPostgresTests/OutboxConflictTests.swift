@@ -125,4 +125,72 @@ struct OutboxConflictTests {
             await loop.stop()
         }
     }
+
+    /// Leaves out the `ETag` of every answer: an API that gives versions in its objects only.
+    struct DroppingETags: Interceptor {
+        func intercept(_ request: ClientRequest, next: Next) async throws -> ClientResponse {
+            var response = try await next(request)
+            response.headers = HeaderFields(response.headers.filter { $0.name.lowercased() != "etag" }.map { ($0.name, $0.value) })
+            return response
+        }
+    }
+
+    /// People whose objects carry the version the API numbers (`"versionAttribute": "version"`).
+    static func versionedSchema() throws -> Schema {
+        try Schema(json: Data(#"""
+        {"name": "people", "version": 1, "keyConvention": "camelCase",
+         "entities": {"Person": {"table": "people", "versionAttribute": "version",
+                                 "attributes": {"id": "integer", "name": "string", "numberOfKids": "integer",
+                                                "version": {"type": "integer", "nullable": true}}}},
+         "routes": [{"path": "/people", "target": "Person", "stale": "delete"}, {"path": "/people/:id", "target": "Person"}]}
+        """#.utf8))
+    }
+
+    @Test("without ETags, the entity's version attribute is the precondition: If-Match \"1\" from a synced row, then the version the API answered",
+          arguments: StoreKind.allCases)
+    func versionAttribute(kind: StoreKind) async throws {
+        let loop = try await OutboxPushTests.Loop.start(kind, people: #"[{"id": 1, "name": "Ann", "version": 1}, {"id": 2, "name": "Bob", "version": 1}]"#,
+                                                        schema: try Self.versionedSchema(), interceptors: [DroppingETags()])
+        try await withTeardown { () async throws in
+            let store = loop.store
+            func version() async throws -> AttributeValue? { try await store.rows(RowQuery("Person", where: "id = 1")).first?["version"] }
+            // A row known only from a sync: its version is the precondition.
+            let first = try await store.saveLocally("Person", ["id": .integer(1), "name": .string("Ann B.")])
+            #expect(first.precondition == "\"1\"")
+            #expect(try await loop.client.push().description == "1 confirmed, 0 rejected, 0 still pending")
+            #expect(try await version() == .integer(2))
+
+            // Another client changes the row (version 3); the next local change was made on version 2.
+            let people = try #require(loop.server.resources.first { $0.name == "people" })
+            _ = try await loop.server.options.store.modify(people, id: .int(1), values: ["name": .string("Ann C."), "version": .int(3)])
+            let second = try await store.saveLocally("Person", ["id": .integer(1), "name": .string("Ann D.")])
+            #expect(second.precondition == "\"2\"")
+            let pushed = try await loop.client.push()
+            #expect(pushed.description == "0 confirmed, 1 rejected, 0 still pending")
+            let rejection = try #require(try await store.outbox(.rejected).first?.rejection)
+            #expect(rejection.status == 412)
+            #expect(rejection.body.contains(#"If-Match \"2\" does not match people 1, whose ETag is \"3\""#))
+            #expect(try await Self.row(store).hasPrefix("Ann C., "))
+            #expect(try await version() == .integer(3))
+            // Made on the API's row as it is now, the change goes through.
+            let third = try await store.saveLocally("Person", ["id": .integer(1), "name": .string("Ann E.")])
+            #expect(third.precondition == "\"3\"")
+            #expect(try await loop.client.push().confirmed.count == 1)
+            #expect(try await loop.remote().first == "1: Ann E.")
+            #expect(try await version() == .integer(4))
+
+            // A create is numbered 1 by the API; a bare update of it then carries that version.
+            let created = try await store.saveLocally("Person", ["name": .string("Cy")])
+            _ = try await loop.client.push()
+            let cy = try #require(try await store.rows(RowQuery("Person", where: "name = 'Cy'")).first)
+            #expect(cy["version"] == .integer(1))
+            #expect(created.precondition == nil)
+            let renamed = try await store.saveLocally("Person", ["id": cy["id"] ?? .null, "name": .string("Cyd")])
+            #expect(renamed.precondition == "\"1\"")
+            #expect(try await loop.client.push().confirmed.count == 1)
+            #expect(try await loop.remote().last?.hasSuffix(": Cyd") == true)
+        } teardown: {
+            await loop.stop()
+        }
+    }
 }

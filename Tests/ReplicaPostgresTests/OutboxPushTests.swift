@@ -19,9 +19,9 @@ struct OutboxPushTests {
         let client: ReplicaClient
 
         static func start(_ kind: StoreKind, people: String = #"[{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bob"}]"#,
-                          interceptors: [any Interceptor] = [],
+                          schema: Schema? = nil, interceptors: [any Interceptor] = [],
                           configure: (inout ClientConfiguration) -> Void = { _ in }) async throws -> Loop {
-            let schema = try TestStore.schema()
+            let schema = try schema ?? TestStore.schema()
             let server = try await MockServer.start(resources: MockResource.resources(for: schema))
             _ = try await server.load(json: try JSONValue(parsing: people), into: "people")
             let test = try await TestStore.make(kind, schema: schema)

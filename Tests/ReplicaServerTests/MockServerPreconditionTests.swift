@@ -31,6 +31,30 @@ struct MockServerPreconditionTests {
         }
     }
 
+    @Test("a resource that numbers versions: created at 1, each update one more whatever the body says, the version its ETag",
+          arguments: stores)
+    func versions(kind: String) async throws {
+        let options = MockServerOptions(store: try await Fixture.store(kind))
+        var people = MockResource("people", properties: [MockProperty("name", .string), MockProperty("version", .integer)])
+        people.versionProperty = "version"
+        try await withServer([people], options: options) { _, client in
+            let created = try await client.post("/people", #"{"name":"ann","version":7}"#)
+            #expect(created.json?["version"] == 1)
+            #expect(created.header("ETag") == "\"1\"")
+            let shown = try await client.get("/people/1")
+            #expect(shown.header("ETag") == "\"1\"")
+            #expect(try await client.get("/people/1", headers: [("If-None-Match", "\"1\"")]).status == 304)
+            let patched = try await client.send(.PATCH, "/people/1", body: #"{"name":"bob","version":9}"#, headers: [("If-Match", "\"1\"")])
+            #expect(patched.status == 200)
+            #expect(patched.json?["version"] == 2)
+            #expect(patched.header("ETag") == "\"2\"")
+            let stale = try await client.send(.PUT, "/people/1", body: #"{"name":"eve"}"#, headers: [("If-Match", "\"1\"")])
+            #expect(stale.status == 412)
+            #expect(try await client.get("/people/1").json?["name"] == "bob")
+            #expect(try await client.send(.DELETE, "/people/1", headers: [("If-Match", "\"2\"")]).status == 204)
+        }
+    }
+
     @Test("PUT, PATCH and DELETE with a stale If-Match answer 412 and change nothing; the current tag and * go through",
           arguments: stores)
     func ifMatch(kind: String) async throws {

@@ -282,8 +282,11 @@ extension ReplicaClient {
                 merged[jsonKey] = part.jsonValue
             }
         }
-        // The API's version of the row, for the If-Match of its next change.
-        if let etag = response.headers["ETag"] { work.versions = [(try entityIndex(entity), key, etag)] }
+        // The API's version of the row, for the If-Match of its next change: its ETag, else the
+        // version attribute the entity declares, as the reply gives it.
+        if let etag = try response.headers["ETag"] ?? versionTag(in: merged, of: entity) {
+            work.versions = [(try entityIndex(entity), key, etag)]
+        }
         let object: JSONValue = rewrap ? .object([entity.namespace ?? "": .object(merged)]) : .object(merged)
         let routePath = prepared.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? prepared.path
         let session = try store.session(prepared.syncMethod, routePath, options: SyncOptions(collectKeys: true))
@@ -291,6 +294,24 @@ extension ReplicaClient {
         _ = try await session.stage(body: Data(object.serializedBytes()), source: source)
         _ = try await session.commit(complete: false, records: [], outbox: work)
         return .confirmed(key)
+    }
+
+    /// The `If-Match` value of the version an object of the API holds in the entity's
+    /// ``Entity/versionAttribute`` (`"3"`), or `nil` when the entity declares none or the object
+    /// has none.
+    func versionTag(in object: JSONObject, of entity: Entity) throws -> String? {
+        guard let name = entity.versionAttribute,
+              let path = try store.mapping.requireMap(entity.name).attributes.first(where: { $0.name == name })?.jsonPath,
+              let version = Self.value(at: path, in: object) else { return nil }
+        return Mutation.versionTag(AttributeValue(keyPart: version))
+    }
+
+    /// The value at a JSON key path (`["meta", "version"]`) of an object, or `nil`.
+    static func value(at path: [String], in object: JSONObject) -> JSONValue? {
+        guard let first = path.first, let value = object[first] else { return nil }
+        guard path.count > 1 else { return value }
+        guard case .object(let inner) = value else { return nil }
+        return Self.value(at: Array(path.dropFirst()), in: inner)
     }
 
     /// Whether an error status decides a mutation (it is refused): a 4xx but 408 and 429.
@@ -375,7 +396,11 @@ extension ReplicaClient {
             let prepared = try await prepare(path, method: .get, params: [:])
             let request = try await self.request(for: prepared, headers: HeaderFields())
             let (response, bytes) = try await sendCollecting(request)
-            return .found(ServerRow(path: prepared.path, bytes: bytes, etag: response.headers["ETag"]))
+            var etag = response.headers["ETag"]
+            if etag == nil, entity.versionAttribute != nil, case .object(let object)? = try? JSONValue(parsing: bytes) {
+                etag = try versionTag(in: Self.unwrapped(object, of: entity).object, of: entity)
+            }
+            return .found(ServerRow(path: prepared.path, bytes: bytes, etag: etag))
         } catch let error as ClientError where error.status == 404 || error.status == 410 {
             return .gone
         } catch let error as SyncError {

@@ -141,3 +141,21 @@ public struct OutboxStatus: Sendable, Hashable, CustomStringConvertible {
         return text
     }
 }
+
+extension Mutation {
+    /// A version the API gave an object (its ``Entity/versionAttribute``'s value) as an `If-Match`
+    /// value: `3` → `"3"`; a text that is already an entity tag (`"abc"`, `W/"abc"`) stays as it
+    /// is; `nil` for a null or another kind of value.
+    ///
+    /// ```swift
+    /// Mutation.versionTag(.integer(3))   // "\"3\""
+    /// ```
+    package static func versionTag(_ value: AttributeValue) -> String? {
+        switch value {
+        case .integer(let number): return "\"\(number)\""
+        case .string(let text) where text.hasPrefix("\"") || text.hasPrefix("W/\""): return text
+        case .string(let text): return "\"\(text)\""
+        default: return nil
+        }
+    }
+}

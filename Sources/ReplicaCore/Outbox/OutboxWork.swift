@@ -259,6 +259,10 @@ package struct OutboxPass {
                    try await Self.digest(of: key, entity, in: transaction) == digest {
                     precondition = etag
                 }
+                // Else the version the entity's version attribute holds (the API's, as last synced).
+                if precondition == nil, let version = try await Self.version(of: key, entity, in: transaction) {
+                    precondition = version
+                }
             }
             let rows = try await transaction.select(
                 "INSERT INTO \(OutboxTable.name) (entity, key, kind, changes, idempotency_key, state, created, precondition) "
@@ -349,6 +353,16 @@ package struct OutboxPass {
         guard !existed.isEmpty else { return }
         try await transaction.delete(entity: entity, key: from)
         changes.rekeyed[name, default: []].append(KeyChange(from: from, to: to))
+    }
+
+    /// The row's version as an `If-Match` value (`"3"`): its ``Entity/versionAttribute``'s value,
+    /// or `nil` when the entity declares none, or the row has none.
+    static func version(of key: AttributeValue, _ entity: Entity, in transaction: some StoreTransaction) async throws -> String? {
+        guard let name = entity.versionAttribute, let attribute = entity.attribute(named: name) else { return nil }
+        let rows = try await transaction.select("SELECT \(name.quotedIdentifier) FROM \(entity.tableName.quotedIdentifier) WHERE "
+                                                + OutboxApply.keyCondition(entity), OutboxApply.keyArguments(key, entity),
+                                                types: [attribute.type])
+        return rows.first?.first.flatMap(Mutation.versionTag)
     }
 
     /// A digest of the row `key` of `entity` as stored (every column), or `nil` when there is no

@@ -63,6 +63,17 @@ public struct Entity: Sendable, Hashable {
     /// let issue = Entity("Issue", unmappedKeys: .keep, unmappedColumn: "extra") { Attribute("id", .integer) }
     /// ```
     public var unmappedColumn: String?
+    /// The attribute that holds the version of each object as the API numbers it (Rails'
+    /// `lock_version`, Jira's `version`), or `nil`. A local change of a row (``ReplicaStore/saveLocally(_:_:)``)
+    /// is sent with `If-Match: "<the row's version>"` when the API gave the row no `ETag`, and the
+    /// version the API answers moves the row's next change to it; the mock server numbers such
+    /// objects 1, 2, … and answers that version as their `ETag`.
+    ///
+    /// ```swift
+    /// var issue = Entity("Issue") { Attribute("id", .integer); Attribute("title", .string); Attribute("version", .integer) }
+    /// issue.versionAttribute = "version"
+    /// ```
+    public var versionAttribute: String?
 
     /// Creates an entity.
     ///

@@ -158,6 +158,7 @@ struct SchemaFileReader {
         let object = try self.object(value, at: pointer, allowed: [
             "description", "table", "primaryKey", "jsonIdKey", "namespace", "collectionNamespace",
             "attributes", "relationships", "indexes", "actions", "unmappedKeys", "ignoreKeys", "unmappedColumn",
+            "versionAttribute",
         ])
         guard let attributesValue = object["attributes"] else {
             throw fail(.missingKey, "missing required key 'attributes'", at: pointer)
@@ -224,6 +225,7 @@ struct SchemaFileReader {
             unmappedColumn: try string(object["unmappedColumn"], at: pointer / "unmappedColumn"),
             members: members)
         entity.actions = actions
+        entity.versionAttribute = try string(object["versionAttribute"], at: pointer / "versionAttribute")
         return entity
     }
 

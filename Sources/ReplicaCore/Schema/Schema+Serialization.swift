@@ -64,6 +64,7 @@ extension Entity {
         if let unmappedKeys { object["unmappedKeys"] = .string(unmappedKeys.rawValue) }
         if !ignoreKeys.isEmpty { object["ignoreKeys"] = .array(ignoreKeys.map { .string($0) }) }
         if let unmappedColumn { object["unmappedColumn"] = .string(unmappedColumn) }
+        if let versionAttribute { object["versionAttribute"] = .string(versionAttribute) }
         var attributesObject = JSONObject()
         // The column of kept keys is made from `unmappedKeys`, not written.
         for attribute in attributes where !attribute.isUnmappedColumn {

@@ -80,6 +80,17 @@ struct SchemaValidator {
             for (offset, pattern) in entity.ignoreKeys.enumerated() where pattern.isEmpty {
                 throw fail(.invalidValue, "an empty ignoreKeys pattern matches no key", at: pointer / "ignoreKeys" / offset)
             }
+            if let version = entity.versionAttribute {
+                guard let attribute = entity.attribute(named: version) else {
+                    throw fail(.invalidValue, "versionAttribute '\(version)' names no attribute of entity '\(entity.name)'",
+                               at: pointer / "versionAttribute")
+                }
+                guard !entity.primaryKeyNames.contains(version), attribute.type == .integer || attribute.type == .string else {
+                    throw fail(.invalidValue, "versionAttribute '\(version)' of entity '\(entity.name)' must be an integer or string "
+                               + "attribute outside the primary key, not \(entity.primaryKeyNames.contains(version) ? "a key" : attribute.type.rawValue)",
+                               at: pointer / "versionAttribute")
+                }
+            }
             if let column = entity.unmappedColumn {
                 guard !column.isEmpty else { throw fail(.invalidValue, "unmappedColumn is empty", at: pointer / "unmappedColumn") }
                 try checkName(column, "unmappedColumn", at: pointer / "unmappedColumn")

@@ -90,7 +90,7 @@ public enum MockCRUD {
     public static func show(_ request: MockRequest) async throws -> MockResponse {
         let id = try requireID(request)
         guard let object = try await request.store.object(request.resource, id: id) else { throw notFound(request, id) }
-        return .json(request.serializer.serialize(object: request.resource.wire(object), of: request.resource))
+        return versionTagged(.json(request.serializer.serialize(object: request.resource.wire(object), of: request.resource)), object, request)
     }
 
     /// Creates an object from the body's known properties (the parent key set from a nested route,
@@ -117,6 +117,8 @@ public enum MockCRUD {
         // The path's parts of a composite key, and an API route's values, win over the body's.
         for (name, value) in request.keyPrefix { values[name] = value }
         for (name, value) in request.scope { values[name] = value }
+        // The server numbers versions.
+        if let version = request.resource.versionProperty { values[version] = .int(1) }
         let object = try await request.store.create(request.resource, values: values)
         var headers: [(name: String, value: String)] = []
         if let path = request.memberRoute?.path(of: object) {
@@ -124,8 +126,17 @@ public enum MockCRUD {
         } else if let id = request.resource.primaryKey.key(of: object) {
             headers.append(location(request, id))
         }
-        return MockResponse(status: 201, headers: headers,
-                            body: request.serializer.serialize(object: request.resource.wire(object), of: request.resource))
+        return versionTagged(MockResponse(status: 201, headers: headers,
+                                          body: request.serializer.serialize(object: request.resource.wire(object), of: request.resource)),
+                             object, request)
+    }
+
+    /// The answer with the object's version as its `ETag`, for a resource that numbers versions.
+    static func versionTagged(_ response: MockResponse, _ object: JSONObject, _ request: MockRequest) -> MockResponse {
+        guard let property = request.resource.versionProperty, let version = object[property], !version.isNull else { return response }
+        var response = response
+        response.headers.append((name: "ETag", value: MockServer.tag(of: object, request)))
+        return response
     }
 
     /// Merges the body's known properties into an object (`PUT` and `PATCH` alike): properties the body
@@ -150,10 +161,18 @@ public enum MockCRUD {
             values = try await request.resource.storingToOne(values, existing: existing, resources: request.resources,
                                                              store: request.store)
         }
+        if let version = request.resource.versionProperty {
+            // The server numbers versions: one more than the object's (updates of one object take turns).
+            values[version] = nil
+            if case .int(let current)? = try await request.store.object(request.resource, id: id)?[version] {
+                values[version] = .int(current + 1)
+            }
+        }
         guard let object = try await request.store.modify(request.resource, id: id, values: values) else {
+            if let version = request.resource.versionProperty { values[version] = .int(1) }
             return try await putCreate(request, id: id, values: values)
         }
-        return .json(request.serializer.serialize(object: request.resource.wire(object), of: request.resource))
+        return versionTagged(.json(request.serializer.serialize(object: request.resource.wire(object), of: request.resource)), object, request)
     }
 
     /// A `PUT` to the whole key of a composite-key object that does not exist creates it (201), when the
@@ -171,10 +190,12 @@ public enum MockCRUD {
         } catch let error as MockHTTPError where error.status == 409 {
             // Created by another request since `modify` missed it: this PUT updates it after all.
             guard let updated = try await request.store.modify(request.resource, id: id, values: values) else { throw error }
-            return .json(request.serializer.serialize(object: request.resource.wire(updated), of: request.resource))
+            return versionTagged(.json(request.serializer.serialize(object: request.resource.wire(updated), of: request.resource)),
+                                 updated, request)
         }
-        return MockResponse(status: 201, headers: [location(request, id)],
-                            body: request.serializer.serialize(object: request.resource.wire(object), of: request.resource))
+        return versionTagged(MockResponse(status: 201, headers: [location(request, id)],
+                                          body: request.serializer.serialize(object: request.resource.wire(object), of: request.resource)),
+                             object, request)
     }
 
     /// `Location: /people/7`, or `/refs/octocat/Hello-World/refs%2Fheads%2Fmain` for a composite key.

@@ -48,6 +48,15 @@ public struct MockResource: Sendable, Hashable {
     /// people.pagination = .cursor   // GET /people?limit=10 → {"ok": true, "items": [...], "response_metadata": …}
     /// ```
     public var pagination: MockPagination?
+    /// The property that numbers each object's versions (the entity's ``Entity/versionAttribute``),
+    /// or nil. The server owns it: a create sets it to 1, each update adds 1 (whatever the body
+    /// says), and the object's `ETag` is its version, quoted, so `If-Match: "3"` matches version 3.
+    ///
+    /// ```swift
+    /// var issues = MockResource("issues", properties: [MockProperty("title", .string), MockProperty("version", .integer)])
+    /// issues.versionProperty = "version"   // POST → {"id": 1, "title": "t", "version": 1}, ETag: "1"
+    /// ```
+    public var versionProperty: String?
 
     /// Creates a resource.
     ///
@@ -160,6 +169,7 @@ public struct MockResource: Sendable, Hashable {
         } ?? .all
         self.init(entity.tableName, properties: properties, actions: allowed, primaryKey: primaryKey, parents: parents, toOne: toOne)
         unmappedProperty = entity.unmappedAttribute.map { property($0).name }
+        versionProperty = entity.versionAttribute.flatMap { entity.attribute(named: $0) }.map { property($0).name }
     }
 
     /// Every resource of a schema, in the schema's order.

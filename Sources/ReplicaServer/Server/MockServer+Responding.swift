@@ -274,18 +274,20 @@ extension MockServer {
 
     /// Adds `ETag` and `Last-Modified` to a 200 GET and turns it into 304 when the client's copy is current.
     /// `If-Modified-Since` gets 304 only when no write can have followed the copy within its second.
+    /// An answer that has its own `ETag` (an object's version, ``MockResource/versionProperty``) keeps it.
     private func conditional(_ response: MockResponse, request: Request, modified: MockModification) -> MockResponse {
         var response = response
-        let fingerprint: String
-        if response.status == 200, let rendered = response.rendered {
-            fingerprint = rendered.fingerprint
+        let tag: String
+        if response.status == 200, let own = response.headers.first(where: { $0.name.lowercased() == "etag" })?.value {
+            tag = own
+        } else if response.status == 200, let rendered = response.rendered {
+            tag = "\"" + rendered.fingerprint + "\""
         } else if response.status == 200, let bytes = response.bodyBytes() {
-            fingerprint = Self.fingerprint(bytes)
+            tag = "\"" + Self.fingerprint(bytes) + "\""
         } else {
             return response
         }
-        let tag = "\"" + fingerprint + "\""
-        response.headers.append((name: "ETag", value: tag))
+        if !response.headers.contains(where: { $0.name.lowercased() == "etag" }) { response.headers.append((name: "ETag", value: tag)) }
         response.headers.append((name: "Last-Modified", value: MockDates.httpDate(modified.second)))
         var notModified = false
         if let match = request.headers[.ifNoneMatch] {

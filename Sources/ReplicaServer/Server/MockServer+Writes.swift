@@ -76,8 +76,12 @@ extension MockServer {
         }
     }
 
-    /// The `ETag` of an object: the hash of the body a `GET` of it answers, quoted.
+    /// The `ETag` of an object: its version, quoted, for a resource that numbers them
+    /// (``MockResource/versionProperty``); else the hash of the body a `GET` of it answers, quoted.
     static func tag(of object: JSONObject, _ request: MockRequest) -> String {
+        if let property = request.resource.versionProperty, let version = object[property], !version.isNull {
+            return "\"" + (version.stringValue ?? version.serialized()) + "\""
+        }
         let body = request.serializer.serialize(object: request.resource.wire(object), of: request.resource)
         return "\"" + fingerprint(body.serializedBytes()) + "\""
     }
@@ -99,7 +103,8 @@ extension MockServer {
         }
     }
 
-    /// A create's or update's answer with the new object's `ETag` (the hash of its body), unless it has one.
+    /// A create's or update's answer with the new object's `ETag` (the hash of its body), unless it has one
+    /// (a resource that numbers versions answers its version, ``MockCRUD``).
     static func taggingWrite(_ response: MockResponse, action: MockAction?) -> MockResponse {
         guard action == .create || action == .update, response.status == 200 || response.status == 201,
               !response.headers.contains(where: { $0.name.lowercased() == "etag" }) else { return response }

@@ -215,7 +215,27 @@ struct SchemaFileTests {
         BadCase(name: "a control character in a table name",
                 json: #"{"name": "t", "entities": {"User": {"table": "us\u001bers", "attributes": {"id": "integer"}}}}"#,
                 code: .invalidValue, pointer: "/entities/User/table", fragment: "control character U+001B"),
+        BadCase(name: "a version attribute that is not there", json: """
+            {"name": "t", "entities": {"Issue": {"versionAttribute": "lockVersion", "attributes": {"id": "integer"}}}}
+            """, code: .invalidValue, pointer: "/entities/Issue/versionAttribute", fragment: "versionAttribute 'lockVersion' names no attribute of entity 'Issue'"),
+        BadCase(name: "a version attribute that is the key", json: """
+            {"name": "t", "entities": {"Issue": {"versionAttribute": "id", "attributes": {"id": "integer"}}}}
+            """, code: .invalidValue, pointer: "/entities/Issue/versionAttribute", fragment: "must be an integer or string attribute outside the primary key, not a key"),
+        BadCase(name: "a version attribute of doubles", json: """
+            {"name": "t", "entities": {"Issue": {"versionAttribute": "v", "attributes": {"id": "integer", "v": "double"}}}}
+            """, code: .invalidValue, pointer: "/entities/Issue/versionAttribute", fragment: "not double"),
     ]
+
+    @Test("an entity's versionAttribute reads, writes back, and is the entity's")
+    func versionAttribute() throws {
+        let schema = try Schema(json: Data("""
+            {"name": "t", "entities": {"Issue": {"versionAttribute": "lockVersion",
+             "attributes": {"id": "integer", "title": "string", "lockVersion": "integer"}}}}
+            """.utf8))
+        #expect(schema.entity(named: "Issue")?.versionAttribute == "lockVersion")
+        #expect(schema.fileJSON["entities"]?["Issue"]?["versionAttribute"] == .string("lockVersion"))
+        #expect(try Schema(jsonValue: schema.fileJSON) == schema)
+    }
 
     @Test("a route's incremental and push declarations read as written, and defaults fill the rest")
     func incrementalRoute() throws {
