@@ -56,6 +56,56 @@ struct EndpointTests {
         }
     }
 
+    struct NewCar: Encodable, Sendable { var name: String; var color: String }
+
+    @Test("the queued form: a POST through a nested path is a local create with the path's scope, a PATCH and a DELETE of an object's path change and delete its row; push sends them")
+    func performedLocally() async throws {
+        let api = try await PeopleAPI.start()
+        try await withTeardown {
+            let john = try await api.client.perform(Endpoint<NewPerson, Person>(.post, "/people"), NewPerson(name: "john", numberOfKids: 1))
+            let addCar = Endpoint<NewCar, Nothing>(.post, "/people/{{person-id}}/cars")
+            let created = try await api.client.performLocally(addCar, NewCar(name: "beetle", color: "red"), pathVariables: ["person-id": "1"])
+            #expect(created.description == "#1 create Car -1 (color, name, personID)")
+            #expect(created.changes["personID"] == .integer(1))
+            #expect(try api.rows("Car").map { "\($0["id"] ?? .null) \($0["name"] ?? .null) of \($0["personID"] ?? .null)" } == ["-1 beetle of 1"])
+
+            let rename = Endpoint<Search, Person>(.patch, "/people/:id")
+            let renamed = try await api.client.performLocally(rename, Search(name: "johnny"), pathVariables: ["id": "\(john.id)"])
+            #expect(renamed.description == "#2 update Person 1 (id, name)")
+            #expect(try api.rows("Person").map { $0["name"] } == [.string("johnny")])
+            // Nothing has reached the API yet; a push sends both.
+            #expect(try await api.client.perform(Endpoint<Nothing, Person>(.get, "/people/1"), Nothing()).name == "john")
+            #expect(try api.rows("Person").map { $0["name"] } == [.string("johnny")])
+            #expect(try await api.client.push().description == "2 confirmed, 0 rejected, 0 still pending")
+            #expect(try api.rows("Car").map { $0["id"] } == [.integer(1)])
+            let cars = try await api.client.perform(Endpoint<Nothing, [Car]>(.get, "/people/1/cars"), Nothing())
+            #expect(cars == [Car(id: 1, name: "beetle", color: "red")])
+
+            let drop = Endpoint<Nothing, Nothing>(.delete, "/cars/:id")
+            let deleted = try await api.client.performLocally(drop, Nothing(), pathVariables: ["id": "1"])
+            #expect(deleted.description == "#3 delete Car 1")
+            #expect(try api.rows("Car").isEmpty)
+            #expect(try await api.client.push().confirmed.count == 1)
+            #expect(try await api.client.perform(Endpoint<Nothing, [Car]>(.get, "/cars"), Nothing()).isEmpty)
+
+            // What has no queued form says why; nothing is written.
+            await #expect {
+                try await api.client.performLocally(Endpoint<Search, [Person]>(.get, "/people"), Search(name: "x"))
+            } throws: { ($0 as? ClientError)?.message == "GET /people: only a POST, PUT, PATCH or DELETE has a queued form" }
+            await #expect {
+                try await api.client.performLocally(Endpoint<Search, Person>(.post, "/nowhere"), Search(name: "x"))
+            } throws: { ($0 as? ClientError)?.message.hasPrefix("POST /nowhere: no route of the schema matches the path") == true }
+            await #expect {
+                try await api.client.performLocally(Endpoint<Nothing, Nothing>(.delete, "/people"), Nothing())
+            } throws: { ($0 as? ClientError)?.message == "DELETE /people: the path names no one Person to delete" }
+            #expect(try await api.engine.outbox().isEmpty)
+        } teardown: {
+            await api.stop()
+        }
+    }
+
+    struct Car: Codable, Equatable, Sendable { var id: Int; var name: String; var color: String }
+
     @Test("an empty 2xx body is nil for an optional response and Nothing for Nothing, an error otherwise; errors name what failed")
     func emptyBodiesAndErrors() async throws {
         let api = try await PeopleAPI.start()
