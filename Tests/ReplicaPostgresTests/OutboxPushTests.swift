@@ -19,10 +19,10 @@ struct OutboxPushTests {
         let client: ReplicaClient
 
         static func start(_ kind: StoreKind, people: String = #"[{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bob"}]"#,
-                          schema: Schema? = nil, interceptors: [any Interceptor] = [],
+                          schema: Schema? = nil, options: MockServerOptions = MockServerOptions(), interceptors: [any Interceptor] = [],
                           configure: (inout ClientConfiguration) -> Void = { _ in }) async throws -> Loop {
             let schema = try schema ?? TestStore.schema()
-            let server = try await MockServer.start(resources: MockResource.resources(for: schema))
+            let server = try await MockServer.start(resources: MockResource.resources(for: schema), options: options)
             _ = try await server.load(json: try JSONValue(parsing: people), into: "people")
             let test = try await TestStore.make(kind, schema: schema)
             let transport = HTTPTransport()
@@ -180,6 +180,39 @@ struct OutboxPushTests {
             #expect(retried.description == "1 confirmed, 0 rejected, 0 still pending")
             #expect(try await store.outbox().isEmpty)
             #expect(try await loop.remote() == ["1: Annie", "2: Bob"])
+        } teardown: {
+            await loop.stop()
+        }
+    }
+
+    @Test("answers that arrive together are confirmed together: fewer transactions than creates, each create once",
+          arguments: StoreKind.allCases)
+    func groupCommit(kind: StoreKind) async throws {
+        var options = MockServerOptions()
+        options.conditions.latency = .milliseconds(50) ... .milliseconds(50)
+        let loop = try await Loop.start(kind, options: options)
+        try await withTeardown {
+            let store = loop.store
+            for index in 0..<24 { try await store.saveLocally("Person", ["name": .string("P\(index)")]) }
+            // The rows each change set gave the API's key.
+            let rekeyed = Locked<[Int]>([])
+            let token = await store.addObserver(for: ["Person"], queue: DispatchQueue(label: "test.commits")) { changes in
+                rekeyed.withLock { $0.append(changes["Person"]?.rekeyed.count ?? 0) }
+            }
+            defer { store.removeObserver(token) }
+            let pushed = try await loop.client.push(concurrency: 24)
+            #expect(pushed.description == "24 confirmed, 0 rejected, 0 still pending")
+            let remote = try await loop.remote()
+            #expect(remote.count == 26)
+            let names: [String] = remote.dropFirst(2).map { line in String(line.split(separator: " ").last ?? "") }
+            #expect(Set(names).count == 24)
+            #expect(try await loop.local() == remote)
+            try await waitUntil("the change sets", timeout: .seconds(10)) { rekeyed.withLock { $0.reduce(0, +) } == 24 }
+            // 24 answers within a few milliseconds of each other: while one transaction commits, the
+            // others wait for the next, which confirms them all.
+            let groups = rekeyed.withLock { $0.filter { $0 > 0 } }
+            #expect(groups.count < 24)
+            #expect((groups.max() ?? 0) > 1)
         } teardown: {
             await loop.stop()
         }

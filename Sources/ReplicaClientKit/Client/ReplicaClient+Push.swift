@@ -54,7 +54,8 @@ extension ReplicaClient {
     ///   is written and the mutation leaves the outbox. A create under a temporary key takes the
     ///   API's key: the foreign keys, links and pending mutations that named the temporary key
     ///   name the API's, and the temporary row goes. A `DELETE` answered 404 or 410 is confirmed
-    ///   too: the object is gone.
+    ///   too: the object is gone. Answers that arrive while another confirmation commits are
+    ///   confirmed together in the next transaction (a group commit, one page each).
     /// - 412 to the change's `If-Match` (``Mutation/precondition``: the ETag the API gave the row
     ///   when it last confirmed a change of it, if the row still reads so), or 409, for an update
     ///   or a delete: a conflict, which the entity's ``ConflictPolicy`` decides
@@ -113,13 +114,15 @@ extension ReplicaClient {
             }
         }
         var result = PushResult()
+        // The rows' confirmations, committed together as they come.
+        let confirmations = PushConfirmations(store: store)
         try await withThrowingTaskGroup(of: PushResult.self) { group in
             var next = 0
             func startNext() {
                 guard next < chains.count else { return }
                 let chain = chains[next]
                 next += 1
-                group.addTask { try await self.push(chain: chain) }
+                group.addTask { try await self.push(chain: chain, confirmations: confirmations) }
             }
             for _ in 0..<max(1, concurrency) { startNext() }
             while let done = try await group.next() {
@@ -156,7 +159,7 @@ extension ReplicaClient {
     }
 
     /// Sends one row's mutations in order; stops at the first that stays pending.
-    private func push(chain: [Mutation]) async throws -> PushResult {
+    private func push(chain: [Mutation], confirmations: PushConfirmations) async throws -> PushResult {
         var result = PushResult()
         for (index, listed) in chain.enumerated() {
             // As the outbox holds it now: the confirmation of the one before may have given the row
@@ -166,7 +169,7 @@ extension ReplicaClient {
                 guard let current = try await store.mutation(listed.id), current.state == .pending else { continue }
                 mutation = current
             }
-            switch try await send(mutation) {
+            switch try await send(mutation, confirmations: confirmations) {
             case .confirmed:
                 result.confirmed.append(mutation)
             case .rejected(let rejection):
@@ -195,7 +198,7 @@ extension ReplicaClient {
     }
 
     /// Sends one mutation and records the answer; `depth` counts the conflicts it met on the way.
-    private func send(_ mutation: Mutation, depth: Int = 0) async throws -> Sent {
+    private func send(_ mutation: Mutation, confirmations: PushConfirmations, depth: Int = 0) async throws -> Sent {
         let entity = try store.requireEntity(mutation.entity)
         let map = try store.mapping.requireMap(entity.name)
         let wrapped = entity.namespace != nil
@@ -239,7 +242,8 @@ extension ReplicaClient {
                 return try await failed(mutation, error.description, source: source)
             }
             if (status == 412 || status == 409) && mutation.kind != .create && depth < 3 {
-                return try await conflict(mutation, status: status, body: error.bodyText, entity: entity, source: source, depth: depth)
+                return try await conflict(mutation, status: status, body: error.bodyText, entity: entity, source: source,
+                                          confirmations: confirmations, depth: depth)
             }
             guard Self.decides(status) else { return try await failed(mutation, error.description, source: source) }
             let rejection = Mutation.Rejection(status: status, body: error.bodyText)
@@ -289,10 +293,8 @@ extension ReplicaClient {
         }
         let object: JSONValue = rewrap ? .object([entity.namespace ?? "": .object(merged)]) : .object(merged)
         let routePath = prepared.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? prepared.path
-        let session = try store.session(prepared.syncMethod, routePath, options: SyncOptions(collectKeys: true))
-        defer { session.discard() }
-        _ = try await session.stage(body: Data(object.serializedBytes()), source: source)
-        _ = try await session.commit(complete: false, records: [], outbox: work)
+        try await confirmations.commit(.init(method: prepared.syncMethod, routePath: routePath, body: Data(object.serializedBytes()),
+                                             source: source, work: work))
         return .confirmed(key)
     }
 
@@ -424,7 +426,7 @@ extension ReplicaClient {
     /// A change the API refused because the row changed there (412, 409): the entity's
     /// ``ConflictPolicy`` decides, on the API's row as it is now.
     private func conflict(_ mutation: Mutation, status: Int, body: String, entity: Entity, source: String,
-                          depth: Int) async throws -> Sent {
+                          confirmations: PushConfirmations, depth: Int) async throws -> Sent {
         let rejection = Mutation.Rejection(status: status, body: body)
         let row: ServerRow
         switch try await serverRow(entity, key: mutation.key) {
@@ -482,6 +484,6 @@ extension ReplicaClient {
             return .failed("mutation #\(mutation.id) left the outbox while its conflict was resolved")
         }
         resent.idempotencyKey = reissued.idempotencyKey
-        return try await send(resent, depth: depth + 1)
+        return try await send(resent, confirmations: confirmations, depth: depth + 1)
     }
 }

@@ -55,6 +55,19 @@ package struct OutboxWork: Sendable {
 
     package init() {}
 
+    /// Adds what `other` does to the outbox (a group of confirmations committed together).
+    package mutating func absorb(_ other: OutboxWork) {
+        queued += other.queued
+        confirmed += other.confirmed
+        rejected += other.rejected
+        failedAttempts += other.failedAttempts
+        discarded += other.discarded
+        retried += other.retried
+        rekeyed += other.rekeyed
+        versions += other.versions
+        reissued += other.reissued
+    }
+
     /// Whether the job changes nothing in the outbox (it still rebases).
     package var isEmpty: Bool {
         queued.isEmpty && confirmed.isEmpty && rejected.isEmpty && failedAttempts.isEmpty && discarded.isEmpty && retried.isEmpty
