@@ -33,15 +33,27 @@ public final class HTTPTransport: Transport {
     /// The client `HTTPTransport()` uses, shared by all of them and never shut down (like
     /// `HTTPClient.shared`, on its event loops): AsyncHTTPClient's browser-like settings, except
     /// that redirects are left to the transport (which filters headers by origin), gzip and
-    /// deflate bodies are decompressed without a ratio limit (the body's size limit bounds them)
-    /// and there is no read timeout (``BodyLimits/idleTimeout`` does not count the time
-    /// back-pressure holds the connection).
-    public static let defaultClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-                                                 configuration: configured(.singletonConfiguration))
+    /// deflate bodies are decompressed without a ratio limit (the body's size limit bounds them),
+    /// there is no read timeout (``BodyLimits/idleTimeout`` does not count the time
+    /// back-pressure holds the connection), a connection that cannot be made fails its request at
+    /// once (refused, no route: a ``RetryInterceptor`` retries it with backoff, a push leaves its
+    /// mutations pending) and one that gets no answer fails after ``connectTimeout``.
+    public static let defaultClient: HTTPClient = {
+        var configuration = configured(.singletonConfiguration)
+        configuration.timeout.connect = connectTimeout
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    /// How long ``defaultClient`` waits for a TCP (and TLS) connection to a host that does not
+    /// answer: 10 seconds.
+    public static let connectTimeout: TimeAmount = .seconds(10)
 
     /// `configuration` as the transport needs it: redirects disallowed (the transport follows
     /// them), decompression (when enabled) bounded by size through ``BodyLimits/maxBytes`` rather
-    /// than by ratio, no read timeout.
+    /// than by ratio, no read timeout, and no retrying of a connection that could not be made
+    /// (the request fails with ``ClientError/Code/connection`` at once, and the client's
+    /// interceptors decide: AsyncHTTPClient would otherwise retry it until the connect timeout,
+    /// 90 seconds in its browser-like settings, while the API refuses connections).
     ///
     /// ```swift
     /// let client = HTTPClient(eventLoopGroup: group, configuration: HTTPTransport.configured(HTTPClient.Configuration()))
@@ -51,6 +63,7 @@ public final class HTTPTransport: Transport {
         configuration.redirectConfiguration = .disallow
         if case .enabled = configuration.decompression { configuration.decompression = .enabled(limit: .none) }
         configuration.timeout.read = nil
+        configuration.connectionPool.retryConnectionEstablishment = false
         return configuration
     }
 
@@ -224,6 +237,13 @@ public final class HTTPTransport: Transport {
             return ClientError(.bodyTooLarge, "the compressed response body inflated past the decompression limit of the "
                                + "HTTPClient given to HTTPTransport (its `decompression` setting; HTTPTransport.configured(_:) "
                                + "bounds decompressed bodies by BodyLimits.maxBytes instead)", request: request)
+        }
+        if let error = error as? IOError {
+            // A system call's failure (a refused connection, a reset): its errno said plainly, not
+            // NIO's account of where it read it.
+            let reason = String(cString: strerror(error.errnoCode))
+            return ClientError(.connection, reason.prefix(1).lowercased() + reason.dropFirst() + " (errno \(error.errnoCode))",
+                               request: request)
         }
         return ClientError(.connection, String(describing: error), request: request)
     }

@@ -106,6 +106,25 @@ struct EndpointTests {
 
     struct Car: Codable, Equatable, Sendable { var id: Int; var name: String; var color: String }
 
+    @Test("an API that refuses connections: the push answers at once with the writes pending and the error said plainly")
+    func refusedConnections() async throws {
+        let api = try await PeopleAPI.start()
+        try await withTeardown {
+            try await api.engine.saveLocally("Person", ["name": .string("ann")])
+            await api.server.stop()
+            let clock = ContinuousClock()
+            let started = clock.now
+            let pushed = try await api.client.push()
+            // Not retried until a connect timeout (AsyncHTTPClient's would be 90 s, the request's is 60 s).
+            #expect(started.duration(to: clock.now) < .seconds(30))
+            #expect(pushed.description == "0 confirmed, 0 rejected, 1 still pending")
+            let error = try #require(pushed.pending.first?.lastError)
+            #expect(error.hasPrefix("POST \(api.server.baseURL)/people: connection refused (errno "))
+        } teardown: {
+            await api.stop()
+        }
+    }
+
     @Test("an empty 2xx body is nil for an optional response and Nothing for Nothing, an error otherwise; errors name what failed")
     func emptyBodiesAndErrors() async throws {
         let api = try await PeopleAPI.start()
