@@ -107,8 +107,8 @@ struct OutboxCommand: AsyncParsableCommand {
         abstract: "List the local writes waiting for the API, retry a rejected one or discard one.",
         discussion: """
             list (the default) prints a table of the outbox in commit order: each mutation's id, state (pending, or \
-            rejected by the API), kind, entity, key, attempts, and its last error or the API's rejection (status and \
-            the body's first line). retry ID makes a rejected mutation pending again (with JSON: its changes corrected, \
+            rejected by the API), kind, entity, key, attempts, and its last error or the API's rejection (its status, \
+            message and field errors, as HTTP 422: name can't be blank). retry ID makes a rejected mutation pending again (with JSON: its changes corrected, \
             an object in the API's shape), sent with the next push under a new Idempotency-Key. discard ID removes a \
             mutation without sending it.
             Examples: replica outbox --db people.sqlite
@@ -178,7 +178,7 @@ struct OutboxCommand: AsyncParsableCommand {
     static func table(_ mutations: [Mutation]) -> TextTable {
         TextTable(columns: ["id", "state", "kind", "entity", "key", "attempts", "error"], rows: mutations.map { mutation in
             var error = mutation.lastError ?? ""
-            if let rejection = mutation.rejection { error = "\(rejection.status) " + LocalWriteInput.firstLine(rejection.body) }
+            if let rejection = mutation.rejection { error = LocalWriteInput.firstLine(rejection.error.description) }
             return ["\(mutation.id)", mutation.state.rawValue, mutation.kind.rawValue, mutation.entity,
                     TextTable.cell(mutation.key), "\(mutation.attempts)", TextTable.cell(.string(error))]
         })

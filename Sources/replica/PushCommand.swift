@@ -141,7 +141,7 @@ struct OriginHeaders: Interceptor {
 /// What a push prints, and its exit status.
 enum PushReport {
     /// `1 confirmed, 0 rejected, 0 still pending` on standard output, then an `Error:` line on
-    /// standard error per rejected mutation (its status and the body's first line) and per still
+    /// standard error per rejected mutation (the API's error: status, message, field errors) and per still
     /// pending one (its last error, or the earlier mutation of its row it waits for).
     static func print(_ result: PushResult, prefix: String = "") {
         Output.write(prefix + result.description + "\n", to: .standardOutput)
@@ -151,7 +151,12 @@ enum PushReport {
     static func errorLines(_ result: PushResult) -> [String] {
         var lines: [String] = []
         for mutation in result.rejected {
-            lines.append("\(mutation) " + LocalWriteInput.firstLine(mutation.rejection?.body ?? ""))
+            // `#1 update Person 7 (id, name) rejected: HTTP 404 no people with id 7`: the API's error in
+            // place of the bare status the mutation's description ends with.
+            var named = mutation
+            named.rejection = nil
+            named.state = .pending
+            lines.append("\(named) rejected: " + LocalWriteInput.firstLine(mutation.rejection?.error.description ?? ""))
         }
         var firstOfRow: [String: Int64] = [:]
         for mutation in result.pending {

@@ -186,7 +186,7 @@ struct OutboxCommandTests {
         #expect(empty.stdout == "0 confirmed, 0 rejected, 0 still pending\n")
     }
 
-    @Test("push: a rejected update (404) exits 3 with the status and body; outbox shows it; discard removes it")
+    @Test("push: a rejected update (404) exits 3 with the API's error; outbox shows it; discard removes it")
     func pushRejected() async throws {
         let directory = try TemporaryDirectory("replica-push-rejected")
         defer { directory.remove() }
@@ -199,11 +199,11 @@ struct OutboxCommandTests {
         #expect(pushed.status == 3)
         #expect(pushed.stdout == "0 confirmed, 1 rejected, 0 still pending\n")
         #expect(pushed.stderr == """
-            Error: #1 update Person 7 (id, name) rejected: 404 {"error":{"status":404,"code":"notFound","message":"no people with id 7"}}
+            Error: #1 update Person 7 (id, name) rejected: HTTP 404 no people with id 7
 
             """)
         let list = try await ReplicaTool.run(["outbox", "--db", db])
-        let error = #"404 {"error":{"status":404,"code":"notFound","message":"no people with id 7"}}"#
+        let error = "HTTP 404 no people with id 7"
         #expect(list.stdout == """
             id  state     kind    entity  key  attempts  error
             --  --------  ------  ------  ---  --------  \(String(repeating: "-", count: error.count))

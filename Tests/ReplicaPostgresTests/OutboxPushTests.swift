@@ -167,6 +167,9 @@ struct OutboxPushTests {
             #expect(rejected.map(\.id) == [update.id, create.id])
             #expect(rejected.map { $0.rejection?.status } == [422, 422])
             #expect(rejected.first?.rejection?.body.contains("can't be blank") == true)
+            // Read as the API's error: the field to correct and why.
+            #expect(rejected.first?.rejection?.error.fieldErrors == ["name": ["can't be blank"]])
+            #expect(rejected.first?.rejection?.error.description == "HTTP 422: name can't be blank")
             // Taken back: the update's row is the API's again, the create's row is gone.
             let reverted = try await loop.local()
             #expect(reverted == ["1: Ann", "2: Bob"])

@@ -52,3 +52,15 @@ public enum ConflictResolution: Sendable {
     /// mutation's own: a merge of the application's making.
     case send([String: AttributeValue])
 }
+
+extension Mutation.Rejection {
+    /// The API's answer read as an error body (as ``ClientError/init(status:headers:body:request:)``
+    /// reads one): its message, field errors and details, for showing the user what to correct.
+    ///
+    /// ```swift
+    /// for mutation in try await store.outbox(.rejected) {
+    ///     print(mutation.rejection?.error.fieldErrors["title"] ?? [])   // ["can't be blank"]
+    /// }
+    /// ```
+    public var error: ClientError { ClientError(status: status, body: Array(body.utf8)) }
+}

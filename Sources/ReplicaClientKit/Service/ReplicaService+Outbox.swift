@@ -30,7 +30,7 @@ extension ReplicaService {
                     logger.warning("outbox: \(result) (\(failures) pushes in a row failed): \(result.outbox.lastError ?? "")")
                 }
                 for mutation in result.rejected {
-                    logger.error("outbox: \(mutation): \(mutation.rejection.map { String($0.body.prefix(200)) } ?? "")")
+                    logger.error("outbox: \(mutation): \(mutation.rejection.map { String($0.error.description.prefix(500)) } ?? "")")
                 }
             } catch {
                 if Task.isCancelled { break }
