@@ -188,6 +188,44 @@ struct OutboxPushTests {
         }
     }
 
+    /// The API's cars, `name: person_id`, read with a fresh store of its own.
+    static func remoteCars(_ loop: Loop) async throws -> [String] {
+        let reader = try SQLiteReplica(store: Store.inMemory(schema: try TestStore.schema()))
+        let configuration = ClientConfiguration(transport: loop.transport, baseURLs: [.production: try #require(URL(string: loop.server.baseURL))])
+        _ = try await ReplicaClient(store: reader, configuration: configuration).call("/cars")
+        return try await reader.rows(RowQuery("Car", sort: [.ascending("name")])).map { "\($0["name"] ?? .null): \($0["personID"] ?? .null)" }
+    }
+
+    @Test("a row that names another's temporary key waits for that create and goes with the API's key; if the create is refused, it is held",
+          arguments: StoreKind.allCases)
+    func dependentCreates(kind: StoreKind) async throws {
+        let loop = try await Loop.start(kind)
+        try await withTeardown {
+            let store = loop.store
+            let dee = try await store.saveLocally("Person", ["name": .string("Dee")])
+            // Sent first if nothing held it back: rows go concurrently, in no order between them.
+            try await store.saveLocally("Car", ["name": .string("beetle"), "color": .string("red"), "personID": dee.key])
+            try await store.saveLocally("Car", ["name": .string("mini"), "color": .string("blue"), "personID": .integer(1)])
+            let pushed = try await loop.client.push(concurrency: 4)
+            #expect(pushed.description == "3 confirmed, 0 rejected, 0 still pending")
+            #expect(try await Self.remoteCars(loop) == ["beetle: 3", "mini: 1"])
+            let local = try await store.rows(RowQuery("Car", sort: [.ascending("name")])).map { "\($0["name"] ?? .null): \($0["personID"] ?? .null)" }
+            #expect(local == ["beetle: 3", "mini: 1"])
+
+            // The API refuses the person: the car that names it is not sent.
+            loop.server.setController(RequiringNames(), for: "people")
+            let nobody = try await store.saveLocally("Person", ["name": .string("")])
+            let car = try await store.saveLocally("Car", ["name": .string("zephyr"), "color": .string("grey"), "personID": nobody.key])
+            let refused = try await loop.client.push(concurrency: 4)
+            #expect(refused.description == "0 confirmed, 1 rejected, 1 still pending")
+            #expect(refused.pending.map(\.id) == [car.id])
+            #expect(refused.pending.first?.attempts == 0)
+            #expect(try await Self.remoteCars(loop) == ["beetle: 3", "mini: 1"])
+        } teardown: {
+            await loop.stop()
+        }
+    }
+
     @Test("answers that arrive together are confirmed together: fewer transactions than creates, each create once",
           arguments: StoreKind.allCases)
     func groupCommit(kind: StoreKind) async throws {

@@ -35,7 +35,9 @@ public struct PushResult: Sendable, Hashable, CustomStringConvertible {
 
 extension ReplicaClient {
     /// Sends the outbox's pending mutations to the API: each row's in commit order, independent
-    /// rows `concurrency` at a time, each request with the mutation's `Idempotency-Key`.
+    /// rows `concurrency` at a time, each request with the mutation's `Idempotency-Key`. A row
+    /// whose foreign key names a row created under a temporary key goes after that create is
+    /// confirmed, with the API's key (and stays pending, unsent, when the create was refused).
     ///
     /// Processes sharing the store send one at a time: while another one sends (a service beside
     /// this one on the same PostgreSQL database, holding its session advisory lock, or on the
@@ -113,24 +115,51 @@ extension ReplicaClient {
                 chains.append([mutation])
             }
         }
+        let waitsFor = try Self.dependencies(of: chains, store: store)
         var result = PushResult()
         // The rows' confirmations, committed together as they come.
         let confirmations = PushConfirmations(store: store)
-        try await withThrowingTaskGroup(of: PushResult.self) { group in
-            var next = 0
-            func startNext() {
-                guard next < chains.count else { return }
-                let chain = chains[next]
-                next += 1
-                group.addTask { try await self.push(chain: chain, confirmations: confirmations) }
+        try await withThrowingTaskGroup(of: (Int, PushResult).self) { group in
+            // Whether each chain that ended made its row (its create was confirmed).
+            var made: [Int: Bool] = [:]
+            var started = Set<Int>()
+            var running = 0
+            func startRunnable() {
+                var index = 0
+                while index < chains.count && running < max(1, concurrency) {
+                    defer { index += 1 }
+                    guard !started.contains(index), waitsFor[index].allSatisfy({ made[$0] != nil }) else { continue }
+                    started.insert(index)
+                    let chain = chains[index]
+                    if waitsFor[index].contains(where: { made[$0] == false }) {
+                        // A row it names was not made: sent now, it would carry a key the API never gave.
+                        result.pending += chain
+                        made[index] = false
+                        index = -1   // what waited for this one may go on now (held too)
+                        continue
+                    }
+                    running += 1
+                    let rereads = !waitsFor[index].isEmpty
+                    let chainIndex = index
+                    group.addTask { (chainIndex, try await self.push(chain: chain, rereadingFirst: rereads, confirmations: confirmations)) }
+                }
+                // Rows that name each other's temporary keys cannot wait for each other: the first goes.
+                if running == 0, let stuck = chains.indices.first(where: { !started.contains($0) }) {
+                    started.insert(stuck)
+                    running += 1
+                    let chain = chains[stuck]
+                    group.addTask { (stuck, try await self.push(chain: chain, rereadingFirst: true, confirmations: confirmations)) }
+                }
             }
-            for _ in 0..<max(1, concurrency) { startNext() }
-            while let done = try await group.next() {
+            startRunnable()
+            while let (index, done) = try await group.next() {
+                running -= 1
                 result.confirmed += done.confirmed
                 result.rejected += done.rejected
                 result.pending += done.pending
                 result.failed += done.failed
-                startNext()
+                made[index] = chains[index].first.map { first in first.kind != .create || done.confirmed.contains { $0.id == first.id } } ?? true
+                startRunnable()
             }
         }
         result.outbox = try await store.outboxStatus()
@@ -158,14 +187,41 @@ extension ReplicaClient {
         Gauge(label: ReplicaMetrics.outboxOldestPending, factory: factory).record(age)
     }
 
-    /// Sends one row's mutations in order; stops at the first that stays pending.
-    private func push(chain: [Mutation], confirmations: PushConfirmations) async throws -> PushResult {
+    /// For each chain, the chains it waits for: those whose create makes a row (under a key the API
+    /// has not given yet) that one of its mutations names in a foreign key. A `Car` saved with
+    /// `personID` -1 goes once `Person` -1 is confirmed, and then with the API's key, which the
+    /// confirmation wrote into its changes.
+    static func dependencies(of chains: [[Mutation]], store: any ReplicaStore) throws -> [Set<Int>] {
+        var createdBy: [String: Int] = [:]
+        for (index, chain) in chains.enumerated() {
+            guard let first = chain.first, first.kind == .create else { continue }
+            createdBy[first.entity + "\u{0}" + first.key.description] = index
+        }
+        var waitsFor = [Set<Int>](repeating: [], count: chains.count)
+        guard !createdBy.isEmpty else { return waitsFor }
+        for (index, chain) in chains.enumerated() {
+            for mutation in chain where mutation.kind != .delete {
+                let entity = try store.requireEntity(mutation.entity)
+                for relationship in entity.relationships where relationship.kind == .toOne {
+                    guard let column = relationship.foreignKey, let value = mutation.changes[column], !value.isNull,
+                          let other = createdBy[relationship.destination + "\u{0}" + value.description], other != index else { continue }
+                    waitsFor[index].insert(other)
+                }
+            }
+        }
+        return waitsFor
+    }
+
+    /// Sends one row's mutations in order; stops at the first that stays pending. With
+    /// `rereadingFirst`, the first is read again from the outbox too (a row it names may have
+    /// taken the API's key since the push began).
+    private func push(chain: [Mutation], rereadingFirst: Bool = false, confirmations: PushConfirmations) async throws -> PushResult {
         var result = PushResult()
         for (index, listed) in chain.enumerated() {
             // As the outbox holds it now: the confirmation of the one before may have given the row
             // the API's key and moved the row's precondition to the ETag the API answered.
             var mutation = listed
-            if index > 0 {
+            if index > 0 || rereadingFirst {
                 guard let current = try await store.mutation(listed.id), current.state == .pending else { continue }
                 mutation = current
             }
