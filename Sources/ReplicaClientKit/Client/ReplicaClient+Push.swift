@@ -124,8 +124,11 @@ extension ReplicaClient {
             var made: [Int: Bool] = [:]
             var started = Set<Int>()
             var running = 0
+            // Every chain before this one has started.
+            var unstarted = 0
             func startRunnable() {
-                var index = 0
+                while unstarted < chains.count && started.contains(unstarted) { unstarted += 1 }
+                var index = unstarted
                 while index < chains.count && running < max(1, concurrency) {
                     defer { index += 1 }
                     guard !started.contains(index), waitsFor[index].allSatisfy({ made[$0] != nil }) else { continue }
@@ -135,7 +138,7 @@ extension ReplicaClient {
                         // A row it names was not made: sent now, it would carry a key the API never gave.
                         result.pending += chain
                         made[index] = false
-                        index = -1   // what waited for this one may go on now (held too)
+                        index = unstarted - 1   // what waited for this one may go on now (held too)
                         continue
                     }
                     running += 1
