@@ -43,11 +43,15 @@ struct OutboxPushTests {
 
         /// The API's rows, `id: name`, read with a fresh store of its own.
         func remote() async throws -> [String] {
-            let schema = try TestStore.schema()
-            let reader = try SQLiteReplica(store: Store.inMemory(schema: schema))
+            try await remoteRows("/people", "Person", sort: "id").map { "\($0["id"] ?? .null): \($0["name"] ?? .null)" }
+        }
+
+        /// The API's rows of a collection, read with a fresh store of its own.
+        func remoteRows(_ path: String, _ entity: String, sort: String) async throws -> [EntityRow] {
+            let reader = try SQLiteReplica(store: Store.inMemory(schema: try TestStore.schema()))
             let configuration = ClientConfiguration(transport: transport, baseURLs: [.production: try #require(URL(string: server.baseURL))])
-            _ = try await ReplicaClient(store: reader, configuration: configuration).call("/people")
-            return try await reader.rows(RowQuery("Person", sort: [.ascending("id")])).map { "\($0["id"] ?? .null): \($0["name"] ?? .null)" }
+            _ = try await ReplicaClient(store: reader, configuration: configuration).call(path)
+            return try await reader.rows(RowQuery(entity, sort: [.ascending(sort)]))
         }
 
         func stop() async {
@@ -188,12 +192,9 @@ struct OutboxPushTests {
         }
     }
 
-    /// The API's cars, `name: person_id`, read with a fresh store of its own.
+    /// The API's cars, `name: person_id`.
     static func remoteCars(_ loop: Loop) async throws -> [String] {
-        let reader = try SQLiteReplica(store: Store.inMemory(schema: try TestStore.schema()))
-        let configuration = ClientConfiguration(transport: loop.transport, baseURLs: [.production: try #require(URL(string: loop.server.baseURL))])
-        _ = try await ReplicaClient(store: reader, configuration: configuration).call("/cars")
-        return try await reader.rows(RowQuery("Car", sort: [.ascending("name")])).map { "\($0["name"] ?? .null): \($0["personID"] ?? .null)" }
+        try await loop.remoteRows("/cars", "Car", sort: "name").map { "\($0["name"] ?? .null): \($0["personID"] ?? .null)" }
     }
 
     @Test("a row that names another's temporary key waits for that create and goes with the API's key; if the create is refused, it is held",
