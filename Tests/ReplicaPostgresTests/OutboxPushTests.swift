@@ -221,6 +221,7 @@ struct OutboxPushTests {
             #expect(refused.description == "0 confirmed, 1 rejected, 1 still pending")
             #expect(refused.pending.map(\.id) == [car.id])
             #expect(refused.pending.first?.attempts == 0)
+            #expect(refused.pending.first?.lastError == "not sent: it names Person \(nobody.key), whose create #\(nobody.id) the API has not confirmed")
             #expect(try await Self.remoteCars(loop) == ["beetle: 3", "mini: 1"])
         } teardown: {
             await loop.stop()

@@ -134,9 +134,13 @@ extension ReplicaClient {
                     guard !started.contains(index), waitsFor[index].allSatisfy({ made[$0] != nil }) else { continue }
                     started.insert(index)
                     let chain = chains[index]
-                    if waitsFor[index].contains(where: { made[$0] == false }) {
+                    if let unmade = waitsFor[index].sorted().first(where: { made[$0] == false }), let create = chains[unmade].first {
                         // A row it names was not made: sent now, it would carry a key the API never gave.
-                        result.pending += chain
+                        result.pending += chain.map { mutation in
+                            var held = mutation
+                            held.lastError = "not sent: it names \(create.entity) \(create.key), whose create #\(create.id) the API has not confirmed"
+                            return held
+                        }
                         made[index] = false
                         index = unstarted - 1   // what waited for this one may go on now (held too)
                         continue
