@@ -17,7 +17,8 @@ extension BridgeQueue where Element == [UInt8] {
         Task {
             do {
                 for try await chunk in chunks {
-                    if Task.isCancelled { break }
+                    // Never a clean end: a reader would take the body read so far for the whole.
+                    if Task.isCancelled { throw CancellationError() }
                     await send(chunk)
                 }
                 finish()

@@ -247,18 +247,29 @@ public final class SyncSession: Sendable {
         // The session's pages share one memory budget; past it, they go to scratch files.
         let log = ChunkLog(memoryBudget: max(0, options.stagingMemory - loggedBytes))
         let keepsLog = store.backend.stagingHoldsWriteLock
+        // What reading the page threw (the maximum staging size, the log's scratch file, the
+        // transport): the chunk it was reading left the body without reaching the log.
+        let readFailure = Locked<(any Error)?>(nil)
         do {
             let page = try await writeLive(source: source) {
-                guard let chunk = try next() else { return nil }
-                if keepsLog { try log.append(chunk) }
-                return chunk
+                do {
+                    guard let chunk = try next() else { return nil }
+                    if keepsLog { try log.append(chunk) }
+                    return chunk
+                } catch {
+                    readFailure.withLock { $0 = $0 ?? error }
+                    throw error
+                }
             }
             // The parsing thread has ended: the log is handed over to the session.
             if keepsLog { withState { $0.log(LoggedPage(log: UncheckedBox(log), claimsBefore: claimsBefore, source: source)) } }
             return page
         } catch let error where Self.letsGoOfWriter(error) {
             // Rolled back (or never begun: another process holds the write lock), and the parsing
-            // thread has ended: stage the earlier pages, then this one (what it read, then the rest).
+            // thread has ended. Had reading failed, the page's replay would miss what that read took
+            // from the body (read as an empty or cut-short page): the page fails with that error.
+            if let failure = readFailure.withLock({ $0 }) { throw failure }
+            // Else stage the earlier pages, then this one (what it read, then the rest).
             try await stageLogged(afterPause: error is StreamStalled)
             return try await stageRows(source: source, channel: channel) {
                 if let chunk = try log.replay() { return chunk }

@@ -224,6 +224,37 @@ struct LivePagesTests {
         #expect(changes.count == 1)
     }
 
+    // The chunk that went past the limit was read from the body but never logged; the page's replay
+    // after the pause lacked it and read as an empty body ("HTTP 200 with an empty body"), so the
+    // sync failed with the wrong error (seen once in eleven runs of a 50-page walk under load).
+    @Test("a page past the maximum staging size that also outwaits streamingPatience fails naming the limit, not as an empty page")
+    func stagingLimitDuringAPause() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (replica, path) = try Self.blog(in: directory)
+        var options = SyncOptions(streamingPatience: 0.05)
+        options.maxStagingBytes = 100
+        let session = try replica.session(.get, "/users", options: options)
+        // Page 1 (29 bytes) opens the live transaction.
+        _ = try await session.stage(body: Data(#"[{"user_id": 1, "name": "A"}]"#.utf8), source: "GET /users?page=1")
+        let rows = (2...20).map { #"{"user_id": \#($0), "name": "B"}"# }
+        let page2 = Array(("[" + rows.joined(separator: ", ") + "]").utf8)
+        // Page 2 comes after ten times the patience (the transaction has rolled back), as one chunk past the limit.
+        let late = PulledChunks([page2]) { _ in try? await Task.sleep(for: .milliseconds(500)) }
+        var thrown: (any Error)?
+        do {
+            _ = try await session.stage(chunks: late, source: "GET /users?page=2")
+        } catch {
+            thrown = error
+        }
+        let error = try #require(thrown as? SyncError, "\(thrown.map(String.init(describing:)) ?? "nothing thrown")")
+        #expect(error.code == .input)
+        #expect(error.source == "GET /users?page=2")
+        #expect(error.message.hasPrefix("the sync's response bodies exceed 100 bytes (the maximum staging size"), "\(error)")
+        #expect(try Store(path: path, options: StoreOptions(busyTimeout: 0, readOnly: true)).count("User") == 0)
+        #expect(await Self.writerIsFree(path))
+    }
+
     @Test("another process's write lock at the first page: the session stages instead of waiting, and commits once the lock is free")
     func lockedAtFirstPage() async throws {
         let directory = try TemporaryDirectory()
