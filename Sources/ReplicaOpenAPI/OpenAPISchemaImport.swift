@@ -42,13 +42,7 @@ public enum OpenAPISchemaImport {
     ///   file and where (line and column, or JSON pointer) when the document does not parse or is
     ///   no OpenAPI 3 document (Swagger 2.0, say).
     public static func schema(contentsOf url: URL, name: String? = nil) throws -> InferredSchema {
-        let file = url.isFileURL ? url.relativePath : url.absoluteString
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw SchemaError(.unreadableFile, "cannot read OpenAPI document: \(error.localizedDescription)", file: file)
-        }
+        let (data, file) = try SchemaError.contents(of: url, what: "OpenAPI document")
         return try schema(from: data, source: url.lastPathComponent, file: file, name: name)
     }
 

@@ -41,12 +41,7 @@ struct ImportCommand: AsyncParsableCommand {
     @Option(name: .customLong("on-invalid"), help: "fail (roll back) or skip objects that cannot be mapped.")
     var onInvalid: InvalidObjectPolicy = .fail
 
-    @Flag(help: "Fail (and write nothing) when a key matches no attribute, a collection no entity, or an object gives a key twice.")
-    var strict = false
-
-    @Option(name: .customLong("shared-children"),
-            help: "fail, or last-parent-wins (with a warning), when one child is nested under two parents of a one-to-many relationship.")
-    var sharedChildren: SharedChildPolicy = .fail
+    @OptionGroup var mapping: MappingChecks
 
     @Option(name: .customLong("busy-timeout"),
             help: "Seconds to wait while another process writes to the database before failing (writing nothing).")
@@ -88,8 +83,7 @@ struct ImportCommand: AsyncParsableCommand {
         let importTarget = try importTarget(schema: target.schema, location: target.location)
         let bar = ProgressBar(enabled: Terminal.width(of: STDERR_FILENO) != nil)
         var options = SyncOptions(stalePolicy: stale, onInvalid: onInvalid, busyTimeout: busyTimeout)
-        options.strictKeys = strict
-        options.sharedChildren = sharedChildren
+        mapping.apply(to: &options)
         options.format = format
         options.progress = { progress in bar.update(progress) }
         options.progressInterval = 5_000

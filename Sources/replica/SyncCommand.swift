@@ -64,12 +64,7 @@ struct SyncCommand: AsyncParsableCommand {
             help: "Seconds a write waits while another process writes to the database before that sync fails (writing nothing).")
     var busyTimeout: Double = StoreOptions().busyTimeout
 
-    @Flag(help: "Fail (and write nothing) when a key matches no attribute, a collection no entity, or an object gives a key twice.")
-    var strict = false
-
-    @Option(name: .customLong("shared-children"),
-            help: "fail, or last-parent-wins (with a warning), when one child is nested under two parents of a one-to-many relationship.")
-    var sharedChildren: SharedChildPolicy = .fail
+    @OptionGroup var mapping: MappingChecks
 
     @Option(name: .customLong("unfollowed-pages"),
             help: "fail (write nothing), or warn (write the pages read, delete nothing), when the last page says the collection goes on (has_more, a next cursor or link, a total above what was read) and the route's pagination found no next page.")
@@ -159,8 +154,8 @@ struct SyncCommand: AsyncParsableCommand {
             callHeaders[name] = value
         }
         let client = ReplicaClient(store: opened.store, configuration: configuration)
-        var options = SyncOptions(strictKeys: strict, busyTimeout: busyTimeout)
-        options.sharedChildren = sharedChildren
+        var options = SyncOptions(busyTimeout: busyTimeout)
+        mapping.apply(to: &options)
         options.maxStagingBytes = try OptionChecks.byteSize(maxStaging, option: "--max-staging")
         if let every { return try await keepSynced(client, opened: opened, every: every, headers: callHeaders, options: options) }
         // Local writes first: the pull then reads the API with them applied.

@@ -118,23 +118,11 @@ extension JSONTokenizer {
     /// Validates the UTF-8 sequence whose lead byte is at `q`; returns the byte after it, or `nil` when the bytes run out.
     @inline(__always)
     func scanUTF8(_ q: UnsafePointer<UInt8>) throws -> UnsafePointer<UInt8>? {
-        let lead = q.pointee
-        let length: Int
-        var secondLow: UInt8 = 0x80
-        var secondHigh: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; secondLow = 0xA0
-        case 0xE1...0xEC, 0xEE, 0xEF: length = 3
-        case 0xED: length = 3; secondHigh = 0x9F
-        case 0xF0: length = 4; secondLow = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; secondHigh = 0x8F
-        default: throw invalidUTF8(q)
-        }
+        guard let sequence = UTF8Sequence(lead: q.pointee) else { throw invalidUTF8(q) }
+        let length = sequence.length
         let available = end - q
         guard available >= 2 else { return nil }
-        guard q[1] >= secondLow && q[1] <= secondHigh else { throw invalidUTF8(q) }
+        guard sequence.admitsSecond(q[1]) else { throw invalidUTF8(q) }
         if length >= 3 {
             guard available >= 3 else { return nil }
             if q[2] & 0xC0 != 0x80 { throw invalidUTF8(q) }

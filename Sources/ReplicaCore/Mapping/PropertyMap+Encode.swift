@@ -70,24 +70,34 @@ extension PropertyMap {
             body.setValue(mapping.converter.encode(value), at: mapping.jsonPath)
         }
         // Kept unmapped keys go back where they came from; an attribute's own key wins.
-        if let kept { Self.merge(kept, into: &body) }
+        if let kept { body.addMissing(from: kept) }
         return wrap(body, wrapped: wrapped)
-    }
-
-    /// Adds the members of `kept` that `object` lacks, merging nested objects.
-    static func merge(_ kept: JSONObject, into object: inout JSONObject) {
-        for (key, member) in kept {
-            if case .object(let inner) = member, case .object(var existing)? = object[key] {
-                merge(inner, into: &existing)
-                object[key] = .object(existing)
-            } else if object[key] == nil {
-                object[key] = member
-            }
-        }
     }
 
     private func wrap(_ body: JSONObject, wrapped: Bool) -> JSONObject {
         guard wrapped, let namespace = entity.namespace, !namespace.isEmpty else { return body }
         return [namespace: .object(body)]
+    }
+}
+
+extension JSONObject {
+    /// Adds the members of `kept` that this object lacks, merging nested objects: how kept
+    /// unmapped keys go back into an encoded object (and into the mock server's answers), where
+    /// a key the object has wins.
+    ///
+    /// ```swift
+    /// var object: JSONObject = ["id": 1, "meta": ["a": 1]]
+    /// object.addMissing(from: ["id": 9, "meta": ["b": 2], "extra": true])
+    /// // {"id": 1, "meta": {"a": 1, "b": 2}, "extra": true}
+    /// ```
+    package mutating func addMissing(from kept: JSONObject) {
+        for (key, member) in kept {
+            if case .object(let inner) = member, case .object(var existing)? = self[key] {
+                existing.addMissing(from: inner)
+                self[key] = .object(existing)
+            } else if self[key] == nil {
+                self[key] = member
+            }
+        }
     }
 }

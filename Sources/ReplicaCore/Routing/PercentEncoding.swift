@@ -119,22 +119,10 @@ package enum PercentEncoding {
                 index &+= 1
                 continue
             }
-            let trailing: Int
-            var low: UInt8 = 0x80
-            var high: UInt8 = 0xBF
-            switch lead {
-            case 0xC2...0xDF: trailing = 1
-            case 0xE0: trailing = 2; low = 0xA0
-            case 0xE1...0xEC, 0xEE...0xEF: trailing = 2
-            case 0xED: trailing = 2; high = 0x9F
-            case 0xF0: trailing = 3; low = 0x90
-            case 0xF1...0xF3: trailing = 3
-            case 0xF4: trailing = 3; high = 0x8F
-            default: return false
-            }
+            guard let sequence = UTF8Sequence(lead: lead) else { return false }
+            let trailing = sequence.length &- 1
             guard index &+ trailing < count else { return false }
-            let second = bytes[index &+ 1]
-            guard second >= low && second <= high else { return false }
+            guard sequence.admitsSecond(bytes[index &+ 1]) else { return false }
             var next = index &+ 2
             while next <= index &+ trailing {
                 guard bytes[next] & 0xC0 == 0x80 else { return false }

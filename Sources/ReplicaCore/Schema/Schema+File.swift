@@ -10,13 +10,7 @@ extension Schema {
     /// - Parameter url: The schema file (the format is described by `Schemas/schema.schema.json`).
     /// - Throws: ``SchemaError`` naming the file, the JSON pointer of the offending value and what is wrong.
     public init(contentsOf url: URL) throws {
-        let name = url.isFileURL ? url.relativePath : url.absoluteString
-        let bytes: Data
-        do {
-            bytes = try Data(contentsOf: url)
-        } catch {
-            throw SchemaError(.unreadableFile, "cannot read schema file: \(error.localizedDescription)", file: name)
-        }
+        let (bytes, name) = try SchemaError.contents(of: url, what: "schema file")
         try self.init(json: bytes, file: name)
     }
 
@@ -84,12 +78,17 @@ struct SchemaFileReader {
         return object
     }
 
-    func string(_ value: JSONValue?, at pointer: JSONPointer) throws -> String? {
+    /// The value as `read` takes it, `nil` when absent or `null`; `expected` names what it must be.
+    func scalar<T>(_ value: JSONValue?, at pointer: JSONPointer, expected: String, _ read: (JSONValue) -> T?) throws -> T? {
         guard let value, !value.isNull else { return nil }
-        guard case .string(let string) = value else {
-            throw fail(.invalidValue, "expected a string, found \(value.typeName)", at: pointer)
+        guard let scalar = read(value) else {
+            throw fail(.invalidValue, "expected \(expected), found \(value.typeName)", at: pointer)
         }
-        return string
+        return scalar
+    }
+
+    func string(_ value: JSONValue?, at pointer: JSONPointer) throws -> String? {
+        try scalar(value, at: pointer, expected: "a string", \.stringValue)
     }
 
     func requiredString(_ object: JSONObject, _ key: String, at pointer: JSONPointer) throws -> String {
@@ -100,11 +99,7 @@ struct SchemaFileReader {
     }
 
     func bool(_ value: JSONValue?, at pointer: JSONPointer) throws -> Bool? {
-        guard let value, !value.isNull else { return nil }
-        guard case .bool(let bool) = value else {
-            throw fail(.invalidValue, "expected true or false, found \(value.typeName)", at: pointer)
-        }
-        return bool
+        try scalar(value, at: pointer, expected: "true or false", \.boolValue)
     }
 
     func schema(from value: JSONValue) throws -> Schema {
@@ -546,5 +541,22 @@ struct SchemaFileReader {
             headers[name] = text
         }
         return headers
+    }
+}
+
+extension SchemaError {
+    /// The bytes at `url` and the name errors give the file (its path as given, or the URL);
+    /// `.unreadableFile` naming the file when it cannot be read.
+    ///
+    /// ```swift
+    /// let (bytes, name) = try SchemaError.contents(of: url, what: "schema file")
+    /// ```
+    package static func contents(of url: URL, what: String) throws -> (bytes: Data, name: String) {
+        let name = url.isFileURL ? url.relativePath : url.absoluteString
+        do {
+            return (try Data(contentsOf: url), name)
+        } catch {
+            throw SchemaError(.unreadableFile, "cannot read \(what): \(error.localizedDescription)", file: name)
+        }
     }
 }

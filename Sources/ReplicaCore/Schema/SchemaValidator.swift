@@ -46,12 +46,7 @@ struct SchemaValidator {
                 throw fail(.duplicateName, "entity '\(entity.name)' is defined twice (also '\(other)')", at: pointer)
             }
             entityNames[entity.name.lowercased()] = entity.name
-            let table = entity.tableName.lowercased()
-            guard !table.isEmpty else { throw fail(.invalidValue, "table name is empty", at: pointer / "table") }
-            if table.hasPrefix("sqlite_") || table.hasPrefix("replica_") {
-                throw fail(.invalidValue, "table name '\(entity.tableName)' is reserved (sqlite_ and replica_ prefixes)",
-                           at: pointer / "table")
-            }
+            let table = try checkTableName(entity.tableName, "table name", at: pointer / "table")
             if let other = tableNames[table] {
                 throw fail(.duplicateTable, "entities '\(other)' and '\(entity.name)' both use table '\(entity.tableName)'",
                            at: pointer / "table")
@@ -322,6 +317,17 @@ struct SchemaValidator {
         }
     }
 
+    /// The table name `name` lowercased (how tables collide), refused when empty or when it takes
+    /// a prefix the store keeps for itself; `what` names it in the error.
+    private func checkTableName(_ name: String, _ what: String, at pointer: JSONPointer) throws -> String {
+        let table = name.lowercased()
+        guard !table.isEmpty else { throw fail(.invalidValue, "\(what) is empty", at: pointer) }
+        if table.hasPrefix("sqlite_") || table.hasPrefix("replica_") {
+            throw fail(.invalidValue, "\(what) '\(name)' is reserved (sqlite_ and replica_ prefixes)", at: pointer)
+        }
+        return table
+    }
+
     /// Join tables: named like no entity's table, two distinct key columns of key types, and a
     /// table declared by several relationships (both sides of one link, say) always joining the
     /// same two entities through the same columns.
@@ -332,12 +338,7 @@ struct SchemaValidator {
                 guard let join = schema.joinTable(for: relationship, of: entity) else { continue }
                 let pointer = JSONPointer.root / "entities" / entity.name / "relationships" / relationship.name
                 try checkName(join.name, "join table name", at: pointer / "through")
-                let table = join.name.lowercased()
-                guard !table.isEmpty else { throw fail(.invalidValue, "join table name is empty", at: pointer / "through") }
-                if table.hasPrefix("sqlite_") || table.hasPrefix("replica_") {
-                    throw fail(.invalidValue, "join table name '\(join.name)' is reserved (sqlite_ and replica_ prefixes)",
-                               at: pointer / "through")
-                }
+                let table = try checkTableName(join.name, "join table name", at: pointer / "through")
                 if let owner = entityTables[table] {
                     throw fail(.duplicateTable, "join table '\(join.name)' of relationship '\(entity.name).\(relationship.name)' "
                                + "is the table of entity '\(owner)'", at: pointer / "through")

@@ -359,17 +359,7 @@ extension MockResource {
         var merged = object
         merged[unmappedProperty] = nil
         guard case .object(let kept) = value else { return merged }
-        func merge(_ kept: JSONObject, into target: inout JSONObject) {
-            for (key, member) in kept {
-                if case .object(let inner) = member, case .object(var existing)? = target[key] {
-                    merge(inner, into: &existing)
-                    target[key] = .object(existing)
-                } else if target[key] == nil {
-                    target[key] = member
-                }
-            }
-        }
-        merge(kept, into: &merged)
+        merged.addMissing(from: kept)
         return merged
     }
 
