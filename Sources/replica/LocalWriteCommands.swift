@@ -70,7 +70,8 @@ struct DeleteCommand: AsyncParsableCommand {
         abstract: "Delete a row locally and queue the deletion for the API (the outbox).",
         discussion: """
             KEY is typed by the entity's key attribute; a composite key is a JSON array of its parts, in the \
-            order of the schema's primaryKey. The row goes at once; replica push sends the DELETE.
+            order of the schema's primaryKey. The row goes at once; replica push sends the DELETE. A row created \
+            locally whose create no push has taken yet is only deleted here: its create leaves the outbox, and nothing is sent.
             Example: replica delete --db people.sqlite Person 7
             """
     )
@@ -93,11 +94,15 @@ struct DeleteCommand: AsyncParsableCommand {
     var key: String { keyWords.first ?? "" }
 
     func run() async throws {
-        let mutation = try await store.using { store in
+        let (name, mutation) = try await store.using { store in
             let definition = try LocalWriteInput.entity(entity, in: store)
-            return try await store.deleteLocally(definition.name, key: try LocalWriteInput.key(key, of: definition, in: store))
+            return (definition.name, try await store.deleteLocally(definition.name, key: try LocalWriteInput.key(key, of: definition, in: store)))
         }
-        print("queued \(mutation)")
+        if let mutation {
+            print("queued \(mutation)")
+        } else {
+            print("deleted \(name) \(key) locally: its create was never sent, so it left the outbox and nothing is queued")
+        }
     }
 }
 

@@ -124,6 +124,25 @@ struct OutboxCommandTests {
         #expect(list2.stdout.hasSuffix("(2 mutations)\n"))
     }
 
+    @Test("delete of a row whose create was never sent takes the create back: it says so, and the outbox is empty")
+    func deleteTakesBack() async throws {
+        let directory = try TemporaryDirectory("replica-outbox-cli")
+        defer { directory.remove() }
+        let db = try await Self.makeStore(directory)
+        let created = try await ReplicaTool.run(["save", "--db", db, "Person", #"{"name": "Ann"}"#])
+        #expect(created.stdout == "queued #1 create Person -1 (name)\n")
+        let deleted = try await ReplicaTool.run(["delete", "--db", db, "Person", "-1"])
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        #expect(deleted.stdout == "deleted Person -1 locally: its create was never sent, so it left the outbox and nothing is queued\n")
+        let list = try await ReplicaTool.run(["outbox", "--db", db])
+        #expect(list.stdout.hasSuffix("(0 mutations)\n"), "\(list.stdout)")
+        #expect(try await Self.rows(db) == """
+            {"id":7,"name":"Bob","numberOfKids":0,"kilometersWalked":null,"avatar":null}
+            {"id":8,"name":"Cy","numberOfKids":1,"kilometersWalked":null,"avatar":null}
+
+            """)
+    }
+
     @Test("bad JSON, an unknown entity, key or value: one error line naming it, exit 1, nothing written",
           arguments: [
             (["save", "Person", #"{"name": "#], "Error: invalid JSON for Person: "),

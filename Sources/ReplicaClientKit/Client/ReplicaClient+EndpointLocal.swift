@@ -28,14 +28,16 @@ extension ReplicaClient {
     ///   - value: The request value (``Nothing`` for a `DELETE`).
     ///   - pathVariables: Values of the path's variables; the configuration's variable providers
     ///     fill the others.
-    /// - Returns: The queued mutation.
+    /// - Returns: The queued mutation; `nil` for a `DELETE` of a row the API has never seen
+    ///   (its create not yet taken by a push: both leave the outbox, see
+    ///   ``ReplicaStore/deleteLocally(_:key:)``).
     /// - Throws: ``ClientError`` `.invalidRequest` for another method, a path no route of an
     ///   entity matches, a value that is not a JSON object, or a `DELETE` or update whose path
     ///   names no object; ``SyncError`` `.invalidWrite` for values the entity cannot hold (see
     ///   ``ReplicaStore/saveLocally(_:_:)``). Nothing is written then.
     @discardableResult
     public func performLocally<Request, Response>(_ endpoint: Endpoint<Request, Response>, _ value: Request,
-                                                  pathVariables: [String: String] = [:]) async throws -> Mutation {
+                                                  pathVariables: [String: String] = [:]) async throws -> Mutation? {
         let method = endpoint.method
         let named = "\(method) \(endpoint.path)"
         guard [.post, .put, .patch, .delete].contains(method) else {

@@ -102,7 +102,13 @@ extension ReplicaClient {
 
     /// ``push(concurrency:)``, while this process alone sends the outbox.
     private func pushHolding(concurrency: Int) async throws -> PushResult {
-        let pending = try await store.outbox(.pending)
+        var pending = try await store.outbox(.pending)
+        // Creates are marked taken before one is sent: from then on a local delete of the row
+        // queues a DELETE behind its create instead of taking the create back.
+        if pending.contains(where: { $0.kind == .create && $0.sentAt == nil }) {
+            try await store.takeCreatesForSending()
+            pending = try await store.outbox(.pending)
+        }
         // One chain per row, in commit order; chains are independent of each other.
         var chains: [[Mutation]] = []
         var chainOfRow: [String: Int] = [:]
@@ -115,13 +121,29 @@ extension ReplicaClient {
                 chains.append([mutation])
             }
         }
-        let waitsFor = try Self.dependencies(of: chains, store: store)
+        // A create queued since the mark waits for the next push (a local delete may still take it back).
+        chains.removeAll { $0.first.map { $0.kind == .create && $0.sentAt == nil } ?? true }
+        var waitsFor = try Self.dependencies(of: chains, store: store)
+        // A new row that other rows name goes first, then those rows, then the row's later writes
+        // (its delete after the rows that name it, as they were committed before it): each such
+        // row's later writes become a chain of their own behind them.
+        var headOfTail: [Int: Int] = [:]
+        for index in chains.indices where chains[index].count > 1 && chains[index][0].kind == .create {
+            let namedBy = waitsFor.indices.filter { waitsFor[$0].contains(index) }
+            guard !namedBy.isEmpty else { continue }
+            chains.append(Array(chains[index].dropFirst()))
+            chains[index] = [chains[index][0]]
+            waitsFor.append(Set(namedBy + [index]))
+            headOfTail[chains.count - 1] = index
+        }
         var result = PushResult()
         // The rows' confirmations, committed together as they come.
         let confirmations = PushConfirmations(store: store)
         try await withThrowingTaskGroup(of: (Int, PushResult).self) { group in
             // Whether each chain that ended made its row (its create was confirmed).
             var made: [Int: Bool] = [:]
+            // The chains that ended on a failed attempt (their mutation still pending).
+            var failedChains = Set<Int>()
             var started = Set<Int>()
             var running = 0
             // Every chain before this one has started.
@@ -134,7 +156,15 @@ extension ReplicaClient {
                     guard !started.contains(index), waitsFor[index].allSatisfy({ made[$0] != nil }) else { continue }
                     started.insert(index)
                     let chain = chains[index]
-                    if let unmade = waitsFor[index].sorted().first(where: { made[$0] == false }), let create = chains[unmade].first {
+                    if let head = headOfTail[index], failedChains.contains(head) {
+                        // The row's create is still pending: its later writes wait behind it.
+                        result.pending += chain
+                        made[index] = true
+                        index = unstarted - 1
+                        continue
+                    }
+                    if headOfTail[index] == nil, let unmade = waitsFor[index].sorted().first(where: { made[$0] == false }),
+                       let create = chains[unmade].first {
                         // A row it names was not made: sent now, it would carry a key the API never gave.
                         result.pending += chain.map { mutation in
                             var held = mutation
@@ -161,6 +191,7 @@ extension ReplicaClient {
             startRunnable()
             while let (index, done) = try await group.next() {
                 running -= 1
+                if !done.failed.isEmpty { failedChains.insert(index) }
                 result.confirmed += done.confirmed
                 result.rejected += done.rejected
                 result.pending += done.pending

@@ -72,6 +72,11 @@ public struct Mutation: Sendable, Hashable, Identifiable, CustomStringConvertibl
     /// when the change was made (from the API's answer to an earlier write of it); `nil` when
     /// the row's version is not known, and then the change is sent without a precondition.
     public var precondition: String?
+    /// When a push first took this create to send (it may have reached the API since); `nil`
+    /// while none has, and then deleting the row locally takes the create back instead of
+    /// queueing a `DELETE` (``ReplicaStore/deleteLocally(_:key:)``). Always `nil` for an update
+    /// or a delete.
+    public var sentAt: Date?
 
     public init(id: Int64, entity: String, key: AttributeValue, kind: Kind, changes: [String: AttributeValue],
                 idempotencyKey: String, state: State = .pending, createdAt: Date, attempts: Int = 0,

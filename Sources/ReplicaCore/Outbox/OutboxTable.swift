@@ -14,6 +14,8 @@ import Foundation
 /// | `created` | Unix seconds |
 /// | `attempts`, `last_error` | how often it was sent, and why the last attempt failed |
 /// | `status`, `error_body` | a rejection's HTTP status and body |
+/// | `precondition` | the `If-Match` an update or a delete is sent with |
+/// | `sent_at` | Unix seconds when a push first took a create to send; `NULL` while none has |
 ///
 /// ```sql
 /// SELECT * FROM "Post" WHERE CAST(id AS TEXT) IN
@@ -29,10 +31,10 @@ package enum OutboxTable {
 
     /// The columns every read selects, in ``decode(_:schema:)``'s order.
     static let columns = "id, entity, key, kind, changes, idempotency_key, state, created, attempts, last_error, status, error_body, "
-        + "precondition"
+        + "precondition, sent_at"
     /// How each of ``columns`` is read.
     static let types: [AttributeType] = [.integer, .string, .string, .string, .string, .string, .string, .double, .integer,
-                                         .string, .integer, .string, .string]
+                                         .string, .integer, .string, .string, .double]
     /// The ETags the API gave rows (with the digest of the row as it then was): a local change of
     /// a row that still reads so is sent with `If-Match` that ETag.
     package static let versions = "replica_row_versions"
@@ -56,12 +58,26 @@ package enum OutboxTable {
                 changes \(text) NOT NULL, idempotency_key \(text) NOT NULL UNIQUE,
                 state \(text) NOT NULL DEFAULT 'pending', created \(real) NOT NULL,
                 attempts \(integer) NOT NULL DEFAULT 0, last_error \(text), status \(integer), error_body \(text),
-                precondition \(text))
+                precondition \(text), sent_at \(real))
             """,
             "CREATE INDEX IF NOT EXISTS replica_outbox_row ON \(name) (entity, key)",
             "CREATE TABLE IF NOT EXISTS \(versions) (entity \(text) NOT NULL, key \(text) NOT NULL, etag \(text) NOT NULL, "
                 + "digest \(text) NOT NULL, PRIMARY KEY (entity, key))",
         ]
+    }
+
+    /// The statements that bring a table made by an earlier version up to date: the columns it
+    /// lacks, given the columns it has.
+    package static func upgrades(columns: [String], _ dialect: SQLDialect) -> [String] {
+        let has = Set(columns.map { $0.lowercased() })
+        var statements: [String] = []
+        if !has.contains("precondition") {
+            statements.append("ALTER TABLE \(name) ADD COLUMN precondition \(dialect == .sqlite ? "TEXT" : "text")")
+        }
+        if !has.contains("sent_at") {
+            statements.append("ALTER TABLE \(name) ADD COLUMN sent_at \(dialect == .sqlite ? "REAL" : "double precision")")
+        }
+        return statements
     }
 
     /// Whether `dialect`'s store may lack the table: an SQLite file creates it with its first
@@ -176,6 +192,11 @@ package enum OutboxTable {
         if case .integer(let attempts) = row[8] { mutation.attempts = Int(attempts) }
         if case .string(let error) = row[9] { mutation.lastError = error }
         if case .string(let precondition) = row[12] { mutation.precondition = precondition }
+        switch row[13] {
+        case .double(let seconds): mutation.sentAt = Date(timeIntervalSince1970: seconds)
+        case .integer(let seconds): mutation.sentAt = Date(timeIntervalSince1970: Double(seconds))
+        default: break
+        }
         if case .integer(let status) = row[10] {
             var body = ""
             if case .string(let text) = row[11] { body = text }

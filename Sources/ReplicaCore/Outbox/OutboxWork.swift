@@ -52,6 +52,10 @@ package struct OutboxWork: Sendable {
     /// Pending mutations sent again after a conflict: under a new `Idempotency-Key`, with the
     /// precondition given (`nil`: none) and, when given, new changes.
     package var reissued: [(id: Int64, precondition: String?, changes: [String: AttributeValue]?)] = []
+    /// A push about to send: every pending create no push has taken yet is marked taken at this
+    /// date (``Mutation/sentAt``), before any is sent, so that a local delete of its row no longer
+    /// takes it back (the API may have it by then).
+    package var takenForSending: Date?
 
     package init() {}
 
@@ -66,12 +70,13 @@ package struct OutboxWork: Sendable {
         rekeyed += other.rekeyed
         versions += other.versions
         reissued += other.reissued
+        takenForSending = takenForSending ?? other.takenForSending
     }
 
     /// Whether the job changes nothing in the outbox (it still rebases).
     package var isEmpty: Bool {
         queued.isEmpty && confirmed.isEmpty && rejected.isEmpty && failedAttempts.isEmpty && discarded.isEmpty && retried.isEmpty
-            && rekeyed.isEmpty && versions.isEmpty && reissued.isEmpty
+            && rekeyed.isEmpty && versions.isEmpty && reissued.isEmpty && takenForSending == nil
     }
 }
 
@@ -130,6 +135,10 @@ package struct OutboxPass {
                 arguments.append(.string(OutboxTable.text(of: changes)))
             }
             try await transaction.execute(sql + " WHERE id = ?", arguments + [.integer(id)])
+        }
+        if let taken = work.takenForSending {
+            try await transaction.execute("UPDATE \(table) SET sent_at = ? WHERE state = 'pending' AND kind = 'create' AND sent_at IS NULL",
+                                          [.double(taken.timeIntervalSince1970)])
         }
         for (id, precondition, changes) in work.reissued {
             var sql = "UPDATE \(table) SET idempotency_key = ?, precondition = ?"
@@ -198,6 +207,9 @@ package struct OutboxPass {
     /// What ``finish(in:)`` did: the mutations it queued, and what the rebase changed.
     package struct Finished: Sendable {
         package var queued: [Mutation] = []
+        /// Mutations a local delete took back: the create no push had taken and the row's later
+        /// changes (the API never saw the row, so there is nothing to delete there).
+        package var takenBack: [Mutation] = []
         package var changes = RebaseChanges()
     }
 
@@ -240,6 +252,10 @@ package struct OutboxPass {
             if let given = write.key {
                 key = given
                 if write.isDelete {
+                    if let taken = try await takingBack(write.entity, key: given, in: transaction) {
+                        finished.takenBack += taken
+                        continue
+                    }
                     kind = .delete
                 } else {
                     let existing = try await transaction.select("SELECT 1 FROM \(entity.tableName.quotedIdentifier) WHERE "
@@ -318,6 +334,32 @@ package struct OutboxPass {
             try await OutboxApply.apply(mutation, mapping: mapping, in: transaction, into: &finished.changes)
         }
         return finished
+    }
+
+    /// A local delete of a row the API has never seen: when the row's mutations begin with a
+    /// pending create that no push has taken (``Mutation/sentAt``), they leave the outbox and the
+    /// row is deleted, with nothing to send; returns them. `nil` (the delete is queued) when a push
+    /// has taken the create (the API may have the row), or when another row's pending change names
+    /// this one in a foreign key (sent after the create, it takes the API's key; the API then
+    /// decides what its delete does to it).
+    private func takingBack(_ index: Int, key: AttributeValue, in transaction: some StoreTransaction) async throws -> [Mutation]? {
+        let entity = mapping.maps[index].entity
+        let keyText = OutboxTable.text(of: key)
+        let mutations = try await transaction.select("SELECT \(OutboxTable.columns) FROM \(OutboxTable.name) WHERE entity = ? AND key = ? "
+                                                     + "ORDER BY id", [.string(entity.name), .string(keyText)], types: OutboxTable.types)
+            .compactMap { OutboxTable.decode($0, schema: mapping.schema) }
+        guard let first = mutations.first, first.kind == .create, first.state == .pending, first.sentAt == nil else { return nil }
+        for map in mapping.maps {
+            let columns = map.entity.relationships.filter { $0.kind == .toOne && $0.destination == entity.name }.compactMap(\.foreignKey)
+            guard !columns.isEmpty else { continue }
+            let naming = try await pending("entity = ?", [.string(map.entity.name)], in: transaction).contains { mutation in
+                columns.contains { column in mutation.changes[column].map { !$0.isNull && OutboxTable.text(of: $0) == keyText } ?? false }
+            }
+            if naming { return nil }
+        }
+        try await transaction.execute("DELETE FROM \(OutboxTable.name) WHERE entity = ? AND key = ?", [.string(entity.name), .string(keyText)])
+        try await transaction.delete(entity: index, key: key)
+        return mutations
     }
 
     /// Moves what refers to `entity`'s row `from` to the row `to`: the foreign keys of to-one

@@ -55,20 +55,35 @@ extension ReplicaStore {
 
     /// Deletes a row locally and queues the deletion for the API (`DELETE` by key).
     ///
+    /// A row the API has never seen is only deleted here: when the row was created locally and
+    /// no push has taken its create yet (``Mutation/sentAt`` is `nil`), the create and the row's
+    /// later changes leave the outbox, nothing is queued and nothing will be sent. Once a push
+    /// has taken the create (it may have reached the API, even if no answer came), or while
+    /// another row's pending change names this row in a foreign key, the `DELETE` is queued
+    /// behind it.
+    ///
     /// ```swift
-    /// try await store.deleteLocally("Post", key: .integer(7))
+    /// try await store.deleteLocally("Post", key: .integer(7))         // #12 delete Post 7
+    /// let draft = try await store.saveLocally("Post", ["title": .string("Draft"), "userID": .integer(1)])
+    /// try await store.deleteLocally("Post", key: draft.key)           // nil: the draft never leaves
     /// ```
     ///
-    /// - Returns: The queued mutation, numbered.
+    /// - Returns: The queued mutation, numbered; `nil` when the delete took back a create no push
+    ///   had taken, so that there is nothing to send.
     /// - Throws: ``SyncError``: `.unknownEntity`, `.invalidKey`, `.database`. Nothing is written then.
     @discardableResult
-    public func deleteLocally(_ entity: String, key: AttributeValue) async throws -> Mutation {
+    public func deleteLocally(_ entity: String, key: AttributeValue) async throws -> Mutation? {
         let index = try entityIndex(entity)
         let definition = mapping.maps[index].entity
         if let problem = definition.keyProblem(key) { throw SyncError(.invalidKey, problem) }
         var job = WriteJob(source: "delete \(definition.name) \(key) locally")
         job.outbox.queued = [OutboxWork.LocalWrite(entity: index, key: key, changes: [:], isDelete: true)]
-        return try await queue(job)
+        let outcome = try await transact(job)
+        if let mutation = outcome.queued.first { return mutation }
+        guard !outcome.takenBack.isEmpty else {
+            throw SyncError(.database, "the outbox did not record the write", source: job.source)
+        }
+        return nil
     }
 
     private func queue(_ job: WriteJob) async throws -> Mutation {
@@ -76,6 +91,15 @@ extension ReplicaStore {
             throw SyncError(.database, "the outbox did not record the write", source: job.source)
         }
         return mutation
+    }
+
+    /// Marks every pending create that no push has taken yet as taken now (``Mutation/sentAt``):
+    /// a push does so before it reads what to send, so that a local delete never takes back a
+    /// create the API may have.
+    package func takeCreatesForSending() async throws {
+        var work = OutboxWork()
+        work.takenForSending = Date()
+        _ = try await record(work, source: "push")
     }
 
     /// The outbox: mutations in `state` (all when `nil`), of `entity` (all when `nil`), in commit order.

@@ -48,6 +48,16 @@ package struct StoreMigrator {
     ///
     /// - Throws: ``StoreError`` (`missingSchema`, `incompatibleSchema`) before anything is written.
     package func plan(recorded: Schema?, given schema: Schema?, catalog: any SchemaCatalog) throws -> MigrationPlan {
+        var plan = try schemaPlan(recorded: recorded, given: schema, catalog: catalog)
+        // An outbox an earlier version made gains the columns it lacks.
+        if try catalog.tableExists(OutboxTable.name) {
+            plan.statements += OutboxTable.upgrades(columns: try catalog.columns(in: OutboxTable.name), dialect)
+        }
+        return plan
+    }
+
+    /// The part of ``plan(recorded:given:catalog:)`` that the schemas decide.
+    private func schemaPlan(recorded: Schema?, given schema: Schema?, catalog: any SchemaCatalog) throws -> MigrationPlan {
         switch (recorded, schema) {
         case (nil, nil):
             throw StoreError(.missingSchema, "the database records no Replica schema; give one to create its tables", path: path)

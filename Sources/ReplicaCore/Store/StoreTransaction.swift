@@ -100,6 +100,7 @@ extension WriteJob {
         if let entity = job.reportedEntity { reported = try await transaction.writtenKeys(of: entity) }
         var outcome = WriteOutcome(changes: changes, summary: summary, skipped: skipped, reportedKeys: reported, writeLockDuration: nil)
         outcome.queued = rebased.queued
+        outcome.takenBack = rebased.takenBack
         return outcome
     }
 }

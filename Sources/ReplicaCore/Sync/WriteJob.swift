@@ -141,6 +141,8 @@ package struct WriteOutcome: Sendable {
     package var writeLockDuration: Duration?
     /// The mutations the job queued (``WriteJob/outbox``), numbered.
     package var queued: [Mutation] = []
+    /// The mutations a local delete of the job took back (``OutboxPass/Finished/takenBack``).
+    package var takenBack: [Mutation] = []
 
     package init(changes: ChangeSet, summary: ReaderSummary?, skipped: [Int: PrimaryKeys], reportedKeys: PrimaryKeys,
                  writeLockDuration: Duration?) {

@@ -243,4 +243,34 @@ struct MigrationTests {
         _ = try Store(path: path, schema: try Self.version1())
         #expect(try Self.fingerprint(path).1 == before.1)
     }
+
+    @Test("an outbox an earlier version made (without precondition and sent_at) gains the columns on open; its mutations read as before")
+    func outboxUpgrade() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("people.sqlite")
+        let schema = try Schema(contentsOf: TestSupport.schemaFile("people.json"))
+        do {
+            let replica = try SQLiteReplica(store: Store(path: path, schema: schema))
+            try await replica.saveLocally("Person", ["name": .string("Cy")])
+            await replica.close()
+        }
+        let earlier = try DatabaseQueue(path: path)
+        try await earlier.write { db in
+            try db.execute(sql: "ALTER TABLE replica_outbox DROP COLUMN sent_at")
+            try db.execute(sql: "ALTER TABLE replica_outbox DROP COLUMN precondition")
+        }
+        try earlier.close()
+
+        let replica = try SQLiteReplica(store: Store(path: path, schema: schema))
+        let columns = try await replica.store.database.read { db in try db.columns(in: "replica_outbox").map(\.name) }
+        #expect(Array(columns.suffix(2)) == ["precondition", "sent_at"])
+        let outbox = try await replica.outbox()
+        #expect(outbox.map(\.description) == ["#1 create Person -1 (name)"])
+        #expect(outbox.first?.sentAt == nil)
+        // Never taken by a push: the delete takes it back.
+        #expect(try await replica.deleteLocally("Person", key: .integer(-1)) == nil)
+        #expect(try await replica.outbox().isEmpty)
+        await replica.close()
+    }
 }
