@@ -7,10 +7,11 @@ import ReplicaServer
 import ReplicaTestSupport
 import Testing
 
-/// A row created locally and deleted before any push took its create never reaches the API;
-/// once a push has taken the create (the API may have it, answered or not), the delete goes
-/// behind it. On SQLite and PostgreSQL, against the mock API over HTTP.
-@Suite("Outbox: a local delete takes back a create no push has taken")
+/// Until a push takes a new row's create, the create stays open: a later save of the row goes
+/// into it, and a delete takes it back, so the API never hears of the row. Once a push has taken
+/// the create (the API may have it, answered or not), changes and the delete are queued behind it.
+/// On SQLite and PostgreSQL, against the mock API over HTTP.
+@Suite("Outbox: a create no push has taken stays open: later saves go into it, a delete takes it back")
 struct OutboxTakeBackTests {
     /// Records every request the client sends, `METHOD /path`.
     final class Requests: Interceptor {
@@ -38,9 +39,12 @@ struct OutboxTakeBackTests {
             }
             defer { store.removeObserver(token) }
             let created = try await store.saveLocally("Person", ["name": .string("Cy")])
-            let renamed = try await store.saveLocally("Person", ["id": created.key, "name": .string("Cyd")])
             #expect(created.sentAt == nil && created.key == .integer(-1))
-            #expect(renamed.kind == .update)
+            // The change goes into the create (the key stays out of its body).
+            let renamed = try await store.saveLocally("Person", ["id": created.key, "name": .string("Cyd"), "numberOfKids": .integer(2)])
+            #expect(renamed.description == "#\(created.id) create Person -1 (name, numberOfKids)")
+            #expect(renamed.changes["name"] == .string("Cyd"))
+            #expect(try await store.outbox() == [renamed])
             #expect(try await loop.local() == ["-1: Cyd", "1: Ann", "2: Bob"])
 
             let deleted = try await store.deleteLocally("Person", key: created.key)
@@ -48,9 +52,11 @@ struct OutboxTakeBackTests {
             #expect(try await store.outbox().isEmpty)
             #expect(try await store.outboxStatus().pending == 0)
             #expect(try await loop.local() == ["1: Ann", "2: Bob"])
-            // The delete's commit reports the row gone.
+            // The three commits report the row made, changed and gone.
             try await waitUntil("three change sets") { changes.withLock { $0.count } == 3 }
-            #expect(changes.withLock { $0.last?["Person"]?.deleted.integers } == [-1])
+            #expect(changes.withLock { $0.map { "\($0["Person"]?.inserted.integers ?? []) \($0["Person"]?.updated.integers ?? []) "
+                                                  + "\($0["Person"]?.deleted.integers ?? [])" } }
+                    == ["[-1] [] []", "[] [-1] []", "[] [] [-1]"])
 
             let pushed = try await loop.client.push()
             #expect(pushed.description == "0 confirmed, 0 rejected, 0 still pending")
@@ -62,6 +68,39 @@ struct OutboxTakeBackTests {
             #expect(requests.writes == ["POST /people"])
             #expect(try await loop.remote() == ["1: Ann", "2: Bob", "3: Dee"])
             #expect(try await loop.local() == ["1: Ann", "2: Bob", "3: Dee"])
+        } teardown: {
+            await loop.stop()
+        }
+    }
+
+    @Test("a draft completed in a second save is one POST with its final values; once a push took the create, a change is an update",
+          arguments: StoreKind.allCases)
+    func draftCompleted(kind: StoreKind) async throws {
+        let requests = Requests()
+        let loop = try await OutboxPushTests.Loop.start(kind, interceptors: [requests])
+        try await withTeardown {
+            let store = loop.store
+            loop.server.setController(OutboxPushTests.RequiringNames(), for: "people")
+            // Alone, this create would be refused: the API requires a name.
+            let draft = try await store.saveLocally("Person", ["name": .string("")])
+            let completed = try await store.saveLocally("Person", ["id": draft.key, "name": .string("Dee")])
+            #expect(completed.id == draft.id && completed.kind == .create)
+            #expect(try await store.outbox().map(\.description) == ["#\(draft.id) create Person -1 (name)"])
+            #expect(try await loop.client.push().description == "1 confirmed, 0 rejected, 0 still pending")
+            #expect(requests.writes == ["POST /people"])
+            #expect(try await loop.remote() == ["1: Ann", "2: Bob", "3: Dee"])
+
+            // Taken by a push while the API is down: the next change is an update behind the create.
+            loop.server.goDown()
+            let eve = try await store.saveLocally("Person", ["name": .string("Eve")])
+            _ = try await loop.client.push()
+            let renamed = try await store.saveLocally("Person", ["id": eve.key, "name": .string("Eva")])
+            #expect(renamed.kind == .update && renamed.id == eve.id + 1)
+            loop.server.comeUp()
+            #expect(try await loop.client.push().description == "2 confirmed, 0 rejected, 0 still pending")
+            #expect(requests.writes.suffix(2) == ["POST /people", "PUT /people/4"])
+            #expect(try await loop.remote() == ["1: Ann", "2: Bob", "3: Dee", "4: Eva"])
+            #expect(try await loop.local() == ["1: Ann", "2: Bob", "3: Dee", "4: Eva"])
         } teardown: {
             await loop.stop()
         }

@@ -262,6 +262,17 @@ package struct OutboxPass {
                                                                 + OutboxApply.keyCondition(entity), OutboxApply.keyArguments(given, entity),
                                                                 types: [.integer])
                     kind = existing.isEmpty ? .create : .update
+                    // A change of a row whose create no push has taken goes into that create: the API
+                    // gets the row once, as it reads by then (the rebase below applies it).
+                    if kind == .update, var create = try await untakenCreate(write.entity, key: given, in: transaction) {
+                        for (name, value) in write.changes where !entity.primaryKeyNames.contains(name) || create.changes[name] != nil {
+                            create.changes[name] = value
+                        }
+                        try await transaction.execute("UPDATE \(OutboxTable.name) SET changes = ? WHERE id = ?",
+                                                      [.string(OutboxTable.text(of: create.changes)), .integer(create.id)])
+                        finished.queued.append(create)
+                        continue
+                    }
                 }
             } else {
                 key = try await Self.temporaryKey(entity, in: transaction)
@@ -345,9 +356,7 @@ package struct OutboxPass {
     private func takingBack(_ index: Int, key: AttributeValue, in transaction: some StoreTransaction) async throws -> [Mutation]? {
         let entity = mapping.maps[index].entity
         let keyText = OutboxTable.text(of: key)
-        let mutations = try await transaction.select("SELECT \(OutboxTable.columns) FROM \(OutboxTable.name) WHERE entity = ? AND key = ? "
-                                                     + "ORDER BY id", [.string(entity.name), .string(keyText)], types: OutboxTable.types)
-            .compactMap { OutboxTable.decode($0, schema: mapping.schema) }
+        let mutations = try await rowMutations(entity, keyText, in: transaction)
         guard let first = mutations.first, first.kind == .create, first.state == .pending, first.sentAt == nil else { return nil }
         for map in mapping.maps {
             let columns = map.entity.relationships.filter { $0.kind == .toOne && $0.destination == entity.name }.compactMap(\.foreignKey)
@@ -360,6 +369,21 @@ package struct OutboxPass {
         try await transaction.execute("DELETE FROM \(OutboxTable.name) WHERE entity = ? AND key = ?", [.string(entity.name), .string(keyText)])
         try await transaction.delete(entity: index, key: key)
         return mutations
+    }
+
+    /// The row's create when it is the row's one mutation, pending, and no push has taken it.
+    private func untakenCreate(_ index: Int, key: AttributeValue, in transaction: some StoreTransaction) async throws -> Mutation? {
+        let mutations = try await rowMutations(mapping.maps[index].entity, OutboxTable.text(of: key), in: transaction)
+        guard mutations.count == 1, let create = mutations.first, create.kind == .create, create.state == .pending,
+              create.sentAt == nil else { return nil }
+        return create
+    }
+
+    /// Every mutation of one row, pending or rejected, in commit order.
+    private func rowMutations(_ entity: Entity, _ keyText: String, in transaction: some StoreTransaction) async throws -> [Mutation] {
+        try await transaction.select("SELECT \(OutboxTable.columns) FROM \(OutboxTable.name) WHERE entity = ? AND key = ? ORDER BY id",
+                                     [.string(entity.name), .string(keyText)], types: OutboxTable.types)
+            .compactMap { OutboxTable.decode($0, schema: mapping.schema) }
     }
 
     /// Moves what refers to `entity`'s row `from` to the row `to`: the foreign keys of to-one

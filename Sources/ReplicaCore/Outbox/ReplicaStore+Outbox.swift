@@ -19,7 +19,10 @@ extension ReplicaStore {
     /// Saves `values` locally and queues the write for the API: a create when the row does not
     /// exist (`POST` to the collection), else an update of the attributes given. Without a key,
     /// the row gets a temporary one (`-1`, `-2`, … below every stored integer key, or `local-`
-    /// and a UUID for a text key), replaced by the API's once it confirms the create.
+    /// and a UUID for a text key), replaced by the API's once it confirms the create. A change of
+    /// a row whose create no push has taken yet goes into that create, which the API then gets
+    /// once, with the row's values as they read by then (a draft completed in several saves is one
+    /// `POST`); the mutation returned is then the create.
     ///
     /// ```swift
     /// let mutation = try await store.saveLocally("Post", ["id": .integer(7), "title": .string("Renamed")])
@@ -30,7 +33,7 @@ extension ReplicaStore {
     ///   - entity: The entity's name.
     ///   - values: Attribute values by attribute name; each is converted to its attribute's type
     ///     (an ISO 8601 string to a date, an exact double to an integer).
-    /// - Returns: The queued mutation, numbered.
+    /// - Returns: The queued mutation, numbered (the row's create, when the change went into it).
     /// - Throws: ``SyncError``: `.unknownEntity`, `.invalidWrite` for an unknown attribute, a value
     ///   its attribute cannot hold, a missing required attribute of a new row or a composite key
     ///   not given, `.invalidKey`, `.database`. Nothing is written then.
