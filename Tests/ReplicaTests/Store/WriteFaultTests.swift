@@ -64,7 +64,11 @@ struct WriteFaultTests {
         case staleDeletion = "a session deleting stale rows"
         case tombstones = "tombstones"
         case clientRecords = "the client's records"
+        case rebase = "a session applying 200 local writes again on top"
     }
+
+    /// Local writes pending before a ``Path/rebase`` sync: changes of posts 1 to 200.
+    static let localWrites = 200
 
     static let seeded = 3_000
 
@@ -107,6 +111,10 @@ struct WriteFaultTests {
             job.tombstones = [Tombstones(entity: try engine.entityIndex("Post"), scope: nil,
                                          keys: PrimaryKeys((1...2_500).map { .integer(Int64($0)) }))]
             _ = try await engine.transact(job)
+        case .rebase:
+            // The API changed every post and has 1,000 more (the file grows past its log); the pending
+            // changes of 200 of them go on top again.
+            _ = try await engine.sync(.get, "/users/1/posts", body: Self.posts(1...Self.seeded + 1_000, title: "server"))
         case .clientRecords:
             var job = WriteJob(source: "records")
             job.records = (1...400).map { page in
@@ -131,6 +139,13 @@ struct WriteFaultTests {
         var records = WriteJob(source: "seed records")
         records.records = [("https://api.example.com/posts?page=1", ClientCache.Entry(etag: "\"v1\"", keys: PrimaryKeys([.integer(1)])))]
         _ = try await engine.transact(records)
+        if path == .rebase {
+            for id in 1...Self.localWrites { try await engine.saveLocally("Post", ["id": .integer(Int64(id)), "title": .string("local \(id)")]) }
+            // Their 200 commits grew the log: emptied, so that the sync's writes grow the files again.
+            // (After the checkpoints their commits scheduled: one running beside it would keep the log.)
+            await engine.close()
+            try await store.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        }
         // A small page cache: the transaction writes and reads the file as it goes, not only at its commit.
         try await store.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA cache_size = 8") }
         // No checkpoint of the seed's commits runs beside the fault.
@@ -157,6 +172,14 @@ struct WriteFaultTests {
         // The store goes on: the same write succeeds once the fault is gone.
         try await run(path, on: engine)
         #expect(try await Self.content(store) != before)
+        if path == .rebase {
+            // The server's rows, with the pending changes on top.
+            let titles = try await engine.rows(RowQuery("Post", sort: [.ascending("id")])).map { "\($0["title"] ?? .null)" }
+            #expect(titles.prefix(Self.localWrites) == ArraySlice((1...Self.localWrites).map { "local \($0)" }))
+            #expect(titles.count == Self.seeded + 1_000)
+            #expect(titles.dropFirst(Self.localWrites).allSatisfy { $0.hasPrefix("server ") })
+            #expect(try await engine.outbox(.pending).count == Self.localWrites)
+        }
         await engine.close()
     }
 
