@@ -24,9 +24,18 @@ struct OutboxRekeyTests {
           arguments: StoreKind.allCases)
     func oneRowChanged(kind: StoreKind) async throws {
         let loop = try await OutboxPushTests.Loop.start(kind)
-        // On PostgreSQL, a replica of another process too: it learns of the commit by LISTEN.
+        // A replica of another process too: on PostgreSQL it learns of the commit by LISTEN; on
+        // SQLite by polling the file, and of the new key from the file's rekey log.
         var elsewhere: (any ReplicaStore)?
-        if kind == .postgres { elsewhere = try await PostgresReplica.open(url: try #require(loop.test.url)) }
+        var monitor: ExternalChangeMonitor?
+        switch kind {
+        case .postgres:
+            elsewhere = try await PostgresReplica.open(url: try #require(loop.test.url))
+        case .sqlite:
+            let other = try SQLiteReplica(store: Store(path: try #require(loop.test.path)))
+            monitor = other.detectExternalChanges(every: .milliseconds(20))
+            elsewhere = other
+        }
         let byName = try await LiveResultSet(store: loop.store, query: LiveQuery("Person", sort: [.ascending("name")]))
         let byKey = try await LiveResultSet(store: loop.store, query: LiveQuery("Person", sort: [.ascending("id")]))
         var afar: LiveResultSet?
@@ -78,7 +87,7 @@ struct OutboxRekeyTests {
             #expect(try byKeyUpdate.diff.apply(to: pendingByKey.snapshot) == byKeyUpdate.snapshot)
 
             // Another process's live result set hears the same.
-            if far != nil, let pendingFar {
+            if let pendingFar {
                 let farUpdate = try await Self.update(showing: .integer(3), &far!)
                 #expect(farUpdate.diff.rowUpdates.map(\.description) == ["-1 → 3 [0, 2] → [0, 2]"])
                 #expect(farUpdate.diff.rowInserts.isEmpty && farUpdate.diff.rowDeletes.isEmpty)
@@ -88,6 +97,7 @@ struct OutboxRekeyTests {
             byName.close()
             byKey.close()
             afar?.close()
+            monitor?.stop()
             await elsewhere?.close()
             await loop.stop()
         }

@@ -17,6 +17,8 @@ struct TestStore {
     let close: @Sendable () async -> Void
     /// The PostgreSQL URL, for tests that open a second replica on the same database.
     let url: String?
+    /// The SQLite file, for tests that open a second replica on it.
+    var path: String? = nil
 
     static func schema(_ name: String = "people.json") throws -> Schema {
         try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas").appendingPathComponent(name))
@@ -28,7 +30,7 @@ struct TestStore {
         case .sqlite:
             let directory = try TemporaryDirectory("replica-store")
             let engine = try SQLiteReplica(store: Store(path: directory.path("test.sqlite"), schema: schema))
-            return TestStore(store: engine, close: { directory.remove() }, url: nil)
+            return TestStore(store: engine, close: { directory.remove() }, url: nil, path: directory.path("test.sqlite"))
         case .postgres:
             let url = try await PostgresCluster.start().makeDatabase()
             let replica = try await PostgresReplica.open(url: url, schema: schema)

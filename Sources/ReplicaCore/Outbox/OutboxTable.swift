@@ -39,6 +39,17 @@ package enum OutboxTable {
     /// a row that still reads so is sent with `If-Match` that ETag.
     package static let versions = "replica_row_versions"
 
+    /// The last keys the API gave rows created under temporary keys, on SQLite: `seq` (increasing),
+    /// `entity`, `from_key`, `to_key` (as the `key` column writes keys). Another process watching
+    /// the file (``ReplicaStore/detectExternalChanges(every:)``) reads what was added since its last
+    /// look, so that its live result sets show such a row as one row changed.
+    package static let rekeys = "replica_rekeys"
+    /// How many of the latest rekeys the log keeps.
+    static let rekeysKept: Int64 = 1_000
+    /// The statement that creates the rekey log where it is missing.
+    static let rekeyLog = ["CREATE TABLE IF NOT EXISTS \(rekeys) (seq INTEGER PRIMARY KEY AUTOINCREMENT, entity TEXT NOT NULL, "
+                           + "from_key TEXT NOT NULL, to_key TEXT NOT NULL)"]
+
     /// The statements that create the table and its index, where they are missing.
     package static func create(_ dialect: SQLDialect) -> [String] {
         let id: String
@@ -116,7 +127,7 @@ package enum OutboxTable {
     }
 
     /// A key read back from its text, as `entity`'s key attributes type it.
-    static func key(_ text: String, of entity: Entity) -> AttributeValue? {
+    package static func key(_ text: String, of entity: Entity) -> AttributeValue? {
         if entity.hasCompositeKey {
             guard let json = try? JSONValue(parsing: text), case .array(let parts) = json,
                   parts.count == entity.primaryKeyNames.count else { return nil }

@@ -432,6 +432,15 @@ package struct OutboxPass {
         guard !existed.isEmpty else { return }
         try await transaction.delete(entity: entity, key: from)
         changes.rekeyed[name, default: []].append(KeyChange(from: from, to: to))
+        if transaction.dialect == .sqlite {
+            // Other processes learn of an SQLite file's commits without their keys (they re-read):
+            // the log tells them which rows only changed key (PostgreSQL's NOTIFY carries it).
+            for statement in OutboxTable.rekeyLog { try await transaction.execute(statement, []) }
+            try await transaction.execute("INSERT INTO \(OutboxTable.rekeys) (entity, from_key, to_key) VALUES (?, ?, ?)",
+                                          [.string(name), .string(OutboxTable.text(of: from)), .string(OutboxTable.text(of: to))])
+            try await transaction.execute("DELETE FROM \(OutboxTable.rekeys) WHERE seq <= (SELECT max(seq) FROM \(OutboxTable.rekeys)) - ?",
+                                          [.integer(OutboxTable.rekeysKept)])
+        }
     }
 
     /// The row's version as an `If-Match` value (`"3"`): its ``Entity/versionAttribute``'s value,
