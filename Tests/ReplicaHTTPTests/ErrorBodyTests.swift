@@ -50,6 +50,30 @@ enum ErrorFixtures {
         """#
     /// Rails (`render json: { errors: record.errors }, status: :unprocessable_entity`).
     static let rails = #"{"errors":{"name":["can't be blank"],"numberOfKids":["must be an integer","must be less than 100"]}}"#
+    /// Stripe, a charge without an amount ("Errors": one `error` object; `param` names the field).
+    static let stripe = #"""
+        {"error":{"code":"parameter_missing","doc_url":"https://stripe.com/docs/error-codes/parameter-missing","message":"Missing required param: amount.","param":"amount","request_log_url":"https://dashboard.stripe.com/test/logs/req_Fq6xG1HY2h3o2k?t=1700000000","type":"invalid_request_error"}}
+        """#
+    /// Jira Cloud, an issue that is not there (404), and a create without a summary (400).
+    static let jiraMissing = #"{"errorMessages":["Issue does not exist or you do not have permission to see it."],"errors":{}}"#
+    static let jiraInvalid = #"{"errorMessages":[],"errors":{"summary":"You must specify a summary of the issue.","priority":"Priority name 'Urgent' is not valid"}}"#
+    /// GitLab, a project created without a name and path (400: the message is field → messages).
+    static let gitlab = #"{"message":{"name":["can't be blank"],"path":["can't be blank","is too short (minimum is 1 character)"]}}"#
+    /// JSON:API's example error object (jsonapi.org, "Error Objects").
+    static let jsonAPI = #"""
+        {"errors":[{"status":"422","source":{"pointer":"/data/attributes/firstName"},"title":"Invalid Attribute","detail":"First name must contain at least two characters."}]}
+        """#
+    /// HAL's vnd.error, as its specification shows a validation failure.
+    static let vndError = #"""
+        {"message":"Validation failed","logref":42,"_links":{"describes":{"href":"http://path.to/describes"},"help":{"href":"http://path.to/help"}},"_embedded":{"errors":[{"message":"\"username\" field validation failed","logref":50,"path":"/username","_links":{"help":{"href":"http://path.to/help"}}},{"message":"\"postcode\" field validation failed","logref":55,"path":"/postcode","_links":{"help":{"href":"http://path.to/help"}}}]}}
+        """#
+    /// Django REST framework's serializer errors (400), and a login refused for no one field.
+    static let djangoFields = #"{"email":["Enter a valid email address."],"username":["This field is required."]}"#
+    static let djangoLogin = #"{"non_field_errors":["Unable to log in with provided credentials."]}"#
+    /// Notion, a page created without a parent (API reference, "Status codes").
+    static let notion = #"""
+        {"object":"error","status":400,"code":"validation_error","message":"body failed validation: body.parent.page_id should be defined, instead was `undefined`.","request_id":"d0b7a2b1-4c52-4f8f-9d6f-5d0a5c0e3a1f"}
+        """#
     /// JSend's fail: no shape Replica knows.
     static let jsend = #"{"status":"fail","data":{"title":"A title is required"}}"#
     /// A single sign-on proxy's login page, answered with 200 instead of the API's JSON.
@@ -61,6 +85,13 @@ enum ErrorFixtures {
         </html>
 
         """
+    /// The public APIs' error bodies above, by name, with their statuses.
+    static let publicAPIErrors: [(String, Int, String)] = [
+        ("stripe", 400, stripe), ("jira-missing", 404, jiraMissing), ("jira-invalid", 400, jiraInvalid), ("gitlab", 400, gitlab),
+        ("jsonapi", 422, jsonAPI), ("vnd-error", 400, vndError), ("django-fields", 400, djangoFields),
+        ("django-login", 400, djangoLogin), ("notion", 400, notion),
+    ]
+
     /// `loginPage` as one line, as an error shows it.
     static let loginPageLine = #"<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8"><title>Sign in · Example SSO</title></head>\n"#
         + #"<body><form method="post" action="/login"><input name="user"><button>Sign in</button></form></body>\n</html>"#
@@ -81,6 +112,9 @@ enum ErrorFixtures {
         router.get("/account") { _, _ in response(403, "application/problem+json", problemCredit) }
         router.put("/people/1") { _, _ in response(422, "application/json", rails) }
         router.get("/cars/1") { _, _ in response(400, "application/json", jsend) }
+        for (name, status, body) in publicAPIErrors {
+            router.post("/errors/\(name)") { _, _ in response(status, "application/json", body) }
+        }
         router.get("/people") { _, _ in response(200, "text/html; charset=utf-8", loginPage) }
         router.get("/status") { _, _ in response(200, "text/html", loginPage) }
         router.get("/cars") { _, _ in response(500, "text/plain", "Internal Server Error\n") }
@@ -165,6 +199,37 @@ struct ErrorBodyTests {
             #expect(rails.serverMessage == nil)
             #expect(rails.errorMessages == ["name can't be blank", "numberOfKids must be an integer", "numberOfKids must be less than 100"])
             #expect(try store.count("Person") == 0)
+        } teardown: {
+            await server.stop()
+        }
+    }
+
+    @Test("Stripe, Jira, GitLab, JSON:API, vnd.error, Django REST framework and Notion errors: the message and the fields",
+          arguments: [
+            ("stripe", "HTTP 400 Missing required param: amount.", ["amount": ["Missing required param: amount."]]),
+            ("jira-missing", "HTTP 404 Issue does not exist or you do not have permission to see it.", [:]),
+            ("jira-invalid", "HTTP 400: summary You must specify a summary of the issue.; Priority name 'Urgent' is not valid",
+             ["summary": ["You must specify a summary of the issue."], "priority": ["Priority name 'Urgent' is not valid"]]),
+            ("gitlab", "HTTP 400: name can't be blank; path can't be blank, is too short (minimum is 1 character)",
+             ["name": ["can't be blank"], "path": ["can't be blank", "is too short (minimum is 1 character)"]]),
+            ("jsonapi", "HTTP 422: firstName First name must contain at least two characters.",
+             ["firstName": ["First name must contain at least two characters."]]),
+            ("vnd-error", #"HTTP 400 Validation failed: username "username" field validation failed; postcode "postcode" field validation failed"#,
+             ["username": [#""username" field validation failed"#], "postcode": [#""postcode" field validation failed"#]]),
+            ("django-fields", "HTTP 400: email Enter a valid email address.; username This field is required.",
+             ["email": ["Enter a valid email address."], "username": ["This field is required."]]),
+            ("django-login", "HTTP 400: Unable to log in with provided credentials.", [:]),
+            ("notion", "HTTP 400 body failed validation: body.parent.page_id should be defined, instead was `undefined`.", [:]),
+          ] as [(String, String, [String: [String]])])
+    func publicAPIs(name: String, described: String, fields: [String: [String]]) async throws {
+        let server = try await StreamingServer.start(ErrorFixtures.router())
+        try await withTeardown {
+            let base = "http://127.0.0.1:\(server.port)"
+            let (client, _) = try Self.client(port: server.port)
+            let error = try #require(await Self.error { try await client.call("/errors/\(name)", method: .post, params: ["a": 1]) })
+            #expect(error.code == .status)
+            #expect(error.description == "POST \(base)/errors/\(name): " + described)
+            #expect(error.fieldErrors == fields)
         } teardown: {
             await server.stop()
         }

@@ -10,8 +10,13 @@ import ReplicaCore
 /// - RFC 9457 problem details: `{"title": "Your request is not valid.", "detail": "…",
 ///   "errors": [{"detail": "must be a positive integer", "pointer": "#/age"}]}`; JSON:API's
 ///   `source.pointer` too.
-/// - `{"error": {"message": "…"}}` (Google's, the mock server's) and OAuth's
-///   `{"error": "invalid_grant", "error_description": "…"}`.
+/// - `{"error": {"message": "…"}}` (Google's, the mock server's; Stripe's, whose `param` names
+///   the field) and OAuth's `{"error": "invalid_grant", "error_description": "…"}`.
+/// - Jira: `{"errorMessages": ["…"], "errors": {"summary": "…"}}`; GitLab's validation errors
+///   `{"message": {"name": ["can't be blank"]}}`; HAL's vnd.error, whose entries (in
+///   `_embedded.errors`) name the field by a `path`; JSON:API's `source.pointer`s
+///   (`/data/attributes/title` is `title`).
+/// - Django REST framework: field → messages at the root (`{"email": ["Enter a valid email address."]}`).
 struct ErrorBody: Sendable, Hashable {
     var message: String?
     var details: [ClientError.Detail]
@@ -25,9 +30,26 @@ struct ErrorBody: Sendable, Hashable {
         var candidates: [JSONValue] = []
         if let errors = root["errors"] { candidates.append(errors) }
         for (_, value) in root { if let errors = value["errors"] { candidates.append(errors) } }
+        // GitLab's validation errors: field → messages as the message.
+        if case .object? = root["message"] { candidates.append(root["message"] ?? .null) }
         for candidate in candidates {
             details = Self.details(of: candidate)
             if !details.isEmpty { break }
+        }
+        // Stripe: one error, its `param` the field.
+        if details.isEmpty, case .object(let error)? = root["error"], let field = Self.text(error["param"]) {
+            details = [ClientError.Detail(field: field, message: Self.text(error["message"]), code: Self.text(error["code"]))]
+        }
+        // Django REST framework: field → messages at the root, and nothing else.
+        if message == nil && details.isEmpty && !root.isEmpty && root.allSatisfy({ member in
+            guard case .array(let items) = member.value else { return false }
+            return !items.isEmpty && items.allSatisfy { Self.text($0) != nil }
+        }) {
+            details = Self.details(of: .object(root)).map { detail in
+                var detail = detail
+                if detail.field == "non_field_errors" { detail.field = nil }
+                return detail
+            }
         }
         if message == nil && details.isEmpty { return nil }
     }
@@ -53,6 +75,11 @@ struct ErrorBody: Sendable, Hashable {
         case let (title?, nil): return title
         case let (nil, detail?): return detail
         case (nil, nil): break
+        }
+        // Jira: the messages that name no field.
+        if case .array(let items)? = root["errorMessages"] {
+            let messages = items.compactMap { text($0) }
+            if !messages.isEmpty { return messages.joined(separator: "; ") }
         }
         switch root["error"] {
         case .object(let error)?:
@@ -82,7 +109,8 @@ struct ErrorBody: Sendable, Hashable {
                 if let message = text(item) { return ClientError.Detail(message: message) }
                 guard case .object(let entry) = item else { return nil }
                 let source = entry["source"]?.objectValue
-                let pointer = text(entry["pointer"]) ?? text(source?["pointer"])
+                // vnd.error's `path` is a pointer into the request body too.
+                let pointer = text(entry["pointer"]) ?? text(source?["pointer"]) ?? text(entry["path"]).flatMap { $0.hasPrefix("/") ? $0 : nil }
                 let field = text(entry["field"]) ?? text(entry["name"]) ?? pointer.map(Self.field(fromPointer:))
                     ?? text(entry["parameter"]) ?? text(source?["parameter"]) ?? text(entry["header"])
                 let code = text(entry["code"]) ?? entry["code"]?.int64Value.map { String($0) }
@@ -96,11 +124,15 @@ struct ErrorBody: Sendable, Hashable {
         }
     }
 
-    /// A JSON pointer (`#/profile/color`, `/data/attributes/name`) as a field name: `profile/color`.
+    /// A JSON pointer as a field name: `#/profile/color` is `profile/color`; a JSON:API document's
+    /// `/data/attributes/name` (or `/data/relationships/author`) is `name` (`author`).
     static func field(fromPointer pointer: String) -> String {
         var field = Substring(pointer)
         if field.hasPrefix("#") { field = field.dropFirst() }
         if field.hasPrefix("/") { field = field.dropFirst() }
+        for prefix in ["data/attributes/", "data/relationships/"] where field.hasPrefix(prefix) && field.count > prefix.count {
+            field = field.dropFirst(prefix.count)
+        }
         return field.isEmpty ? pointer : String(field)
     }
 

@@ -244,8 +244,9 @@ public struct ClientError: Error, SourceError, Sendable, CustomStringConvertible
     public var description: String {
         var text = request.map { "\($0): " } ?? ""
         text += message
-        var entries = Detail.phrases(details)
-        if entries.isEmpty {
+        // An entry that only repeats the message (Stripe's one error, with its field) is not listed again.
+        var entries = Detail.phrases(details.filter { $0.message == nil || $0.message != serverMessage })
+        if details.isEmpty {
             entries = fieldErrors.keys.sorted().map { "\($0) \(fieldErrors[$0]?.joined(separator: ", ") ?? "")" }
         }
         if entries.count > 10 { entries = entries.prefix(10) + ["and \(entries.count - 10) more"] }
