@@ -26,13 +26,23 @@ struct OutboxTakeBackTests {
         var writes: [String] { sent.withLock { $0 }.filter { !$0.hasPrefix("GET ") } }
     }
 
+    /// Runs `body` with a mock API and a store of `kind`, the client's requests going through
+    /// `before`, then recorded; stops them after.
+    static func withLoop(_ kind: StoreKind, before: [any Interceptor] = [],
+                         _ body: (OutboxPushTests.Loop, any ReplicaStore, Requests) async throws -> Void) async throws {
+        let requests = Requests()
+        let loop = try await OutboxPushTests.Loop.start(kind, interceptors: before + [requests])
+        try await withTeardown {
+            try await body(loop, loop.store, requests)
+        } teardown: {
+            await loop.stop()
+        }
+    }
+
     @Test("created, changed and deleted before a push: the outbox is empty, the row gone, and the API gets nothing",
           arguments: StoreKind.allCases)
     func neverSent(kind: StoreKind) async throws {
-        let requests = Requests()
-        let loop = try await OutboxPushTests.Loop.start(kind, interceptors: [requests])
-        try await withTeardown {
-            let store = loop.store
+        try await Self.withLoop(kind) { loop, store, requests in
             let changes = Locked<[ChangeSet]>([])
             let token = await store.addObserver(for: ["Person"], queue: DispatchQueue(label: "test.takeback")) { set in
                 changes.withLock { $0.append(set) }
@@ -68,18 +78,13 @@ struct OutboxTakeBackTests {
             #expect(requests.writes == ["POST /people"])
             #expect(try await loop.remote() == ["1: Ann", "2: Bob", "3: Dee"])
             #expect(try await loop.local() == ["1: Ann", "2: Bob", "3: Dee"])
-        } teardown: {
-            await loop.stop()
         }
     }
 
     @Test("a draft completed in a second save is one POST with its final values; once a push took the create, a change is an update",
           arguments: StoreKind.allCases)
     func draftCompleted(kind: StoreKind) async throws {
-        let requests = Requests()
-        let loop = try await OutboxPushTests.Loop.start(kind, interceptors: [requests])
-        try await withTeardown {
-            let store = loop.store
+        try await Self.withLoop(kind) { loop, store, requests in
             loop.server.setController(OutboxPushTests.RequiringNames(), for: "people")
             // Alone, this create would be refused: the API requires a name.
             let draft = try await store.saveLocally("Person", ["name": .string("")])
@@ -101,18 +106,13 @@ struct OutboxTakeBackTests {
             #expect(requests.writes.suffix(2) == ["POST /people", "PUT /people/4"])
             #expect(try await loop.remote() == ["1: Ann", "2: Bob", "3: Dee", "4: Eva"])
             #expect(try await loop.local() == ["1: Ann", "2: Bob", "3: Dee", "4: Eva"])
-        } teardown: {
-            await loop.stop()
         }
     }
 
     @Test("a create a push took while the API was down: the delete is queued behind it, and the API ends without the row",
           arguments: StoreKind.allCases)
     func takenWhileDown(kind: StoreKind) async throws {
-        let requests = Requests()
-        let loop = try await OutboxPushTests.Loop.start(kind, interceptors: [requests])
-        try await withTeardown {
-            let store = loop.store
+        try await Self.withLoop(kind) { loop, store, requests in
             loop.server.goDown()
             let created = try await store.saveLocally("Person", ["name": .string("Cy")])
             let before = Date()
@@ -133,8 +133,6 @@ struct OutboxTakeBackTests {
             #expect(try await loop.remote() == ["1: Ann", "2: Bob"])
             #expect(try await loop.local() == ["1: Ann", "2: Bob"])
             #expect(try await store.outbox().isEmpty)
-        } teardown: {
-            await loop.stop()
         }
     }
 
@@ -143,10 +141,7 @@ struct OutboxTakeBackTests {
     @Test("a create the API applied but whose answer was lost: the delete follows it, and a sync does not bring the row back",
           arguments: StoreKind.allCases)
     func answerLost(kind: StoreKind) async throws {
-        let requests = Requests()
-        let loop = try await OutboxPushTests.Loop.start(kind, interceptors: [OutboxPushTests.LosingAnswers(1), requests])
-        try await withTeardown {
-            let store = loop.store
+        try await Self.withLoop(kind, before: [OutboxPushTests.LosingAnswers(1)]) { loop, store, requests in
             let created = try await store.saveLocally("Person", ["name": .string("Cy")])
             #expect(try await loop.client.push().description == "0 confirmed, 0 rejected, 1 still pending")
             #expect(try await loop.remote() == ["1: Ann", "2: Bob", "3: Cy"])
@@ -158,18 +153,13 @@ struct OutboxTakeBackTests {
             #expect(try await loop.remote() == ["1: Ann", "2: Bob"])
             _ = try await loop.client.call("/people")
             #expect(try await loop.local() == ["1: Ann", "2: Bob"])
-        } teardown: {
-            await loop.stop()
         }
     }
 
     @Test("a new row another pending row names is not taken back: the car is sent with the person's key, then the person's DELETE",
           arguments: StoreKind.allCases)
     func namedByAnotherRow(kind: StoreKind) async throws {
-        let requests = Requests()
-        let loop = try await OutboxPushTests.Loop.start(kind, interceptors: [requests])
-        try await withTeardown {
-            let store = loop.store
+        try await Self.withLoop(kind) { loop, store, requests in
             let dee = try await store.saveLocally("Person", ["name": .string("Dee")])
             try await store.saveLocally("Car", ["name": .string("beetle"), "color": .string("red"), "personID": dee.key])
             let deleted = try await store.deleteLocally("Person", key: dee.key)
@@ -180,8 +170,6 @@ struct OutboxTakeBackTests {
             #expect(requests.writes == ["POST /people", "POST /cars", "DELETE /people/3"])
             #expect(try await OutboxPushTests.remoteCars(loop) == ["beetle: 3"])
             #expect(try await loop.remote() == ["1: Ann", "2: Bob"])
-        } teardown: {
-            await loop.stop()
         }
     }
 }
