@@ -67,7 +67,7 @@ extension SQLiteReplica {
             }
             var rekeyed: [String: [KeyChange]] = [:]
             for row in rows ?? [] {
-                let seq: Int64 = row[0]
+                guard let seq = row[0] as Int64? else { continue }
                 lastRekey.withLock { $0 = max($0, seq) }
                 guard let name = row[1] as String?, let entity = schema.entity(named: name), let fromText = row[2] as String?,
                       let toText = row[3] as String?, let from = OutboxTable.key(fromText, of: entity),
