@@ -101,15 +101,15 @@ struct ServeCommand: AsyncParsableCommand {
     var serializer: String = "plain"
 
     @Option(name: .customLong("validation-status"),
-            help: "The status of validation errors (a field value a resource refuses): 422 or 400.")
-    var validationStatus: Int = 422
+            help: "The status of validation errors (a field value a resource refuses): 422 or 400 (default 422; 400 with --error-shape stripe).")
+    var validationStatus: Int?
 
     @Flag(name: .customLong("namespaced-errors"),
           help: "Wrap validation errors in the resource's singular name, as ApiModel's APIs do: {\"person\": {\"errors\": {...}}}.")
     var namespacedErrors = false
 
     @Option(name: .customLong("error-shape"),
-            help: "The body of validation errors: rails ({\"errors\": {\"color\": [...]}}), github ({\"message\": \"Validation Failed\", \"errors\": [{\"resource\", \"field\", \"code\", \"message\"}]}) or problem-details (RFC 9457, application/problem+json).")
+            help: "The body of validation errors: rails ({\"errors\": {\"color\": [...]}}), github ({\"message\": \"Validation Failed\", \"errors\": [{\"resource\", \"field\", \"code\", \"message\"}]}), problem-details (RFC 9457, application/problem+json), stripe ({\"error\": {\"type\", \"code\", \"message\", \"param\"}}, the first field only) or json-api ({\"errors\": [{\"status\", \"source\": {\"pointer\"}, \"title\", \"detail\"}]}).")
     var errorShape: String = "rails"
 
     @Option(name: .customLong("format-extension"),
@@ -177,11 +177,11 @@ struct ServeCommand: AsyncParsableCommand {
         guard serializer == "plain" || serializer == "namespaced" else {
             throw ValidationError("--serializer takes plain or namespaced, not '\(serializer)'")
         }
-        guard validationStatus == 422 || validationStatus == 400 else {
+        if let validationStatus, validationStatus != 422 && validationStatus != 400 {
             throw ValidationError("--validation-status takes 422 or 400, not \(validationStatus)")
         }
         guard let shape = Self.shapes[errorShape] else {
-            throw ValidationError("--error-shape takes rails, github or problem-details, not '\(errorShape)'")
+            throw ValidationError("--error-shape takes rails, github, problem-details, stripe or json-api, not '\(errorShape)'")
         }
         if namespacedErrors && shape != .rails {
             throw ValidationError("--namespaced-errors wraps the rails shape only, not --error-shape \(errorShape)")
@@ -199,7 +199,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// `--error-shape`'s values.
-    static let shapes: [String: MockValidationErrors.Shape] = ["rails": .rails, "github": .github, "problem-details": .problemDetails]
+    static let shapes: [String: MockValidationErrors.Shape] = ["rails": .rails, "github": .github, "problem-details": .problemDetails,
+                                                                "stripe": .stripe, "json-api": .jsonAPI]
 
     func latencyRange() throws -> ClosedRange<Duration>? {
         guard let latency else { return nil }
@@ -233,8 +234,9 @@ struct ServeCommand: AsyncParsableCommand {
         } else if PostgresURL.isPostgres(store) {
             do { options.store = try PostgresMockStore(url: store) } catch { throw CLIError("\(error)") }
         }
-        options.validationErrors = MockValidationErrors(status: validationStatus, namespaced: namespacedErrors,
-                                                        shape: Self.shapes[errorShape] ?? .rails)
+        let shape = Self.shapes[errorShape] ?? .rails
+        options.validationErrors = MockValidationErrors(status: validationStatus ?? (shape == .stripe ? 400 : 422),
+                                                        namespaced: namespacedErrors, shape: shape)
         if serializer == "namespaced" { options.defaultSerializer = NamespacedSerializer() }
         // The entities the schema's routes read as JSON:API are answered as JSON:API documents.
         for (name, serializer) in jsonAPI { options.serializers[name] = serializer }

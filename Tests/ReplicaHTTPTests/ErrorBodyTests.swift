@@ -363,13 +363,14 @@ struct SyncCommandErrorTests {
 /// read by the real HTTP client: the same field errors, whatever the shape.
 @Suite("error bodies from the mock server")
 struct MockServerErrorBodyTests {
-    @Test("Rails, ApiModel, GitHub and RFC 9457 shapes give the client the field and its message",
-          arguments: ["rails", "apiModel", "github", "problemDetails"])
+    @Test("Rails, ApiModel, GitHub, RFC 9457, Stripe and JSON:API shapes give the client the field and its message",
+          arguments: ["rails", "apiModel", "github", "problemDetails", "stripe", "jsonAPI"])
     func shapes(shape: String) async throws {
         let schema = try CompositeKeyMockServerTests.schema()
         var options = MockServerOptions()
         options.validationErrors = ["rails": MockValidationErrors(), "apiModel": .apiModel, "github": .github,
-                                    "problemDetails": .problemDetails][shape] ?? MockValidationErrors()
+                                    "problemDetails": .problemDetails, "stripe": .stripe, "jsonAPI": .jsonAPI][shape]
+            ?? MockValidationErrors()
         let server = try await MockServer.start(resources: MockResource.resources(for: schema), options: options)
         try await withTeardown {
             let base = server.baseURL
@@ -378,8 +379,16 @@ struct MockServerErrorBodyTests {
                 try await client.call("/refs/octocat/Hello-World", method: .post,
                                       params: ["ref": "refs/heads/x", "object": ["sha": 5, "type": "commit"]])
             })
-            #expect(refused.status == 422)
+            #expect(refused.status == (shape == "stripe" ? 400 : 422))
             switch shape {
+            case "stripe":
+                #expect(refused.description == "POST \(base)/refs/octocat/Hello-World: HTTP 400 object.sha must be a string")
+                #expect(refused.fieldErrors == ["object.sha": ["object.sha must be a string"]])
+                #expect(refused.details.map(\.code) == ["parameter_invalid"])
+            case "jsonAPI":
+                #expect(refused.description == "POST \(base)/refs/octocat/Hello-World: HTTP 422: object/sha must be a string")
+                #expect(refused.fieldErrors == ["object/sha": ["must be a string"]])
+                #expect(refused.headers["Content-Type"] == "application/vnd.api+json")
             case "github":
                 #expect(refused.description == "POST \(base)/refs/octocat/Hello-World: HTTP 422 Validation Failed: "
                         + "object.sha must be a string (Ref)")

@@ -223,6 +223,14 @@ public struct MockValidationErrors: Sendable, Hashable {
         /// "about:blank", "title": "Unprocessable Content", "status": 422, "detail": "1 member of the
         /// request body is invalid.", "errors": [{"detail": "must be a string", "pointer": "#/color"}]}`.
         case problemDetails
+        /// Stripe's one error: `{"error": {"type": "invalid_request_error", "code":
+        /// "parameter_invalid", "message": "color must be a string", "param": "color"}}`, the
+        /// first refused field only, as Stripe answers.
+        case stripe
+        /// JSON:API's error objects, `Content-Type: application/vnd.api+json`: `{"errors":
+        /// [{"status": "422", "source": {"pointer": "/data/attributes/color"}, "title": "Invalid
+        /// Attribute", "detail": "must be a string"}]}`.
+        case jsonAPI
     }
 
     /// The HTTP status: 422 or 400.
@@ -258,6 +266,12 @@ public struct MockValidationErrors: Sendable, Hashable {
 
     /// RFC 9457's shape: 422 `application/problem+json` with `title`, `detail` and `errors` (`detail`, `pointer`).
     public static let problemDetails = MockValidationErrors(shape: .problemDetails)
+
+    /// Stripe's shape: 400 `{"error": {"type", "code", "message", "param"}}`.
+    public static let stripe = MockValidationErrors(status: 400, shape: .stripe)
+
+    /// JSON:API's shape: 422 `application/vnd.api+json` with `errors` (`status`, `source.pointer`, `title`, `detail`).
+    public static let jsonAPI = MockValidationErrors(shape: .jsonAPI)
 
     /// A validation error answered in this style for `resource` (other errors as they are).
     func answer(_ error: MockHTTPError, resource: String?) -> MockResponse {
@@ -311,6 +325,30 @@ public struct MockValidationErrors: Sendable, Hashable {
             ]
             return MockResponse(status: status, headers: error.headers + [(name: "Content-Type", value: "application/problem+json")],
                                 body: .object(body))
+        case .stripe:
+            // One error: the first one refused.
+            guard let (field, messages) = error.fieldErrors.first(where: { !$0.1.isEmpty }), let message = messages.first else {
+                return MockResponse(status: error.status, headers: error.headers, body: error.body)
+            }
+            var object: JSONObject = ["type": "invalid_request_error", "code": "parameter_invalid",
+                                      "message": .string(field == "base" ? message : "\(field) \(message)")]
+            if field != "base" { object["param"] = .string(field) }
+            return MockResponse(status: status, headers: error.headers, body: .object(["error": .object(object)]))
+        case .jsonAPI:
+            var entries: [JSONValue] = []
+            for (field, messages) in error.fieldErrors {
+                for message in messages {
+                    // `object.sha` → `/data/attributes/object/sha`; an error about the whole body points at `/data`.
+                    let tokens = field.split(separator: ".", omittingEmptySubsequences: false).map {
+                        $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+                    }
+                    let pointer = field == "base" ? "/data" : "/data/attributes/" + tokens.joined(separator: "/")
+                    entries.append(.object(["status": .string(String(status)), "source": .object(["pointer": .string(pointer)]),
+                                            "title": "Invalid Attribute", "detail": .string(message)]))
+                }
+            }
+            return MockResponse(status: status, headers: error.headers + [(name: "Content-Type", value: "application/vnd.api+json")],
+                                body: .object(["errors": .array(entries)]))
         }
     }
 }
