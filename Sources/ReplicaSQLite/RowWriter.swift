@@ -215,6 +215,12 @@ final class RowWriter {
     /// The keys of top-level rows of `entity` written so far (tracked entities only).
     func seenKeys(of entity: Int) -> PrimaryKeys { seen[entity] }
 
+    /// Finalizes the writer's prepared statements: call it on the connection's queue once the
+    /// transaction is done (``UpsertStatements/finalize()``).
+    func close() {
+        statements.finalize()
+    }
+
     /// Deletes rows of `entity` inside `scope` whose keys are not in `seenKeys`.
     ///
     /// When `allStored` says every key of `seenKeys` names a row this transaction wrote (no

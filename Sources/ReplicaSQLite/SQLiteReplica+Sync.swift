@@ -48,6 +48,8 @@ extension SQLiteReplica: StoreBackend {
                     try db.inTransaction(.immediate) {
                         let started = clock.now
                         let writer = try RowWriter(db: db, mapping: frontEnd.mapping, trackSeen: job.tracked)
+                        // Finalized here, on the writer's queue: the job's task may let go of it later, elsewhere.
+                        defer { writer.close() }
                         let transaction = SQLiteTransaction(pump: pump, confined: UncheckedBox((db, writer)), sequence: sequence)
                         var written = try pump.serve { try await job.run(in: transaction, frontEnd: frontEnd) }
                         written.writeLockDuration = started.duration(to: clock.now)

@@ -126,6 +126,14 @@ final class UpsertStatements {
     }
 
     deinit {
+        finalize()
+    }
+
+    /// Finalizes every prepared statement. The writer calls it on the connection's own queue when
+    /// the transaction is done: the connection is opened without SQLite's mutex, so a statement
+    /// finalized wherever the last reference happened to go (a task's thread, after the writer
+    /// moved on to the next transaction) would race with the connection's use.
+    func finalize() {
         for statement in upserts.values { sqlite3_finalize(statement) }
         for statement in runScans.values { sqlite3_finalize(statement) }
         for statement in runWrites.values { sqlite3_finalize(statement) }
@@ -136,6 +144,16 @@ final class UpsertStatements {
         for statement in linkInserts.values { sqlite3_finalize(statement) }
         for statement in linkDeletes.values { sqlite3_finalize(statement) }
         for statement in unlinks.values.joined() { sqlite3_finalize(statement) }
+        upserts = [:]
+        runScans = [:]
+        runWrites = [:]
+        partialUpdates = [:]
+        exists = [:]
+        deletes = [:]
+        linkReads = [:]
+        linkInserts = [:]
+        linkDeletes = [:]
+        unlinks = [:]
     }
 
     /// `INSERT … ON CONFLICT(pk) DO UPDATE SET … WHERE` some value differs: an unchanged row writes
