@@ -338,13 +338,15 @@ public struct MockValidationErrors: Sendable, Hashable {
             var entries: [JSONValue] = []
             for (field, messages) in error.fieldErrors {
                 for message in messages {
-                    // `object.sha` → `/data/attributes/object/sha`; an error about the whole body points at `/data`.
-                    let tokens = field.split(separator: ".", omittingEmptySubsequences: false).map {
-                        $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+                    // `object.sha` → `/data/attributes/object/sha`; an error about the whole body has no source.
+                    var entry: JSONObject = ["status": .string(String(status)), "title": "Invalid Attribute", "detail": .string(message)]
+                    if field != "base" {
+                        let tokens = field.split(separator: ".", omittingEmptySubsequences: false).map {
+                            $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+                        }
+                        entry["source"] = .object(["pointer": .string("/data/attributes/" + tokens.joined(separator: "/"))])
                     }
-                    let pointer = field == "base" ? "/data" : "/data/attributes/" + tokens.joined(separator: "/")
-                    entries.append(.object(["status": .string(String(status)), "source": .object(["pointer": .string(pointer)]),
-                                            "title": "Invalid Attribute", "detail": .string(message)]))
+                    entries.append(.object(entry))
                 }
             }
             return MockResponse(status: status, headers: error.headers + [(name: "Content-Type", value: "application/vnd.api+json")],
